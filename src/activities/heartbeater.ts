@@ -1,0 +1,28 @@
+import type { Context } from '@temporalio/activity';
+
+/**
+ * Heartbeats on a timer as well as on every update, so an activity that is quietly waiting (for a
+ * first token, for a slow command) still proves its worker is alive and still hears cancellation.
+ * The latest details are re-sent each time, so watchers always see the newest progress.
+ */
+export class Heartbeater<TDetails> {
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly context: Context,
+    private details: TDetails,
+  ) {
+    const timeoutMs = context.info.heartbeatTimeoutMs ?? 30_000;
+    this.timer = setInterval(() => this.context.heartbeat(this.details), Math.min(1_000, timeoutMs / 3));
+    this.context.heartbeat(this.details);
+  }
+
+  update(details: TDetails): void {
+    this.details = details;
+    this.context.heartbeat(details);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { DEFAULT_TASK_QUEUE } from './constants';
+
+/** How to reach Temporal, read from the same environment variables the `temporal` CLI uses. */
+export const ConnectionSettingsSchema = z.object({
+  /** host:port of a Temporal frontend; when absent the embedded dev server is used. */
+  address: z.string().min(1).optional(),
+  namespace: z.string().min(1).default('default'),
+  taskQueue: z.string().min(1).default(DEFAULT_TASK_QUEUE),
+  apiKey: z.string().min(1).optional(),
+  tls: z.boolean().optional(),
+  tlsCertPath: z.string().optional(),
+  tlsKeyPath: z.string().optional(),
+  tlsCaPath: z.string().optional(),
+  tlsServerName: z.string().optional(),
+});
+export type ConnectionSettings = z.infer<typeof ConnectionSettingsSchema>;
+
+const flag = (value: string | undefined) =>
+  value === undefined || value === '' ? undefined : /^(1|true|yes)$/i.test(value);
+const text = (value: string | undefined) => (value === undefined || value === '' ? undefined : value);
+
+export function connectionSettingsFromEnv(env: NodeJS.ProcessEnv): ConnectionSettings {
+  return ConnectionSettingsSchema.parse({
+    address: text(env.TEMPORAL_ADDRESS),
+    namespace: text(env.TEMPORAL_NAMESPACE),
+    taskQueue: text(env.AGENT_TASK_QUEUE),
+    apiKey: text(env.TEMPORAL_API_KEY),
+    tls: flag(env.TEMPORAL_TLS),
+    tlsCertPath: text(env.TEMPORAL_TLS_CERT),
+    tlsKeyPath: text(env.TEMPORAL_TLS_KEY),
+    tlsCaPath: text(env.TEMPORAL_TLS_CA),
+    tlsServerName: text(env.TEMPORAL_TLS_SERVER_NAME),
+  });
+}

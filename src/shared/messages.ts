@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { TextContentSchema, ToolResultContentSchema } from './content';
+
+/** A tool call as the model asked for it. `arguments` is the raw JSON text the model produced. */
+export const ToolCallSchema = z.object({
+  type: z.literal('toolCall'),
+  id: z.string().min(1),
+  name: z.string(),
+  arguments: z.string(),
+});
+export type ToolCall = z.infer<typeof ToolCallSchema>;
+
+export const UsageSchema = z.object({ inputTokens: z.number(), outputTokens: z.number() });
+export type Usage = z.infer<typeof UsageSchema>;
+
+export const UserMessageSchema = z.object({
+  role: z.literal('user'),
+  content: z.string(),
+  /** Client-chosen id, so a sender can find the run that answered it. */
+  messageId: z.string(),
+  timestamp: z.number(),
+});
+export type UserMessage = z.infer<typeof UserMessageSchema>;
+
+export const AssistantMessageSchema = z.object({
+  role: z.literal('assistant'),
+  content: z.array(z.discriminatedUnion('type', [TextContentSchema, ToolCallSchema])),
+  stopReason: z.enum(['stop', 'toolUse', 'length', 'contentFilter']),
+  model: z.string(),
+  usage: UsageSchema.optional(),
+  timestamp: z.number(),
+});
+export type AssistantMessage = z.infer<typeof AssistantMessageSchema>;
+
+export const ToolResultMessageSchema = z.object({
+  role: z.literal('toolResult'),
+  toolCallId: z.string(),
+  toolName: z.string(),
+  content: z.array(ToolResultContentSchema).min(1),
+  details: z.unknown().optional(),
+  isError: z.boolean(),
+  timestamp: z.number(),
+});
+export type ToolResultMessage = z.infer<typeof ToolResultMessageSchema>;
+
+export const MessageSchema = z.discriminatedUnion('role', [
+  UserMessageSchema,
+  AssistantMessageSchema,
+  ToolResultMessageSchema,
+]);
+export type Message = z.infer<typeof MessageSchema>;
+
+export function toolCallsOf(message: AssistantMessage): ToolCall[] {
+  return message.content.filter((block): block is ToolCall => block.type === 'toolCall');
+}
+
+export function textOf(message: AssistantMessage): string {
+  return message.content
+    .filter((block) => block.type === 'text')
+    .map((block) => block.text)
+    .join('');
+}

@@ -1,0 +1,22 @@
+import type { Message } from './messages';
+
+/**
+ * A reference to the transcript instead of the transcript itself (DESIGN.md principle 2): the
+ * model activity gets the messages added since its previous call and rebuilds the first `base`
+ * messages from the worker's cache or, on a miss, by querying the workflow.
+ */
+export interface TranscriptDelta {
+  conversationId: string;
+  /** Bumped whenever earlier messages are rewritten (compaction), so stale caches are never used. */
+  generation: number;
+  base: number;
+  newMessages: Message[];
+}
+
+export interface ModelCallInput {
+  transcript: TranscriptDelta;
+  /** Names of the tools offered; the worker turns them into schemas. */
+  toolNames: string[];
+  model?: string;
+  systemPrompt?: string;
+}

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+
+/** Default timeouts per category come from acp-tool-invocation.md (files 30 s, search 60 s, commands 300 s, MCP 120 s). */
+export const ToolCategorySchema = z.enum(['files', 'search', 'commands', 'mcp', 'other']);
+export type ToolCategory = z.infer<typeof ToolCategorySchema>;
+
+export const ToolRetrySchema = z.object({
+  maximumAttempts: z.number().int().min(1),
+  initialIntervalMs: z.number().int().positive(),
+  backoffCoefficient: z.number().min(1),
+  maximumIntervalMs: z.number().int().positive(),
+});
+export type ToolRetry = z.infer<typeof ToolRetrySchema>;
+
+/**
+ * What the workflow needs to know to schedule a tool: everything but the implementation.
+ * Produced by the worker's tool registry and recorded once per conversation.
+ */
+export const ToolDescriptorSchema = z.object({
+  name: z.string(),
+  label: z.string(),
+  category: ToolCategorySchema,
+  /** Safe to run again after an attempt whose outcome is unknown (read-only tools). */
+  idempotent: z.boolean(),
+  startToCloseTimeoutMs: z.number().int().positive(),
+  heartbeatTimeoutMs: z.number().int().positive(),
+  retry: ToolRetrySchema,
+});
+export type ToolDescriptor = z.infer<typeof ToolDescriptorSchema>;

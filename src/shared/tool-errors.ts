@@ -1,0 +1,26 @@
+import type { ToolResultContent } from './content';
+
+/** The error kinds of tool-call-lifecycle.md. Only ExecutionFailed and Timeout may be worth retrying. */
+export type ToolErrorKind =
+  | 'NotFound'
+  | 'InvalidArgs'
+  | 'ExecutionFailed'
+  | 'PermissionDenied'
+  | 'FileNotFound'
+  | 'InvalidPath'
+  | 'Timeout';
+
+export interface ToolOutcome {
+  content: ToolResultContent[];
+  details?: unknown;
+  isError: boolean;
+}
+
+/** The error envelope of tool-invocation-protocol.md §8.1, as the model reads it. */
+export function toolErrorOutcome(tool: string, kind: ToolErrorKind, error: string): ToolOutcome {
+  return {
+    content: [{ type: 'text', text: JSON.stringify({ status: 'error', tool, error }) }],
+    details: { errorKind: kind },
+    isError: true,
+  };
+}

@@ -1,0 +1,46 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { toolErrorFromFs } from './fs-errors';
+import { defineTool, textResult } from './tool';
+import { ToolError } from './tool-error';
+
+export const editTool = defineTool({
+  name: 'edit',
+  label: 'Edit file',
+  description:
+    'Replace one exact occurrence of old_string with new_string in a workspace file. old_string must match exactly once; include surrounding lines to make it unique.',
+  parameters: z.object({
+    path: z.string().min(1).describe('File path, relative to the workspace root'),
+    old_string: z.string().min(1).describe('The exact text to replace'),
+    new_string: z.string().describe('The replacement text'),
+  }),
+  category: 'files',
+  idempotent: false,
+  async execute(_toolCallId, params, _signal, _onUpdate, { workspace }) {
+    const file = await workspace.resolve(params.path);
+    const shown = workspace.relative(file);
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      throw toolErrorFromFs(error, shown);
+    }
+    const first = text.indexOf(params.old_string);
+    if (first === -1) throw new ToolError('InvalidArgs', `old_string was not found in ${shown}`);
+    const matches = text.split(params.old_string).length - 1;
+    if (matches > 1) {
+      throw new ToolError(
+        'InvalidArgs',
+        `old_string matches ${matches} times in ${shown}; add surrounding context so it matches once`,
+      );
+    }
+    const updated = text.slice(0, first) + params.new_string + text.slice(first + params.old_string.length);
+    try {
+      await writeFile(file, updated);
+    } catch (error) {
+      throw toolErrorFromFs(error, shown);
+    }
+    const line = text.slice(0, first).split('\n').length;
+    return textResult(`Edited ${shown} at line ${line}`, { path: shown, line });
+  },
+});

@@ -1,0 +1,30 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { toolErrorFromFs } from './fs-errors';
+import { defineTool, textResult } from './tool';
+
+export const writeTool = defineTool({
+  name: 'write',
+  label: 'Write file',
+  description:
+    'Create or overwrite a file in the workspace with the given content. Parent directories are created.',
+  parameters: z.object({
+    path: z.string().min(1).describe('File path, relative to the workspace root'),
+    content: z.string().describe('The complete new content of the file'),
+  }),
+  category: 'files',
+  idempotent: false,
+  async execute(_toolCallId, params, _signal, _onUpdate, { workspace }) {
+    const file = await workspace.resolve(params.path);
+    const shown = workspace.relative(file);
+    try {
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, params.content);
+    } catch (error) {
+      throw toolErrorFromFs(error, shown);
+    }
+    const bytes = Buffer.byteLength(params.content);
+    return textResult(`Wrote ${bytes} bytes to ${shown}`, { path: shown, bytes });
+  },
+});

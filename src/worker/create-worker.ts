@@ -1,0 +1,37 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { type NativeConnection, Worker } from '@temporalio/worker';
+import { type ActivityDeps, createActivities } from '../activities/create-activities';
+
+export interface AgentWorkerOptions {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  activities: ActivityDeps;
+  /** A workflow bundle built ahead of time; by default the one `npm run build` writes, else bundled now. */
+  workflowBundlePath?: string;
+  /** Activities this worker runs at once (model calls and tools together). Default 200. */
+  maxConcurrentActivities?: number;
+  /** How often heartbeat progress is sent at most, in ms. Default 1000, so watchers see progress each second. */
+  heartbeatThrottleMs?: number;
+}
+
+const PREBUILT_BUNDLE = path.resolve(__dirname, '..', 'workflow-bundle.js');
+
+export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
+  const bundlePath =
+    options.workflowBundlePath ?? (existsSync(PREBUILT_BUNDLE) ? PREBUILT_BUNDLE : undefined);
+  const throttle = options.heartbeatThrottleMs ?? 1_000;
+  return Worker.create({
+    connection: options.connection,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue,
+    ...(bundlePath
+      ? { workflowBundle: { codePath: bundlePath } }
+      : { workflowsPath: require.resolve('../workflows') }),
+    activities: createActivities(options.activities),
+    maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? 200,
+    maxHeartbeatThrottleInterval: throttle,
+    defaultHeartbeatThrottleInterval: throttle,
+  });
+}

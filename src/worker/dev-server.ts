@@ -1,0 +1,145 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { freePort } from './free-port';
+
+export interface DevServerOptions {
+  /** A Temporal CLI; when absent, @temporalio/testing downloads one (needs internet). */
+  cliPath?: string;
+  port: number;
+  /** Web UI port; the UI is off when absent. */
+  uiPort?: number;
+  /** SQLite file that keeps conversations across restarts; in memory when absent. */
+  dbFile?: string;
+  namespace?: string;
+  /** Where the server's own output goes; kept in memory (last 8 KB) when absent. */
+  logFile?: string;
+  readyTimeoutMs?: number;
+}
+
+export interface RunningServer {
+  address: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * `temporal server start-dev` as a child process, ready when its frontend answers. We wait for
+ * readiness ourselves because the SDK's helper gives the server only 5 s, too little on a busy machine.
+ */
+export async function startDevServer(options: DevServerOptions): Promise<RunningServer> {
+  const namespace = options.namespace ?? 'default';
+  const address = `127.0.0.1:${options.port}`;
+  if (options.dbFile) await mkdir(path.dirname(options.dbFile), { recursive: true });
+  if (!options.cliPath) return startDownloadedServer(options, namespace, address);
+
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(options.port),
+    '--http-port',
+    String(await freePort()),
+    '--metrics-port',
+    String(await freePort()),
+    '--namespace',
+    namespace,
+    '--log-level',
+    'warn',
+    ...(options.uiPort ? ['--ui-port', String(options.uiPort), '--ui-ip', '127.0.0.1'] : ['--headless']),
+    ...(options.dbFile ? ['--db-filename', options.dbFile] : []),
+  ];
+  const child = spawn(options.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = captureOutput(child, options.logFile);
+  let exited: string | undefined;
+  const exit = new Promise<void>((resolve) =>
+    child.once('exit', (code, signal) => {
+      exited = `exited with ${signal ?? `code ${code}`}`;
+      resolve();
+    }),
+  );
+
+  try {
+    await waitUntilReady(address, namespace, options.readyTimeoutMs ?? 60_000, () => exited);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw new Error(`Temporal dev server did not start: ${(error as Error).message}\n${output()}`);
+  }
+  return {
+    address,
+    async stop() {
+      if (exited) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exit;
+      clearTimeout(timer);
+    },
+  };
+}
+
+async function startDownloadedServer(
+  options: DevServerOptions,
+  namespace: string,
+  address: string,
+): Promise<RunningServer> {
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: {
+      ip: '127.0.0.1',
+      port: options.port,
+      namespace,
+      ui: options.uiPort !== undefined,
+      uiPort: options.uiPort,
+      dbFilename: options.dbFile,
+    },
+  });
+  return { address, stop: () => env.teardown() };
+}
+
+async function waitUntilReady(
+  address: string,
+  namespace: string,
+  timeoutMs: number,
+  exited: () => string | undefined,
+) {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    const why = exited();
+    if (why) throw new Error(`the server ${why}`);
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 1_000 });
+      try {
+        await connection.workflowService.describeNamespace({ namespace });
+        return;
+      } finally {
+        await connection.close();
+      }
+    } catch (error) {
+      lastError = error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  throw new Error(
+    `no answer on ${address} within ${timeoutMs} ms (${(lastError as Error)?.message ?? 'no error'})`,
+  );
+}
+
+function captureOutput(child: ChildProcess, logFile: string | undefined): () => string {
+  if (logFile) {
+    const file = createWriteStream(logFile, { flags: 'a' });
+    child.stdout!.pipe(file);
+    child.stderr!.pipe(file);
+    return () => `(server output: ${logFile})`;
+  }
+  let recent = '';
+  const keep = (chunk: Buffer) => {
+    recent = (recent + chunk.toString()).slice(-8_192);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  return () => recent;
+}

@@ -1,0 +1,68 @@
+import path from 'node:path';
+import type { ConnectionSettings } from '../shared/connection-settings';
+import { type RunningServer, startDevServer } from './dev-server';
+import { isListening } from './free-port';
+import { PROJECT_TOOLS_DIR, dataDir } from './paths';
+import { findOrBuildTemporalCli } from './temporal-cli';
+
+export interface EnsuredServer {
+  address: string;
+  /** Set when this process started the server and must stop it. */
+  embedded?: RunningServer;
+}
+
+export interface EmbeddedServerSettings {
+  port: number;
+  uiPort: number;
+  dbFile: string;
+}
+
+export function embeddedServerSettings(env: NodeJS.ProcessEnv): EmbeddedServerSettings {
+  const port = (name: string, fallback: number) => {
+    const value = Number(env[name] ?? fallback);
+    if (!Number.isInteger(value) || value < 1 || value > 65_535)
+      throw new Error(`${name} must be a port number, got ${env[name]}`);
+    return value;
+  };
+  return {
+    port: port('DURABLE_AGENT_SERVER_PORT', 7233),
+    uiPort: port('DURABLE_AGENT_UI_PORT', 8233),
+    dbFile: path.join(dataDir(env), 'temporal.db'),
+  };
+}
+
+/**
+ * TEMPORAL_ADDRESS when set; otherwise a server already answering on the embedded port (another
+ * `durable-agent server`, say); otherwise the embedded dev server, started now.
+ */
+export async function ensureTemporalServer(
+  settings: ConnectionSettings,
+  env: NodeJS.ProcessEnv,
+  log: (line: string) => void,
+): Promise<EnsuredServer> {
+  if (settings.address) return { address: settings.address };
+  const embedded = embeddedServerSettings(env);
+  if (await isListening('127.0.0.1', embedded.port)) return { address: `127.0.0.1:${embedded.port}` };
+  const server = await startEmbeddedServer(embedded, settings.namespace, env, log);
+  return { address: server.address, embedded: server };
+}
+
+export async function startEmbeddedServer(
+  embedded: EmbeddedServerSettings,
+  namespace: string,
+  env: NodeJS.ProcessEnv,
+  log: (line: string) => void,
+): Promise<RunningServer> {
+  const cliPath = await findOrBuildTemporalCli({ env, toolsDir: PROJECT_TOOLS_DIR, log });
+  log(
+    `Starting the embedded Temporal server on 127.0.0.1:${embedded.port} (web UI http://127.0.0.1:${embedded.uiPort}, data ${embedded.dbFile}).`,
+  );
+  return startDevServer({
+    cliPath,
+    port: embedded.port,
+    uiPort: embedded.uiPort,
+    dbFile: embedded.dbFile,
+    namespace,
+    logFile: path.join(path.dirname(embedded.dbFile), 'temporal-server.log'),
+  });
+}

@@ -1,0 +1,32 @@
+import OpenAI from 'openai';
+
+export interface ModelSettings {
+  baseURL?: string;
+  apiKey: string;
+  model: string;
+}
+
+export const DEFAULT_MODEL = 'gpt-4o-mini';
+
+export const MODEL_SETUP_HELP = `No model is configured. Point durable-agent at any OpenAI-compatible endpoint:
+  export OPENAI_API_KEY=sk-...                      # for api.openai.com, or
+  export OPENAI_BASE_URL=http://127.0.0.1:11434/v1  # any compatible server (a key is optional)
+  export AGENT_MODEL=gpt-4o-mini                    # the model name to request`;
+
+/** OPENAI_BASE_URL, OPENAI_API_KEY and AGENT_MODEL; undefined when neither an endpoint nor a key is set. */
+export function modelSettingsFromEnv(env: NodeJS.ProcessEnv): ModelSettings | undefined {
+  const baseURL = env.OPENAI_BASE_URL || undefined;
+  const apiKey = env.OPENAI_API_KEY || undefined;
+  if (!baseURL && !apiKey) return undefined;
+  return { baseURL, apiKey: apiKey ?? 'unused', model: env.AGENT_MODEL || DEFAULT_MODEL };
+}
+
+/** Temporal's retry policy decides about retries, so the client's own are off. */
+export function createOpenAiClient(settings: ModelSettings): OpenAI {
+  return new OpenAI({
+    baseURL: settings.baseURL,
+    apiKey: settings.apiKey,
+    maxRetries: 0,
+    timeout: 10 * 60_000,
+  });
+}

@@ -1,0 +1,80 @@
+import { spawn } from 'node:child_process';
+import { access, constants, mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+
+/** The newest CLI `go install` accepts: later releases carry a `replace` directive it refuses. */
+export const TEMPORAL_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';
+
+export interface CliLookup {
+  env: NodeJS.ProcessEnv;
+  toolsDir: string;
+  log: (line: string) => void;
+}
+
+/**
+ * Finds a Temporal CLI: TEMPORAL_CLI_PATH, `temporal` on PATH, one built earlier into the tools
+ * directory, else builds one there with `go install`. Returns undefined when there is no way to get
+ * one here, so the caller can let @temporalio/testing download it instead.
+ */
+export async function findOrBuildTemporalCli({ env, toolsDir, log }: CliLookup): Promise<string | undefined> {
+  if (env.TEMPORAL_CLI_PATH) {
+    if (!(await isExecutable(env.TEMPORAL_CLI_PATH)))
+      throw new Error(`TEMPORAL_CLI_PATH is not an executable: ${env.TEMPORAL_CLI_PATH}`);
+    return env.TEMPORAL_CLI_PATH;
+  }
+  for (const dir of (env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
+    const candidate = path.join(dir, 'temporal');
+    if (await isExecutable(candidate)) return candidate;
+  }
+  const built = path.join(toolsDir, 'bin', 'temporal');
+  if (await isExecutable(built)) return built;
+  if (!(await commandExists('go', env))) return undefined;
+
+  log(
+    `Building the Temporal CLI (go install ${TEMPORAL_CLI_MODULE}); this happens once and takes a few minutes.`,
+  );
+  await mkdir(path.join(toolsDir, 'bin'), { recursive: true });
+  // Build into a scratch directory and rename, so a concurrent or interrupted build never leaves half a binary.
+  const scratch = await mkdtemp(path.join(toolsDir, 'build-'));
+  try {
+    await run('go', ['install', TEMPORAL_CLI_MODULE], {
+      ...env,
+      GOBIN: scratch,
+      GOFLAGS: `${env.GOFLAGS ?? ''} -buildvcs=false`.trim(),
+    });
+    await rename(path.join(scratch, 'temporal'), built);
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+  return built;
+}
+
+async function isExecutable(file: string): Promise<boolean> {
+  return access(file, constants.X_OK).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function commandExists(command: string, env: NodeJS.ProcessEnv): Promise<boolean> {
+  for (const dir of (env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
+    if (await isExecutable(path.join(dir, command))) return true;
+  }
+  return false;
+}
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-4_000);
+    });
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0
+        ? resolve()
+        : reject(new Error(`${command} ${args.join(' ')} failed (exit ${code}):\n${stderr}`)),
+    );
+  });
+}

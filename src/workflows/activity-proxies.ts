@@ -1,0 +1,47 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { AgentActivities } from '../activities/create-activities';
+import type { ToolDescriptor } from '../shared/tool-descriptor';
+
+/**
+ * The model call retries transient failures (429, 5xx, timeouts, lost connections) with backoff;
+ * the activity marks 4xx rejections non-retryable. The heartbeat timeout only notices a dead
+ * worker: the activity heartbeats on a timer while it waits for the first token.
+ */
+export const modelActivities = proxyActivities<Pick<AgentActivities, 'callModel'>>({
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 8,
+  },
+});
+
+export const catalogActivities = proxyActivities<Pick<AgentActivities, 'listTools'>>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 5 },
+});
+
+type ToolActivities = Pick<AgentActivities, 'runTool'>;
+const toolProxies = new Map<string, ToolActivities>();
+
+/** Each tool runs with its own timeouts and retry policy, taken from its descriptor. */
+export function toolActivitiesFor(descriptor: ToolDescriptor): ToolActivities {
+  const key = JSON.stringify(descriptor);
+  let proxy = toolProxies.get(key);
+  if (!proxy) {
+    proxy = proxyActivities<ToolActivities>({
+      startToCloseTimeout: descriptor.startToCloseTimeoutMs,
+      heartbeatTimeout: descriptor.heartbeatTimeoutMs,
+      retry: {
+        maximumAttempts: descriptor.retry.maximumAttempts,
+        initialInterval: descriptor.retry.initialIntervalMs,
+        backoffCoefficient: descriptor.retry.backoffCoefficient,
+        maximumInterval: descriptor.retry.maximumIntervalMs,
+      },
+    });
+    toolProxies.set(key, proxy);
+  }
+  return proxy;
+}

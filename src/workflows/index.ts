@@ -1,0 +1,1 @@
+export { conversation } from './conversation';

@@ -1,0 +1,38 @@
+import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
+import type { ToolDescriptor } from '../shared/tool-descriptor';
+import { type ToolErrorKind, type ToolOutcome, toolErrorOutcome } from '../shared/tool-errors';
+
+const KNOWN_KINDS: ReadonlySet<string> = new Set<ToolErrorKind>([
+  'NotFound',
+  'InvalidArgs',
+  'ExecutionFailed',
+  'PermissionDenied',
+  'FileNotFound',
+  'InvalidPath',
+  'Timeout',
+]);
+
+/** A tool activity that failed for good becomes an error result the model can read (DESIGN.md principle 1). */
+export function outcomeOfToolFailure(descriptor: ToolDescriptor, error: unknown): ToolOutcome {
+  const cause = error instanceof ActivityFailure ? error.cause : error;
+  if (cause instanceof TimeoutFailure) return timeoutOutcome(descriptor, cause);
+  if (cause instanceof ApplicationFailure) {
+    const kind =
+      cause.type && KNOWN_KINDS.has(cause.type) ? (cause.type as ToolErrorKind) : 'ExecutionFailed';
+    return toolErrorOutcome(descriptor.name, kind, cause.message);
+  }
+  const message = cause instanceof Error ? cause.message : String(cause);
+  return toolErrorOutcome(descriptor.name, 'ExecutionFailed', message);
+}
+
+function timeoutOutcome(descriptor: ToolDescriptor, failure: TimeoutFailure): ToolOutcome {
+  const seconds = (ms: number) => `${Math.round(ms / 100) / 10}s`;
+  const what =
+    failure.timeoutType === 'HEARTBEAT'
+      ? `stopped reporting progress for ${seconds(descriptor.heartbeatTimeoutMs)} (its worker may have died)`
+      : `did not finish within its ${seconds(descriptor.startToCloseTimeoutMs)} timeout`;
+  const consequence = descriptor.idempotent
+    ? ''
+    : '; it has side effects, so it was not run again and whatever it did before stopping may or may not have taken effect';
+  return toolErrorOutcome(descriptor.name, 'Timeout', `the tool ${what}${consequence}`);
+}

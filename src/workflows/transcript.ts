@@ -1,0 +1,57 @@
+import type { TranscriptPage } from '../shared/conversation-api';
+import type { Message } from '../shared/messages';
+import type { TranscriptDelta } from '../shared/model-call';
+
+/**
+ * The conversation's messages, append-only within a generation. Tracks how much of it the model
+ * activity has already been sent, so each model call carries only what is new.
+ */
+export class Transcript {
+  private readonly messages: Message[] = [];
+  private readonly generation = 0;
+  private sentToModel = 0;
+
+  get length(): number {
+    return this.messages.length;
+  }
+
+  append(...messages: Message[]): void {
+    this.messages.push(...messages);
+  }
+
+  all(): Message[] {
+    return [...this.messages];
+  }
+
+  deltaForModel(conversationId: string): TranscriptDelta {
+    return {
+      conversationId,
+      generation: this.generation,
+      base: this.sentToModel,
+      newMessages: this.messages.slice(this.sentToModel),
+    };
+  }
+
+  /** Called once a model call with `delta` has succeeded: its worker has cached everything up to here. */
+  markSent(delta: TranscriptDelta): void {
+    this.sentToModel = delta.base + delta.newMessages.length;
+  }
+
+  page(request: { generation: number; from: number; to: number }, maxBytes: number): TranscriptPage {
+    if (request.generation !== this.generation) {
+      throw new Error(
+        `transcript generation ${request.generation} is gone; the current one is ${this.generation}`,
+      );
+    }
+    const to = Math.min(request.to, this.messages.length);
+    const messages: Message[] = [];
+    let bytes = 0;
+    for (let index = Math.max(0, request.from); index < to; index++) {
+      const message = this.messages[index]!;
+      bytes += JSON.stringify(message).length;
+      if (messages.length > 0 && bytes > maxBytes) return { messages, next: index };
+      messages.push(message);
+    }
+    return { messages, next: null };
+  }
+}

@@ -1,0 +1,28 @@
+import { writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { startDevServer } from '../../src/worker/dev-server';
+import { freePort } from '../../src/worker/free-port';
+import { PROJECT_TOOLS_DIR } from '../../src/worker/paths';
+import { findOrBuildTemporalCli } from '../../src/worker/temporal-cli';
+
+/** One real Temporal dev server (in memory) and one workflow bundle for the whole test run. */
+export default async function globalSetup(): Promise<void> {
+  const cliPath = await findOrBuildTemporalCli({
+    env: process.env,
+    toolsDir: PROJECT_TOOLS_DIR,
+    log: console.log,
+  });
+  const server = await startDevServer({ cliPath, port: await freePort() });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: require.resolve('../../src/workflows'),
+    logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} },
+  });
+  const bundlePath = path.join(os.tmpdir(), `durable-agent-workflows-${process.pid}.js`);
+  await writeFile(bundlePath, code);
+  process.env.TEST_TEMPORAL_ADDRESS = server.address;
+  process.env.TEST_WORKFLOW_BUNDLE = bundlePath;
+  if (cliPath) process.env.TEST_TEMPORAL_CLI = cliPath;
+  (globalThis as Record<string, unknown>).__durableAgentTestServer = server;
+}

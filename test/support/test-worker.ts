@@ -1,0 +1,87 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import OpenAI from 'openai';
+import { AgentClient } from '../../src/client/agent-client';
+import { builtinTools } from '../../src/tools/builtin-tools';
+import { ToolRegistry } from '../../src/tools/registry';
+import type { AgentTool } from '../../src/tools/tool';
+import { createAgentWorker } from '../../src/worker/create-worker';
+
+let runtimeInstalled = false;
+function quietRuntime() {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  try {
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+  } catch {
+    // Already installed by an earlier test file in this Jest worker.
+  }
+}
+
+export interface TestHarness {
+  agent: AgentClient;
+  client: Client;
+  taskQueue: string;
+  workspace: string;
+  worker: Worker;
+  close(): Promise<void>;
+}
+
+/** A real worker on its own task queue against the shared dev server; only the model endpoint is fake. */
+export async function startHarness(options: {
+  modelBaseUrl: string;
+  tools?: AgentTool[];
+}): Promise<TestHarness> {
+  quietRuntime();
+  const address = process.env.TEST_TEMPORAL_ADDRESS!;
+  const taskQueue = `test-${randomUUID()}`;
+  const workspace = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-ws-'));
+  const nativeConnection = await NativeConnection.connect({ address });
+  const worker = await createAgentWorker({
+    connection: nativeConnection,
+    namespace: 'default',
+    taskQueue,
+    workflowBundlePath: process.env.TEST_WORKFLOW_BUNDLE,
+    activities: {
+      openai: new OpenAI({ baseURL: options.modelBaseUrl, apiKey: 'test', maxRetries: 0 }),
+      defaultModel: 'scripted-model',
+      tools: new ToolRegistry([...builtinTools(), ...(options.tools ?? [])]),
+      defaultWorkspace: workspace,
+    },
+  });
+  const running = worker.run();
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection, namespace: 'default' });
+  return {
+    agent: new AgentClient(client, taskQueue),
+    client,
+    taskQueue,
+    workspace,
+    worker,
+    async close() {
+      worker.shutdown();
+      await running;
+      await connection.close();
+      await nativeConnection.close();
+    },
+  };
+}
+
+/** Polls until `check` returns a value; waits for a state, never for a fixed time. */
+export async function waitFor<T>(
+  check: () => Promise<T | undefined>,
+  what: string,
+  timeoutMs = 60_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
