@@ -201,10 +201,10 @@ async function cleanUp(): Promise<void> {
   }
 }
 
-async function installRuntime(): Promise<void> {
-  // Only warnings and errors from the SDK's core: the terminal is for the conversation.
+/** `run` keeps the terminal for the conversation (its errors arrive as events); a worker logs warnings for operators. */
+async function installRuntime(command: string | undefined): Promise<void> {
   const { Runtime, DefaultLogger } = await import('@temporalio/worker');
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  Runtime.install({ logger: new DefaultLogger(command === 'run' ? 'ERROR' : 'WARN') });
 }
 
 let interrupted = false;
@@ -217,7 +217,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-installRuntime()
+installRuntime(process.argv[2])
   .then(() => main(process.argv.slice(2)))
   .then(async (code) => {
     await cleanUp();

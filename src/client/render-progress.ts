@@ -12,7 +12,8 @@ export function renderProgress(item: FollowItem): string | undefined {
     if (progress.kind === 'model') return undefined;
     const text = progress.text ? oneLine(progress.text.split('\n').filter(Boolean).pop() ?? '') : '';
     const details = progress.details !== undefined ? oneLine(JSON.stringify(progress.details), 80) : '';
-    return `  … ${progress.toolName} ${[text, details].filter(Boolean).join(' ')}`;
+    const shown = [text, details].filter(Boolean).join(' ');
+    return shown ? `  … ${progress.toolName} ${shown}` : undefined;
   }
   const { event } = item;
   switch (event.type) {

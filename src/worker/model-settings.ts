@@ -13,11 +13,15 @@ export const MODEL_SETUP_HELP = `No model is configured. Point durable-agent at 
   export OPENAI_BASE_URL=http://127.0.0.1:11434/v1  # any compatible server (a key is optional)
   export AGENT_MODEL=gpt-4o-mini                    # the model name to request`;
 
-/** OPENAI_BASE_URL, OPENAI_API_KEY and AGENT_MODEL; undefined when neither an endpoint nor a key is set. */
+/** OPENAI_BASE_URL, OPENAI_API_KEY and AGENT_MODEL; undefined when neither an endpoint nor a key is set; throws on a malformed URL. */
 export function modelSettingsFromEnv(env: NodeJS.ProcessEnv): ModelSettings | undefined {
   const baseURL = env.OPENAI_BASE_URL || undefined;
   const apiKey = env.OPENAI_API_KEY || undefined;
   if (!baseURL && !apiKey) return undefined;
+  if (baseURL && !/^https?:\/\//.test(baseURL)) {
+    throw new Error(`OPENAI_BASE_URL must be an http(s) URL such as http://127.0.0.1:11434/v1, got ${JSON.stringify(baseURL)}`);
+  }
+  if (baseURL) new URL(baseURL); // throws a clear "Invalid URL" now rather than on every model call
   return { baseURL, apiKey: apiKey ?? 'unused', model: env.AGENT_MODEL || DEFAULT_MODEL };
 }
 

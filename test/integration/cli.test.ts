@@ -1,0 +1,88 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from '../../src/worker/free-port';
+import { type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server';
+
+const CLI = path.resolve(__dirname, '../../dist/client/cli.js');
+let model: ScriptedModelServer;
+
+afterAll(() => model?.close());
+
+interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<CliRun> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** The environment a user has: no TEMPORAL_ADDRESS, so the CLI starts and stops its own embedded server. */
+async function userEnv(extra: NodeJS.ProcessEnv = {}): Promise<NodeJS.ProcessEnv> {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DURABLE_AGENT_DATA_DIR: await mkdtemp(path.join(os.tmpdir(), 'durable-agent-data-')),
+    DURABLE_AGENT_SERVER_PORT: String(await freePort()),
+    DURABLE_AGENT_UI_PORT: String(await freePort()),
+    ...extra,
+  };
+  delete env.TEMPORAL_ADDRESS;
+  return env;
+}
+
+beforeAll(() => {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` (npm test does it first)`);
+});
+
+test('durable-agent run answers through an embedded server and resumes the conversation after a restart', async () => {
+  model = await startScriptedModelServer([
+    { text: 'Writing it.', toolCalls: [{ name: 'write', arguments: { path: 'greeting.txt', content: 'hello' } }] },
+    { text: 'I wrote greeting.txt.' },
+    (request) => ({ text: `You have said ${request.messages.filter((m) => m.role === 'user').length} things.` }),
+  ]);
+  const workspace = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-cli-ws-'));
+  const env = await userEnv({ OPENAI_BASE_URL: model.baseUrl, AGENT_MODEL: 'scripted-model' });
+
+  const first = await runCli(['run', '--id', 'cli-demo', '--workspace', workspace, 'Write a greeting'], env);
+  expect(first.stderr).toContain('Starting the embedded Temporal server');
+  expect(first).toMatchObject({ code: 0, stdout: 'I wrote greeting.txt.\n' });
+  expect(first.stderr).toMatch(/→ write .*greeting\.txt/);
+  expect(first.stderr).toMatch(/✓ write Wrote 5 bytes to greeting\.txt/);
+  expect(await readFile(path.join(workspace, 'greeting.txt'), 'utf8')).toBe('hello');
+
+  // A second process: the server is started again from the same SQLite file and the conversation goes on.
+  const second = await runCli(['run', '--id', 'cli-demo', '--json', 'How many things have I said?'], env);
+  expect(second.code).toBe(0);
+  const events = second.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; answer?: string; run?: number });
+  expect(events[0]).toMatchObject({ type: 'run_started', run: 2 });
+  expect(events[events.length - 1]).toMatchObject({ type: 'run_finished', answer: 'You have said 2 things.' });
+  expect(model.script.requests[2]!.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user']);
+  expect(model.script.exhausted).toBe(false);
+}, 180_000);
+
+test('durable-agent run without a model configured says how to configure one and exits non-zero', async () => {
+  const env = await userEnv();
+  delete env.OPENAI_BASE_URL;
+  delete env.OPENAI_API_KEY;
+  const result = await runCli(['run', 'hello'], env);
+  expect(result.code).toBe(2);
+  expect(result.stderr).toContain('No model is configured');
+  expect(result.stderr).toContain('OPENAI_BASE_URL');
+});
+
+test('durable-agent with a malformed OPENAI_BASE_URL fails at once with a clear message', async () => {
+  const result = await runCli(['run', 'hello'], await userEnv({ OPENAI_BASE_URL: 'localhost:1234' }));
+  expect(result.code).toBe(1);
+  expect(result.stderr).toContain('OPENAI_BASE_URL must be an http(s) URL');
+});

@@ -1,0 +1,65 @@
+/**
+ * A worker in its own process, so a test can SIGKILL it. Configured by environment:
+ * TEST_TEMPORAL_ADDRESS, TEST_WORKFLOW_BUNDLE, TASK_QUEUE, OPENAI_BASE_URL, WORKSPACE, MARKER_DIR.
+ */
+import { appendFile } from 'node:fs/promises';
+import path from 'node:path';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import OpenAI from 'openai';
+import { z } from 'zod';
+import { builtinTools } from '../../src/tools/builtin-tools';
+import { ToolRegistry } from '../../src/tools/registry';
+import { defineTool, textResult } from '../../src/tools/tool';
+import { createAgentWorker } from '../../src/worker/create-worker';
+
+const env = (name: string) => {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set`);
+  return value;
+};
+
+/** Counts slowly, heartbeating; appends a line per attempt to MARKER_DIR/attempts so the test sees each start. */
+const slowCountTool = defineTool({
+  name: 'slow_count',
+  label: 'Slow count',
+  description: 'Counts to n, one step every 100 ms.',
+  parameters: z.object({ n: z.number().int().min(1) }),
+  category: 'other',
+  idempotent: true,
+  heartbeatTimeoutMs: 2_000,
+  retry: { initialIntervalMs: 200 },
+  async execute(toolCallId, params, signal, onUpdate) {
+    await appendFile(path.join(env('MARKER_DIR'), 'attempts'), `${process.pid} ${toolCallId}\n`);
+    for (let step = 1; step <= params.n; step++) {
+      if (signal.aborted) throw signal.reason;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      onUpdate({ details: { step } });
+    }
+    return textResult(`counted to ${params.n}`);
+  },
+});
+
+async function main() {
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  const connection = await NativeConnection.connect({ address: env('TEST_TEMPORAL_ADDRESS') });
+  const worker = await createAgentWorker({
+    connection,
+    namespace: 'default',
+    taskQueue: env('TASK_QUEUE'),
+    workflowBundlePath: env('TEST_WORKFLOW_BUNDLE'),
+    activities: {
+      openai: new OpenAI({ baseURL: env('OPENAI_BASE_URL'), apiKey: 'test', maxRetries: 0 }),
+      defaultModel: 'scripted-model',
+      tools: new ToolRegistry([...builtinTools(), slowCountTool]),
+      defaultWorkspace: env('WORKSPACE'),
+    },
+  });
+  const running = worker.run();
+  process.stdout.write('ready\n');
+  await running;
+}
+
+main().catch((error) => {
+  process.stderr.write(`${(error as Error).stack}\n`);
+  process.exit(1);
+});
