@@ -8,7 +8,9 @@ WORKDIR /app
 
 COPY package.json package-lock.json ./
 # package.json's `prepare` script builds, which cannot work before the sources are copied.
-RUN npm ci --ignore-scripts
+# `npm install` follows the lockfile; unlike `npm ci` it tolerates optional per-platform binaries
+# that a registry mirror lacks.
+RUN npm install --ignore-scripts --no-audit --no-fund
 
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/ ./scripts/
@@ -22,7 +24,7 @@ ENV NODE_ENV=production
 WORKDIR /app
 
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 
 COPY --from=build /app/dist ./dist
 
