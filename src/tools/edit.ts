@@ -27,7 +27,7 @@ export const editTool = defineTool({
     }
     const first = text.indexOf(params.old_string);
     if (first === -1) throw new ToolError('InvalidArgs', `old_string was not found in ${shown}`);
-    const matches = text.split(params.old_string).length - 1;
+    const matches = countOccurrences(text, params.old_string);
     if (matches > 1) {
       throw new ToolError(
         'InvalidArgs',
@@ -44,3 +44,10 @@ export const editTool = defineTool({
     return textResult(`Edited ${shown} at line ${line}`, { path: shown, line });
   },
 });
+
+/** Overlapping occurrences count too: "aa" occurs twice in "aaa", so it does not name one place. */
+function countOccurrences(text: string, needle: string): number {
+  let count = 0;
+  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + 1)) count++;
+  return count;
+}

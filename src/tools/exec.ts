@@ -29,6 +29,7 @@ export const execTool = defineTool({
   category: 'commands',
   idempotent: false,
   execute(_toolCallId, params, signal, onUpdate, { workspace }) {
+    if (signal.aborted) return Promise.reject(signal.reason ?? new Error('aborted'));
     const timeoutMs = (params.timeout ?? DEFAULT_TIMEOUT_S) * 1_000;
     const started = Date.now();
     return new Promise((resolve, reject) => {

@@ -44,7 +44,16 @@ export const globTool = defineTool({
     } catch (error) {
       throw toolErrorFromFs(error, workspace.relative(base));
     }
-    const relative = matches.map((match) => workspace.relative(match)).sort();
+    // fast-glob follows a symlinked directory named in the pattern; keep only what really lies inside.
+    const inside = await Promise.all(
+      matches.map((match) =>
+        workspace.resolve(match).then(
+          () => match,
+          () => undefined,
+        ),
+      ),
+    );
+    const relative = inside.flatMap((match) => (match ? [workspace.relative(match)] : [])).sort();
     const listed = relative.slice(0, MAX_MATCHES);
     const more = relative.length - listed.length;
     const text =

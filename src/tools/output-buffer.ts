@@ -32,6 +32,28 @@ export class HeadTailBuffer {
   toString(): string {
     const omitted = this.total - this.head.length - this.tail.length;
     if (omitted <= 0) return Buffer.concat([this.head, this.tail]).toString('utf8');
-    return `${this.head.toString('utf8')}\n…[${omitted} bytes of output omitted]…\n${this.tail.toString('utf8')}`;
+    return `${decodeHead(this.head)}\n…[${omitted} bytes of output omitted]…\n${decodeTail(this.tail)}`;
   }
+}
+
+const isContinuation = (byte: number | undefined) => byte !== undefined && (byte & 0xc0) === 0x80;
+
+/** Drops a character cut off at the end, rather than decoding half of it as U+FFFD. */
+function decodeHead(bytes: Buffer): string {
+  let end = bytes.length;
+  let back = 0;
+  while (back < 4 && end - back - 1 >= 0 && isContinuation(bytes[end - back - 1])) back++;
+  const lead = bytes[end - back - 1];
+  if (lead !== undefined && lead >= 0xc0) {
+    const needed = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+    if (back + 1 < needed) end -= back + 1;
+  }
+  return bytes.subarray(0, end).toString('utf8');
+}
+
+/** Drops continuation bytes of a character whose start fell before the tail. */
+function decodeTail(bytes: Buffer): string {
+  let start = 0;
+  while (start < 4 && isContinuation(bytes[start])) start++;
+  return bytes.subarray(start).toString('utf8');
 }

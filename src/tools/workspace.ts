@@ -19,7 +19,13 @@ export class Workspace {
   async resolve(requested: string): Promise<string> {
     if (requested.includes('\0')) throw new ToolError('InvalidPath', 'path contains a NUL byte');
     const joined = path.resolve(this.root, requested);
-    const canonical = await canonicalize(joined);
+    const canonical = await canonicalize(joined).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOTDIR')
+        throw new ToolError('InvalidArgs', `a parent of ${requested} is a file, not a directory`);
+      if (error.code === 'ELOOP')
+        throw new ToolError('InvalidPath', `too many symbolic links in ${requested}`);
+      throw error;
+    });
     if (!this.contains(canonical)) {
       throw new ToolError('InvalidPath', `path is outside the workspace: ${requested}`);
     }

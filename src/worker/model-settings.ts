@@ -19,7 +19,9 @@ export function modelSettingsFromEnv(env: NodeJS.ProcessEnv): ModelSettings | un
   const apiKey = env.OPENAI_API_KEY || undefined;
   if (!baseURL && !apiKey) return undefined;
   if (baseURL && !/^https?:\/\//.test(baseURL)) {
-    throw new Error(`OPENAI_BASE_URL must be an http(s) URL such as http://127.0.0.1:11434/v1, got ${JSON.stringify(baseURL)}`);
+    throw new Error(
+      `OPENAI_BASE_URL must be an http(s) URL such as http://127.0.0.1:11434/v1, got ${JSON.stringify(baseURL)}`,
+    );
   }
   if (baseURL) new URL(baseURL); // throws a clear "Invalid URL" now rather than on every model call
   return { baseURL, apiKey: apiKey ?? 'unused', model: env.AGENT_MODEL || DEFAULT_MODEL };

@@ -48,10 +48,25 @@ export class Transcript {
     let bytes = 0;
     for (let index = Math.max(0, request.from); index < to; index++) {
       const message = this.messages[index]!;
-      bytes += JSON.stringify(message).length;
+      bytes += utf8Length(JSON.stringify(message));
       if (messages.length > 0 && bytes > maxBytes) return { messages, next: index };
       messages.push(message);
     }
     return { messages, next: null };
   }
+}
+
+/** UTF-8 byte length, by hand: workflow code has no Buffer. */
+function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff) {
+      bytes += 4; // a surrogate pair: one four-byte character
+      index++;
+    } else bytes += 3;
+  }
+  return bytes;
 }

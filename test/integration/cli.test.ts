@@ -47,9 +47,14 @@ beforeAll(() => {
 
 test('durable-agent run answers through an embedded server and resumes the conversation after a restart', async () => {
   model = await startScriptedModelServer([
-    { text: 'Writing it.', toolCalls: [{ name: 'write', arguments: { path: 'greeting.txt', content: 'hello' } }] },
+    {
+      text: 'Writing it.',
+      toolCalls: [{ name: 'write', arguments: { path: 'greeting.txt', content: 'hello' } }],
+    },
     { text: 'I wrote greeting.txt.' },
-    (request) => ({ text: `You have said ${request.messages.filter((m) => m.role === 'user').length} things.` }),
+    (request) => ({
+      text: `You have said ${request.messages.filter((m) => m.role === 'user').length} things.`,
+    }),
   ]);
   const workspace = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-cli-ws-'));
   const env = await userEnv({ OPENAI_BASE_URL: model.baseUrl, AGENT_MODEL: 'scripted-model' });
@@ -64,10 +69,22 @@ test('durable-agent run answers through an embedded server and resumes the conve
   // A second process: the server is started again from the same SQLite file and the conversation goes on.
   const second = await runCli(['run', '--id', 'cli-demo', '--json', 'How many things have I said?'], env);
   expect(second.code).toBe(0);
-  const events = second.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; answer?: string; run?: number });
+  const events = second.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { type: string; answer?: string; run?: number });
   expect(events[0]).toMatchObject({ type: 'run_started', run: 2 });
-  expect(events[events.length - 1]).toMatchObject({ type: 'run_finished', answer: 'You have said 2 things.' });
-  expect(model.script.requests[2]!.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user']);
+  expect(events[events.length - 1]).toMatchObject({
+    type: 'run_finished',
+    answer: 'You have said 2 things.',
+  });
+  expect(model.script.requests[2]!.messages.map((m) => m.role)).toEqual([
+    'user',
+    'assistant',
+    'tool',
+    'assistant',
+    'user',
+  ]);
   expect(model.script.exhausted).toBe(false);
 }, 180_000);
 

@@ -26,7 +26,11 @@ afterAll(async () => {
 function turnReply(request: ChatRequest): ScriptedReply {
   const last = request.messages[request.messages.length - 1]!;
   if (last.role === 'user') {
-    return { toolCalls: [{ name: 'bulk', arguments: { bytes: TOOL_OUTPUT_BYTES, seed: `${request.messages.length}-` } }] };
+    return {
+      toolCalls: [
+        { name: 'bulk', arguments: { bytes: TOOL_OUTPUT_BYTES, seed: `${request.messages.length}-` } },
+      ],
+    };
   }
   return { text: `Answer after ${request.messages.length} messages.` };
 }

@@ -24,10 +24,14 @@ afterAll(async () => {
 });
 
 function startWorkerProcess(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '../support/worker-process.ts')], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(__dirname, '../support/worker-process.ts')],
+    {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   children.push(child);
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -49,13 +53,20 @@ test('a worker killed while a tool runs: a new worker finishes the conversation,
     WORKSPACE: markerDir,
     MARKER_DIR: markerDir,
   };
-  const attempts = () => readFile(path.join(markerDir, 'attempts'), 'utf8').then((text) => text.trim().split('\n'), () => []);
+  const attempts = () =>
+    readFile(path.join(markerDir, 'attempts'), 'utf8').then(
+      (text) => text.trim().split('\n'),
+      () => [],
+    );
 
   const first = await startWorkerProcess(env);
   const agent = new AgentClient(client, env.TASK_QUEUE);
   const id = `conv-${randomUUID()}`;
   const sent = await agent.send(id, 'Count to thirty, slowly.');
-  await waitFor(async () => ((await attempts()).length === 1 ? true : undefined), 'the tool to start on the first worker');
+  await waitFor(
+    async () => ((await attempts()).length === 1 ? true : undefined),
+    'the tool to start on the first worker',
+  );
 
   const exited = new Promise((resolve) => first.once('exit', resolve));
   first.kill('SIGKILL');
@@ -74,14 +85,24 @@ test('a worker killed while a tool runs: a new worker finishes the conversation,
 
   const { transcript } = await agent.state(id);
   expect(transcript.map((message) => message.role)).toEqual(['user', 'assistant', 'toolResult', 'assistant']);
-  expect(transcript[2]).toMatchObject({ toolCallId: 'call_count', isError: false, content: [{ type: 'text', text: 'counted to 30' }] });
+  expect(transcript[2]).toMatchObject({
+    toolCallId: 'call_count',
+    isError: false,
+    content: [{ type: 'text', text: 'counted to 30' }],
+  });
 
   // The second model call ran on the new worker with an empty cache and still got the whole transcript.
   expect(model.script.requests).toHaveLength(2);
-  expect(model.script.requests[1]!.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
+  expect(model.script.requests[1]!.messages.map((message) => message.role)).toEqual([
+    'user',
+    'assistant',
+    'tool',
+  ]);
   expect(model.script.exhausted).toBe(false);
 
   const history = await client.workflow.getHandle(id).fetchHistory();
-  const completedTools = (history.events ?? []).filter((event) => event.activityTaskCompletedEventAttributes).length;
+  const completedTools = (history.events ?? []).filter(
+    (event) => event.activityTaskCompletedEventAttributes,
+  ).length;
   expect(completedTools).toBe(4); // listTools, callModel, runTool, callModel: each exactly once
 }, 120_000);

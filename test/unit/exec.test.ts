@@ -13,7 +13,7 @@ let workspace: Workspace;
 const startedPids: number[] = [];
 
 beforeEach(async () => {
-  root = await makeTempDir('durable-agent-exec-');
+  root = await makeTempDir('durable-agent-unit-exec-');
   workspace = new Workspace(root);
 });
 
@@ -172,7 +172,12 @@ test('onUpdate reports progress for a command that prints over more than a secon
 
 test('no progress is reported while output does not change', async () => {
   const updates: ToolUpdate[] = [];
-  await runTool(execTool, workspace, { command: 'sleep 1.5' }, { onUpdate: (update) => updates.push(update) });
+  await runTool(
+    execTool,
+    workspace,
+    { command: 'sleep 1.5' },
+    { onUpdate: (update) => updates.push(update) },
+  );
   expect(updates).toEqual([]);
 });
 
@@ -181,4 +186,13 @@ test('the schema bounds the timeout', () => {
   expect(execTool.parameters.safeParse({ command: 'true', timeout: 281 }).success).toBe(false);
   expect(execTool.parameters.safeParse({ command: 'true', timeout: 280 }).success).toBe(true);
   expect(execTool.parameters.safeParse({ command: '' }).success).toBe(false);
+});
+
+test('a signal aborted before the call never starts the command', async () => {
+  const controller = new AbortController();
+  controller.abort(new Error('cancelled before start'));
+  await expect(
+    runTool(execTool, workspace, { command: 'touch started' }, { signal: controller.signal }),
+  ).rejects.toThrow('cancelled before start');
+  await expect(readFile(path.join(root, 'started'))).rejects.toThrow(/ENOENT/);
 });

@@ -12,7 +12,7 @@ let root: string;
 let workspace: Workspace;
 
 beforeEach(async () => {
-  root = await makeTempDir('durable-agent-files-');
+  root = await makeTempDir('durable-agent-unit-files-');
   workspace = new Workspace(root);
 });
 
@@ -145,6 +145,16 @@ describe('write', () => {
 describe('edit', () => {
   const original = 'alpha\nbeta\ngamma\ndelta\n';
 
+  test('overlapping occurrences count as several matches, and the file is left alone', async () => {
+    const file = await put('overlap.txt', 'aaa');
+    const error = await toolErrorOf(
+      runTool(editTool, workspace, { path: 'overlap.txt', old_string: 'aa', new_string: 'b' }),
+    );
+    expect(error.kind).toBe('InvalidArgs');
+    expect(error.message).toContain('matches 2 times');
+    await expect(readFile(file, 'utf8')).resolves.toBe('aaa');
+  });
+
   test('replaces the unique match and leaves the rest exact', async () => {
     const file = await put('e.txt', original);
     const result = await runTool(editTool, workspace, {
@@ -223,6 +233,15 @@ describe('list_directory', () => {
     const result = await runTool(listDirectoryTool, workspace, {});
     expect(resultText(result).split('\n')).toEqual(['Beta.md', 'alpha/', 'link@', 'sub/', 'zeta.txt']);
     expect(result.details).toEqual({ path: '.', entries: 5 });
+  });
+
+  test('the listing is sorted as displayed, suffixes included', async () => {
+    // readdir order puts the directory "x" before "x.md"; with its "/" suffix it sorts after.
+    await mkdir(path.join(root, 'x'));
+    await put('x.md', '');
+    await put('x-y', '');
+    const lines = resultText(await runTool(listDirectoryTool, workspace, {})).split('\n');
+    expect(lines).toEqual(['x-y', 'x.md', 'x/']);
   });
 
   test('lists a subdirectory only', async () => {

@@ -17,7 +17,7 @@ const put = async (relative: string, content: string | Buffer) => {
 };
 
 beforeEach(async () => {
-  parent = await makeTempDir('durable-agent-search-');
+  parent = await makeTempDir('durable-agent-unit-search-');
   root = path.join(parent, 'ws');
   await mkdir(root);
   workspace = new Workspace(root);
@@ -71,12 +71,15 @@ describe('grep', () => {
     expect(resultText(result)).toBe(
       'src/a.ts:2: const needle = 1;\nsrc/b.js:2: // needle again\n[stopped at 2 matches]',
     );
-    expect(result.details).toMatchObject({ matches: 2 });
+    // Scanning stops with the file that reached the cap: bin.dat, notes.txt, src/a.ts, src/b.js.
+    expect(result.details).toEqual({ matches: 2, filesScanned: 4 });
   });
 
   test('max_results caps matches within a single file too', async () => {
     await put('many.txt', Array.from({ length: 50 }, (_, index) => `hit ${index}`).join('\n'));
-    const text = resultText(await runTool(grepTool, workspace, { pattern: 'hit', path: 'many.txt', max_results: 3 }));
+    const text = resultText(
+      await runTool(grepTool, workspace, { pattern: 'hit', path: 'many.txt', max_results: 3 }),
+    );
     expect(text).toBe('many.txt:1: hit 0\nmany.txt:2: hit 1\nmany.txt:3: hit 2\n[stopped at 3 matches]');
   });
 

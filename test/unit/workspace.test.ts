@@ -30,7 +30,7 @@ let workspace: Workspace;
 const SECRET = 'TOP SECRET CONTENT\n';
 
 beforeEach(async () => {
-  parent = await makeTempDir('durable-agent-ws-');
+  parent = await makeTempDir('durable-agent-unit-ws-');
   root = path.join(parent, 'ws');
   outside = path.join(parent, 'outside');
   await mkdir(path.join(root, 'sub'), { recursive: true });

@@ -1,0 +1,54 @@
+import { ApplicationFailure } from '@temporalio/common';
+import OpenAI from 'openai';
+import { classifyModelError } from '../../src/activities/model-errors';
+
+const apiError = (status: number, message = 'bad thing') =>
+  OpenAI.APIError.generate(status, { error: { message } }, message, new Headers());
+
+function asFailure(value: unknown): ApplicationFailure {
+  expect(value).toBeInstanceOf(ApplicationFailure);
+  return value as ApplicationFailure;
+}
+
+test.each([400, 401, 403, 404, 422])('status %i is a non-retryable ModelRequestRejected', (status) => {
+  const failure = asFailure(classifyModelError(apiError(status)));
+  expect(failure.nonRetryable).toBe(true);
+  expect(failure.type).toBe('ModelRequestRejected');
+  expect(failure.message).toContain(String(status));
+  expect(failure.message).toContain('bad thing');
+  expect(failure.details).toEqual([{ status }]);
+});
+
+test.each([408, 409, 429, 500, 502, 503, 504])('status %i is a retryable ModelUnavailable', (status) => {
+  const failure = asFailure(classifyModelError(apiError(status)));
+  expect(failure.nonRetryable).toBe(false);
+  expect(failure.type).toBe('ModelUnavailable');
+  expect(failure.details).toEqual([{ status }]);
+});
+
+test('a plain APIError built with the constructor is classified too', () => {
+  const error = new OpenAI.APIError(403, { error: { message: 'x' } }, 'x', new Headers());
+  expect(asFailure(classifyModelError(error)).nonRetryable).toBe(true);
+});
+
+test('a connection error is retryable', () => {
+  const error = new OpenAI.APIConnectionError({ message: 'ECONNREFUSED', cause: new Error('refused') });
+  const failure = asFailure(classifyModelError(error));
+  expect(failure.nonRetryable).toBe(false);
+  expect(failure.type).toBe('ModelUnavailable');
+  expect(failure.message).toContain('ECONNREFUSED');
+});
+
+test('a connection timeout is retryable', () => {
+  const failure = asFailure(classifyModelError(new OpenAI.APIConnectionTimeoutError()));
+  expect(failure.nonRetryable).toBe(false);
+  expect(failure.type).toBe('ModelUnavailable');
+});
+
+test('other errors are returned unchanged', () => {
+  const plain = new Error('something else');
+  expect(classifyModelError(plain)).toBe(plain);
+  const abort = new OpenAI.APIUserAbortError();
+  expect(classifyModelError(abort)).toBe(abort);
+  expect(classifyModelError('a string')).toBe('a string');
+});

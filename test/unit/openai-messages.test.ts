@@ -1,0 +1,118 @@
+import { toOpenAiMessages } from '../../src/activities/openai-messages';
+import type { AssistantMessage, Message, ToolResultMessage, UserMessage } from '../../src/shared/messages';
+
+const user = (content: string): UserMessage => ({ role: 'user', content, messageId: 'm1', timestamp: 1 });
+const assistant = (content: AssistantMessage['content']): AssistantMessage => ({
+  role: 'assistant',
+  content,
+  stopReason: content.some((block) => block.type === 'toolCall') ? 'toolUse' : 'stop',
+  model: 'm',
+  timestamp: 2,
+});
+const toolResult = (toolCallId: string, content: ToolResultMessage['content']): ToolResultMessage => ({
+  role: 'toolResult',
+  toolCallId,
+  toolName: 'read',
+  content,
+  isError: false,
+  timestamp: 3,
+});
+
+test('a user message becomes a user message', () => {
+  expect(toOpenAiMessages([user('hello')])).toEqual([{ role: 'user', content: 'hello' }]);
+});
+
+test('the system prompt comes first', () => {
+  const out = toOpenAiMessages([user('hi'), assistant([{ type: 'text', text: 'hey' }])], 'Be brief.');
+  expect(out[0]).toEqual({ role: 'system', content: 'Be brief.' });
+  expect(out.map((message) => message.role)).toEqual(['system', 'user', 'assistant']);
+});
+
+test('no system message without a system prompt (or with an empty one)', () => {
+  expect(toOpenAiMessages([user('hi')]).map((message) => message.role)).toEqual(['user']);
+  expect(toOpenAiMessages([user('hi')], '').map((message) => message.role)).toEqual(['user']);
+});
+
+test('an assistant message with text and tool calls', () => {
+  const out = toOpenAiMessages([
+    assistant([
+      { type: 'text', text: 'Let me ' },
+      { type: 'toolCall', id: 'call_1', name: 'read', arguments: '{"path":"a"}' },
+      { type: 'text', text: 'check.' },
+      { type: 'toolCall', id: 'call_2', name: 'glob', arguments: '{"pattern":"*"}' },
+    ]),
+  ]);
+  expect(out).toEqual([
+    {
+      role: 'assistant',
+      content: 'Let me check.',
+      tool_calls: [
+        { id: 'call_1', type: 'function', function: { name: 'read', arguments: '{"path":"a"}' } },
+        { id: 'call_2', type: 'function', function: { name: 'glob', arguments: '{"pattern":"*"}' } },
+      ],
+    },
+  ]);
+});
+
+test('an assistant message with only tool calls has null content', () => {
+  const [message] = toOpenAiMessages([
+    assistant([{ type: 'toolCall', id: 'call_1', name: 'read', arguments: '{}' }]),
+  ]);
+  expect(message).toEqual({
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read', arguments: '{}' } }],
+  });
+});
+
+test('an assistant message with only text has no tool_calls key', () => {
+  const [message] = toOpenAiMessages([assistant([{ type: 'text', text: 'done' }])]);
+  expect(message).toEqual({ role: 'assistant', content: 'done' });
+  expect(message).not.toHaveProperty('tool_calls');
+});
+
+test('a tool result becomes a tool message with its tool_call_id, blocks joined by newlines', () => {
+  const out = toOpenAiMessages([
+    toolResult('call_9', [
+      { type: 'text', text: 'first' },
+      { type: 'text', text: 'second' },
+    ]),
+  ]);
+  expect(out).toEqual([{ role: 'tool', tool_call_id: 'call_9', content: 'first\nsecond' }]);
+});
+
+test('images in tool results are named by their MIME type', () => {
+  const [message] = toOpenAiMessages([
+    toolResult('call_img', [
+      { type: 'text', text: 'screenshot:' },
+      { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' },
+    ]),
+  ]);
+  expect(message).toEqual({
+    role: 'tool',
+    tool_call_id: 'call_img',
+    content: 'screenshot:\n[image: image/png]',
+  });
+  expect(JSON.stringify(message)).not.toContain('iVBORw0KGgo=');
+});
+
+test('a whole conversation keeps its order', () => {
+  const messages: Message[] = [
+    user('read a'),
+    assistant([{ type: 'toolCall', id: 'c1', name: 'read', arguments: '{"path":"a"}' }]),
+    toolResult('c1', [{ type: 'text', text: 'A' }]),
+    assistant([{ type: 'text', text: 'It says A.' }]),
+    user('thanks'),
+  ];
+  const out = toOpenAiMessages(messages, 'sys');
+  expect(out.map((message) => message.role)).toEqual([
+    'system',
+    'user',
+    'assistant',
+    'tool',
+    'assistant',
+    'user',
+  ]);
+  expect(out[3]).toEqual({ role: 'tool', tool_call_id: 'c1', content: 'A' });
+  expect(out[5]).toEqual({ role: 'user', content: 'thanks' });
+});

@@ -1,0 +1,180 @@
+import { z } from 'zod';
+import { builtinTools } from '../../src/tools/builtin-tools';
+import { describeTool } from '../../src/tools/category-defaults';
+import { parametersJsonSchema } from '../../src/tools/json-schema';
+import { ToolRegistry } from '../../src/tools/registry';
+import { type AgentTool, defineTool, textResult } from '../../src/tools/tool';
+import type { ToolCategory } from '../../src/shared/tool-descriptor';
+
+function fakeTool(name: string, overrides: Partial<AgentTool> = {}): AgentTool {
+  return defineTool({
+    name,
+    label: `Label ${name}`,
+    description: `Does ${name}`,
+    parameters: z.object({ value: z.string() }),
+    category: 'other',
+    idempotent: true,
+    async execute() {
+      return textResult(name);
+    },
+    ...overrides,
+  }) as AgentTool;
+}
+
+describe('ToolRegistry.modelSchemas', () => {
+  const registry = new ToolRegistry([fakeTool('zeta'), fakeTool('alpha'), fakeTool('mid')]);
+
+  test('returns schemas sorted by name in the OpenAI function envelope', () => {
+    const schemas = registry.modelSchemas(['zeta', 'alpha', 'mid']);
+    expect(schemas.map((schema) => schema.function.name)).toEqual(['alpha', 'mid', 'zeta']);
+    expect(schemas[0]).toEqual({
+      type: 'function',
+      function: {
+        name: 'alpha',
+        description: 'Does alpha',
+        parameters: {
+          type: 'object',
+          properties: { value: { type: 'string' } },
+          required: ['value'],
+        },
+      },
+    });
+  });
+
+  test('parameters are the cleaned JSON schema of the tool', () => {
+    const tool = fakeTool('counted', { parameters: z.object({ n: z.number().int() }) });
+    const [schema] = new ToolRegistry([tool]).modelSchemas(['counted']);
+    expect(schema!.function.parameters).toEqual(parametersJsonSchema(tool.parameters));
+    expect(JSON.stringify(schema)).not.toContain('$schema');
+  });
+
+  test('unknown names are skipped and duplicates listed once', () => {
+    const schemas = registry.modelSchemas(['nope', 'zeta', 'alpha', 'zeta', 'missing']);
+    expect(schemas.map((schema) => schema.function.name)).toEqual(['alpha', 'zeta']);
+  });
+
+  test('only the requested tools are returned', () => {
+    expect(registry.modelSchemas(['mid']).map((schema) => schema.function.name)).toEqual(['mid']);
+    expect(registry.modelSchemas([])).toEqual([]);
+  });
+
+  test('the builtin tools all register', () => {
+    const builtin = new ToolRegistry(builtinTools());
+    const names = builtin.modelSchemas(builtinTools().map((tool) => tool.name)).map((s) => s.function.name);
+    expect(names).toEqual(['edit', 'exec', 'glob', 'grep', 'list_directory', 'read', 'write']);
+  });
+});
+
+describe('ToolRegistry construction', () => {
+  test('duplicate tool names throw', () => {
+    expect(() => new ToolRegistry([fakeTool('same'), fakeTool('other'), fakeTool('same')])).toThrow(
+      /two tools are named same/,
+    );
+  });
+
+  test.each(['', 'has space', 'dot.name', 'slash/name', 'ünïcode', 'a'.repeat(65)])(
+    'invalid name %j throws',
+    (name) => {
+      expect(() => new ToolRegistry([fakeTool(name)])).toThrow(/invalid tool name/);
+    },
+  );
+
+  test.each(['a', 'snake_case', 'kebab-case', 'Mixed123', 'a'.repeat(64)])(
+    'valid name %j is accepted',
+    (name) => {
+      expect(new ToolRegistry([fakeTool(name)]).get(name)?.name).toBe(name);
+    },
+  );
+
+  test('get, descriptor and descriptors', () => {
+    const one = fakeTool('one');
+    const registry = new ToolRegistry([one, fakeTool('two')]);
+    expect(registry.get('one')).toBe(one);
+    expect(registry.get('three')).toBeUndefined();
+    expect(registry.descriptor('three')).toBeUndefined();
+    expect(registry.descriptor('two')).toMatchObject({ name: 'two', label: 'Label two', category: 'other' });
+    expect(registry.descriptors().map((descriptor) => descriptor.name)).toEqual(['one', 'two']);
+  });
+});
+
+describe('descriptors carry category defaults', () => {
+  test.each<[ToolCategory, number, number]>([
+    ['files', 30_000, 10_000],
+    ['search', 60_000, 15_000],
+    ['commands', 300_000, 20_000],
+    ['mcp', 120_000, 30_000],
+    ['other', 60_000, 15_000],
+  ])('%s: start-to-close %i ms, heartbeat %i ms', (category, startToClose, heartbeat) => {
+    const descriptor = describeTool(fakeTool('t', { category }));
+    expect(descriptor.startToCloseTimeoutMs).toBe(startToClose);
+    expect(descriptor.heartbeatTimeoutMs).toBe(heartbeat);
+  });
+
+  test('idempotent tools retry 3 times, others run once', () => {
+    expect(describeTool(fakeTool('r', { idempotent: true })).retry).toEqual({
+      maximumAttempts: 3,
+      initialIntervalMs: 1_000,
+      backoffCoefficient: 2,
+      maximumIntervalMs: 10_000,
+    });
+    expect(describeTool(fakeTool('w', { idempotent: false })).retry).toEqual({
+      maximumAttempts: 1,
+      initialIntervalMs: 1_000,
+      backoffCoefficient: 2,
+      maximumIntervalMs: 10_000,
+    });
+  });
+
+  test('builtin tools get their category defaults and retry policy', () => {
+    const registry = new ToolRegistry(builtinTools());
+    const expected: Record<string, [number, number]> = {
+      read: [30_000, 3],
+      write: [30_000, 1],
+      edit: [30_000, 1],
+      list_directory: [30_000, 3],
+      grep: [60_000, 3],
+      glob: [60_000, 3],
+      exec: [300_000, 1],
+    };
+    for (const [name, [timeout, attempts]] of Object.entries(expected)) {
+      const descriptor = registry.descriptor(name);
+      expect({
+        name,
+        timeout: descriptor?.startToCloseTimeoutMs,
+        attempts: descriptor?.retry.maximumAttempts,
+      }).toEqual({ name, timeout, attempts });
+    }
+  });
+
+  test('per-tool overrides win over category defaults', () => {
+    const descriptor = describeTool(
+      fakeTool('custom', {
+        category: 'commands',
+        idempotent: false,
+        startToCloseTimeoutMs: 5_000,
+        heartbeatTimeoutMs: 1_000,
+        retry: { maximumAttempts: 4, maximumIntervalMs: 500 },
+      }),
+    );
+    expect(descriptor).toEqual({
+      name: 'custom',
+      label: 'Label custom',
+      category: 'commands',
+      idempotent: false,
+      startToCloseTimeoutMs: 5_000,
+      heartbeatTimeoutMs: 1_000,
+      retry: { maximumAttempts: 4, initialIntervalMs: 1_000, backoffCoefficient: 2, maximumIntervalMs: 500 },
+    });
+  });
+
+  test('overriding one timeout keeps the other default', () => {
+    const descriptor = describeTool(fakeTool('half', { category: 'files', heartbeatTimeoutMs: 2_000 }));
+    expect(descriptor.startToCloseTimeoutMs).toBe(30_000);
+    expect(descriptor.heartbeatTimeoutMs).toBe(2_000);
+  });
+
+  test('describing a tool does not change the shared defaults', () => {
+    describeTool(fakeTool('mutating', { retry: { maximumAttempts: 9 } }));
+    expect(describeTool(fakeTool('plain')).retry.maximumAttempts).toBe(3);
+  });
+});
