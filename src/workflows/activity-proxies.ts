@@ -23,25 +23,16 @@ export const catalogActivities = proxyActivities<Pick<AgentActivities, 'listTool
   retry: { maximumAttempts: 5 },
 });
 
-type ToolActivities = Pick<AgentActivities, 'runTool'>;
-const toolProxies = new Map<string, ToolActivities>();
-
 /** Each tool runs with its own timeouts and retry policy, taken from its descriptor. */
-export function toolActivitiesFor(descriptor: ToolDescriptor): ToolActivities {
-  const key = JSON.stringify(descriptor);
-  let proxy = toolProxies.get(key);
-  if (!proxy) {
-    proxy = proxyActivities<ToolActivities>({
-      startToCloseTimeout: descriptor.startToCloseTimeoutMs,
-      heartbeatTimeout: descriptor.heartbeatTimeoutMs,
-      retry: {
-        maximumAttempts: descriptor.retry.maximumAttempts,
-        initialInterval: descriptor.retry.initialIntervalMs,
-        backoffCoefficient: descriptor.retry.backoffCoefficient,
-        maximumInterval: descriptor.retry.maximumIntervalMs,
-      },
-    });
-    toolProxies.set(key, proxy);
-  }
-  return proxy;
+export function toolActivitiesFor(descriptor: ToolDescriptor): Pick<AgentActivities, 'runTool'> {
+  return proxyActivities<Pick<AgentActivities, 'runTool'>>({
+    startToCloseTimeout: descriptor.startToCloseTimeoutMs,
+    heartbeatTimeout: descriptor.heartbeatTimeoutMs,
+    retry: {
+      maximumAttempts: descriptor.retry.maximumAttempts,
+      initialInterval: descriptor.retry.initialIntervalMs,
+      backoffCoefficient: descriptor.retry.backoffCoefficient,
+      maximumInterval: descriptor.retry.maximumIntervalMs,
+    },
+  });
 }

@@ -79,13 +79,19 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
   setHandler(eventsQuery, (afterSeq) => events.after(afterSeq));
   setHandler(transcriptPageQuery, (request) => transcript.page(request, TRANSCRIPT_PAGE_BYTES));
 
+  const hasWork = () => queue.length > 0 || endRequested;
+  /** False when the idle timeout passed with nothing to do. */
+  const waitForWork = async (): Promise<boolean> => {
+    if (options.idleTimeoutMs === undefined) {
+      await condition(hasWork);
+      return true;
+    }
+    return condition(hasWork, options.idleTimeoutMs);
+  };
+
   let endedBy: ConversationResult['endedBy'] = 'end';
   for (;;) {
-    const hasWork = () => queue.length > 0 || endRequested;
-    const woke = options.idleTimeoutMs
-      ? await condition(hasWork, options.idleTimeoutMs)
-      : (await condition(hasWork), true);
-    if (!woke) {
+    if (!(await waitForWork())) {
       endedBy = 'idle_timeout';
       break;
     }

@@ -1,35 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import nock from 'nock';
 import { ask } from '../support/ask';
-import { NOCK_MODEL_URL, nockModel } from '../support/nock-model';
+import { nockModel } from '../support/nock-model';
+import { useNockedHarness } from '../support/nocked-harness';
 import { echoTool, stallTool } from '../support/test-tools';
-import { type TestHarness, startHarness } from '../support/test-worker';
 
-let harness: TestHarness;
-
-beforeAll(async () => {
-  nock.disableNetConnect();
-  nock.enableNetConnect(/127\.0\.0\.1|localhost/);
-  harness = await startHarness({ modelBaseUrl: NOCK_MODEL_URL, tools: [echoTool, stallTool] });
-});
-afterAll(async () => {
-  await harness.close();
-  nock.cleanAll();
-  nock.enableNetConnect();
-});
-afterEach(() => nock.cleanAll());
+const harness = useNockedHarness([echoTool, stallTool]);
 
 const newId = () => `conv-${randomUUID()}`;
 
 async function historyEvents(conversationId: string) {
-  const history = await harness.client.workflow.getHandle(conversationId).fetchHistory();
+  const history = await harness().client.workflow.getHandle(conversationId).fetchHistory();
   return history.events ?? [];
 }
 
 test('two turns with parallel tool calls: results reach the model in call order', async () => {
-  await writeFile(path.join(harness.workspace, 'notes.txt'), 'line one\nline two\n');
+  await writeFile(path.join(harness().workspace, 'notes.txt'), 'line one\nline two\n');
   const script = nockModel([
     {
       text: 'Let me look.',
@@ -44,9 +31,9 @@ test('two turns with parallel tool calls: results reach the model in call order'
   ]);
   const id = newId();
 
-  const first = await ask(harness.agent, id, 'What is in notes.txt?');
+  const first = await ask(harness().agent, id, 'What is in notes.txt?');
   expect(first.finished).toMatchObject({ outcome: 'answered', answer: 'First answer.' });
-  const second = await ask(harness.agent, id, 'And again?');
+  const second = await ask(harness().agent, id, 'And again?');
   expect(second.finished).toMatchObject({ outcome: 'answered', answer: 'Second answer.' });
 
   const toolMessages = script.requests[1]!.messages.filter((message) => message.role === 'tool');
@@ -75,7 +62,7 @@ test('two turns with parallel tool calls: results reach the model in call order'
   ]);
   expect(script.exhausted).toBe(false);
 
-  const state = await harness.agent.state(id);
+  const state = await harness().agent.state(id);
   expect(state.status).toBe('idle');
   expect(state.transcript.map((message) => message.role)).toEqual([
     'user',
@@ -111,7 +98,7 @@ test('maxToolIterations ends the run with an error event, and the conversation g
   const script = nockModel([loop, loop, { text: 'Recovered.' }]);
   const id = newId();
 
-  const { finished, seen } = await ask(harness.agent, id, 'Loop forever', {
+  const { finished, seen } = await ask(harness().agent, id, 'Loop forever', {
     options: { maxToolIterations: 2 },
   });
   expect(finished.outcome).toBe('max_tool_iterations');
@@ -121,9 +108,9 @@ test('maxToolIterations ends the run with an error event, and the conversation g
   expect(errors).toEqual(['max tool iterations (2) exceeded']);
   expect(script.requests).toHaveLength(2);
 
-  const next = await ask(harness.agent, id, 'Stop now');
+  const next = await ask(harness().agent, id, 'Stop now');
   expect(next.finished).toMatchObject({ outcome: 'answered', answer: 'Recovered.' });
-  expect((await harness.agent.state(id)).status).toBe('idle');
+  expect((await harness().agent.state(id)).status).toBe('idle');
 });
 
 test('an unknown tool, invalid arguments and malformed JSON reach the model as error results', async () => {
@@ -138,7 +125,7 @@ test('an unknown tool, invalid arguments and malformed JSON reach the model as e
     },
     { text: 'Understood.' },
   ]);
-  const { finished } = await ask(harness.agent, newId(), 'Try some tools');
+  const { finished } = await ask(harness().agent, newId(), 'Try some tools');
   expect(finished).toMatchObject({ outcome: 'answered', answer: 'Understood.' });
 
   const results = Object.fromEntries(
@@ -161,12 +148,12 @@ test('a tool that exceeds its timeout becomes a timeout error result', async () 
     { text: 'It timed out.' },
   ]);
   const id = newId();
-  const { finished } = await ask(harness.agent, id, 'Stall please');
+  const { finished } = await ask(harness().agent, id, 'Stall please');
   expect(finished.answer).toBe('It timed out.');
   const result = script.requests[1]!.messages.find((m) => m.tool_call_id === 'call_stall')!;
   expect(JSON.parse(result.content as string)).toMatchObject({ status: 'error', tool: 'stall' });
   expect(result.content).toContain('did not finish within its 1s timeout');
-  const transcript = (await harness.agent.state(id)).transcript;
+  const transcript = (await harness().agent.state(id)).transcript;
   expect(transcript.find((m) => m.role === 'toolResult')).toMatchObject({
     isError: true,
     details: { errorKind: 'Timeout' },
@@ -176,7 +163,7 @@ test('a tool that exceeds its timeout becomes a timeout error result', async () 
 test('a retryable model error (503) is retried by Temporal and the run answers', async () => {
   const script = nockModel([{ status: 503, error: 'overloaded' }, { text: 'Back online.' }]);
   const id = newId();
-  const { finished } = await ask(harness.agent, id, 'Hello?');
+  const { finished } = await ask(harness().agent, id, 'Hello?');
   expect(finished).toMatchObject({ outcome: 'answered', answer: 'Back online.' });
   expect(script.requests).toHaveLength(2);
   const events = await historyEvents(id);
@@ -187,7 +174,7 @@ test('a retryable model error (503) is retried by Temporal and the run answers',
 test('a non-retryable model error (401) ends the run with a clear error, once, and the conversation stays usable', async () => {
   const script = nockModel([{ status: 401, error: 'invalid api key' }, { text: 'Works now.' }]);
   const id = newId();
-  const { finished, seen } = await ask(harness.agent, id, 'Hello?');
+  const { finished, seen } = await ask(harness().agent, id, 'Hello?');
   expect(finished.outcome).toBe('error');
   const errors = seen.flatMap((item) =>
     item.kind === 'event' && item.event.type === 'error' ? [item.event.message] : [],
@@ -196,6 +183,6 @@ test('a non-retryable model error (401) ends the run with a clear error, once, a
   expect(errors[0]).toMatch(/model call failed: the model endpoint answered 401.*invalid api key/);
   expect(script.requests).toHaveLength(1);
 
-  const retry = await ask(harness.agent, id, 'Hello again');
+  const retry = await ask(harness().agent, id, 'Hello again');
   expect(retry.finished).toMatchObject({ outcome: 'answered', answer: 'Works now.' });
 });

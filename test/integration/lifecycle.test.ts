@@ -1,23 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import nock from 'nock';
 import { ask } from '../support/ask';
-import { NOCK_MODEL_URL, nockModel } from '../support/nock-model';
+import { nockModel } from '../support/nock-model';
+import { useNockedHarness } from '../support/nocked-harness';
 import { echoTool } from '../support/test-tools';
-import { type TestHarness, startHarness, waitFor } from '../support/test-worker';
+import { waitFor } from '../support/test-worker';
 
-let harness: TestHarness;
-
-beforeAll(async () => {
-  nock.disableNetConnect();
-  nock.enableNetConnect(/127\.0\.0\.1|localhost/);
-  harness = await startHarness({ modelBaseUrl: NOCK_MODEL_URL, tools: [echoTool] });
-});
-afterAll(async () => {
-  await harness.close();
-  nock.cleanAll();
-  nock.enableNetConnect();
-});
-afterEach(() => nock.cleanAll());
+const harness = useNockedHarness([echoTool]);
 
 const newId = () => `conv-${randomUUID()}`;
 
@@ -30,17 +18,17 @@ test('messages sent during a run queue as follow-ups and are answered by the nex
     }),
   ]);
   const id = newId();
-  const first = await harness.agent.send(id, 'Start something slow');
+  const first = await harness().agent.send(id, 'Start something slow');
   await waitFor(
-    async () => ((await harness.agent.state(id)).status === 'running' ? true : undefined),
+    async () => ((await harness().agent.state(id)).status === 'running' ? true : undefined),
     'the run to start',
   );
-  const second = await harness.agent.send(id, 'Also this');
-  const third = await harness.agent.send(id, 'And this');
-  expect((await harness.agent.state(id)).queuedMessages).toBe(2);
+  const second = await harness().agent.send(id, 'Also this');
+  const third = await harness().agent.send(id, 'And this');
+  expect((await harness().agent.state(id)).queuedMessages).toBe(2);
 
   const follow = async (sent: typeof first) => {
-    const iterator = harness.agent.follow(sent, 100);
+    const iterator = harness().agent.follow(sent, 100);
     for (let next = await iterator.next(); ; next = await iterator.next()) if (next.done) return next.value;
   };
   expect(await follow(first)).toMatchObject({ answer: 'First done.', messageIds: [first.messageId] });
@@ -50,24 +38,24 @@ test('messages sent during a run queue as follow-ups and are answered by the nex
     messageIds: [second.messageId, third.messageId],
   });
   expect(script.requests).toHaveLength(3);
-  expect((await harness.agent.state(id)).runCount).toBe(2);
+  expect((await harness().agent.state(id)).runCount).toBe(2);
 });
 
 test('end closes the conversation after its run, and an ended conversation refuses new messages', async () => {
   nockModel([{ text: 'Hello.' }]);
   const id = newId();
-  await ask(harness.agent, id, 'Hi');
-  await harness.agent.end(id, 'done');
-  const result = await harness.client.workflow.getHandle(id).result();
+  await ask(harness().agent, id, 'Hi');
+  await harness().agent.end(id, 'done');
+  const result = await harness().client.workflow.getHandle(id).result();
   expect(result).toEqual({ runs: 1, messages: 2, endedBy: 'end' });
-  await expect(harness.agent.send(id, 'Are you there?')).rejects.toThrow(/has ended \(completed\)/);
+  await expect(harness().agent.send(id, 'Are you there?')).rejects.toThrow(/has ended \(completed\)/);
 });
 
 test('a conversation ends itself after its idle timeout', async () => {
   nockModel([{ text: 'Hello.' }]);
   const id = newId();
-  await ask(harness.agent, id, 'Hi', { options: { idleTimeoutMs: 1_000 } });
-  const result = await harness.client.workflow.getHandle(id).result();
+  await ask(harness().agent, id, 'Hi', { options: { idleTimeoutMs: 1_000 } });
+  const result = await harness().client.workflow.getHandle(id).result();
   expect(result).toMatchObject({ runs: 1, endedBy: 'idle_timeout' });
 });
 
@@ -80,7 +68,7 @@ test('a watcher sees a running tool’s heartbeated progress', async () => {
     },
     { text: 'Counted.' },
   ]);
-  const { finished, seen } = await ask(harness.agent, newId(), 'Count');
+  const { finished, seen } = await ask(harness().agent, newId(), 'Count');
   expect(finished.answer).toBe('Counted.');
   const progressTexts = seen.flatMap((item) =>
     item.kind === 'progress' && item.progress.kind === 'tool' && item.progress.text

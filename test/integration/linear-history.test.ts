@@ -1,26 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import nock from 'nock';
 import { ask } from '../support/ask';
 import { historyBytes } from '../support/history-size';
-import { NOCK_MODEL_URL, nockModel } from '../support/nock-model';
+import { nockModel } from '../support/nock-model';
+import { useNockedHarness } from '../support/nocked-harness';
 import type { ChatRequest, ScriptedReply } from '../support/scripted-model';
 import { bulkTool } from '../support/test-tools';
-import { type TestHarness, startHarness } from '../support/test-worker';
 
 const TURNS = 50;
 const TOOL_OUTPUT_BYTES = 4_096;
-let harness: TestHarness;
-
-beforeAll(async () => {
-  nock.disableNetConnect();
-  nock.enableNetConnect(/127\.0\.0\.1|localhost/);
-  harness = await startHarness({ modelBaseUrl: NOCK_MODEL_URL, tools: [bulkTool] });
-});
-afterAll(async () => {
-  await harness.close();
-  nock.cleanAll();
-  nock.enableNetConnect();
-});
+const harness = useNockedHarness([bulkTool]);
 
 /** Each turn: the model asks for a 4 KB tool output, then answers. */
 function turnReply(request: ChatRequest): ScriptedReply {
@@ -40,9 +28,9 @@ test('history grows linearly over a 50-turn conversation with 4 KB tool outputs'
   const id = `conv-${randomUUID()}`;
   const sizes: number[] = [0];
   for (let turn = 1; turn <= TURNS; turn++) {
-    const { finished } = await ask(harness.agent, id, `Turn ${turn}: fetch the data.`);
+    const { finished } = await ask(harness().agent, id, `Turn ${turn}: fetch the data.`);
     expect(finished.outcome).toBe('answered');
-    sizes.push((await historyBytes(harness.client, id)).bytes);
+    sizes.push((await historyBytes(harness().client, id)).bytes);
   }
 
   // The model still saw the whole conversation on the last call: 49 earlier turns of 4 messages, plus this one's 3.
