@@ -3,10 +3,12 @@ import { type Client, WorkflowNotFoundError, defaultPayloadConverter } from '@te
 import { CONVERSATION_WORKFLOW_TYPE, DEFAULT_TASK_QUEUE } from '../shared/constants';
 import {
   type ConversationState,
+  type ConversationStatusSummary,
   UserMessageInputSchema,
   endSignal,
   eventsQuery,
   stateQuery,
+  statusQuery,
   userMessageSignal,
 } from '../shared/conversation-api';
 import { type ConversationOptionsInput, ConversationOptionsSchema } from '../shared/conversation-options';
@@ -51,7 +53,7 @@ export class AgentClient {
           `conversation ${conversationId} has ended (${description.status.name.toLowerCase()}); start a new one`,
         );
       }
-      afterSeq = lastSeq(await handle.query(eventsQuery, 0));
+      afterSeq = (await handle.query(statusQuery)).lastSeq;
     } catch (error) {
       if (!(error instanceof WorkflowNotFoundError)) throw error;
     }
@@ -63,6 +65,10 @@ export class AgentClient {
       signalArgs: [message],
     });
     return { conversationId, messageId: message.messageId, afterSeq };
+  }
+
+  status(conversationId: string): Promise<ConversationStatusSummary> {
+    return this.client.workflow.getHandle(conversationId).query(statusQuery);
   }
 
   state(conversationId: string): Promise<ConversationState> {
@@ -113,8 +119,4 @@ export class AgentClient {
       await new Promise((resolve) => setTimeout(resolve, pollMs));
     }
   }
-}
-
-function lastSeq(events: AgentEvent[]): number {
-  return events.length ? events[events.length - 1]!.seq : 0;
 }

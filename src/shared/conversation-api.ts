@@ -27,6 +27,17 @@ export interface ConversationState {
 }
 
 export const stateQuery = defineQuery<ConversationState>('state');
+
+/** The state without the transcript and events: cheap to ask often. */
+export interface ConversationStatusSummary {
+  status: ConversationStatus;
+  runCount: number;
+  queuedMessages: number;
+  transcriptLength: number;
+  /** Sequence number of the newest event, 0 before any. */
+  lastSeq: number;
+}
+export const statusQuery = defineQuery<ConversationStatusSummary>('status');
 /** Events with a sequence number above `afterSeq`. */
 export const eventsQuery = defineQuery<AgentEvent[], [number]>('events');
 

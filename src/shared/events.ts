@@ -9,6 +9,7 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
     ...base,
     type: z.literal('model_response'),
     iteration: z.number().int(),
+    /** The start of the model's text (EVENT_TEXT_PREVIEW_CHARS); the transcript has all of it. */
     text: z.string(),
     toolCalls: z.array(z.object({ id: z.string(), name: z.string() })),
   }),

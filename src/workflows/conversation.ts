@@ -12,6 +12,7 @@ import {
   endSignal,
   eventsQuery,
   stateQuery,
+  statusQuery,
   transcriptPageQuery,
   userMessageSignal,
 } from '../shared/conversation-api';
@@ -75,6 +76,13 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
     queuedMessages: queue.length,
     transcript: transcript.all(),
     events: events.all(),
+  }));
+  setHandler(statusQuery, () => ({
+    status,
+    runCount,
+    queuedMessages: queue.length,
+    transcriptLength: transcript.length,
+    lastSeq: events.lastSeq,
   }));
   setHandler(eventsQuery, (afterSeq) => events.after(afterSeq));
   setHandler(transcriptPageQuery, (request) => transcript.page(request, TRANSCRIPT_PAGE_BYTES));

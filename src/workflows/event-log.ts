@@ -15,6 +15,10 @@ export class EventLog {
     return stamped;
   }
 
+  get lastSeq(): number {
+    return this.nextSeq - 1;
+  }
+
   after(seq: number): AgentEvent[] {
     const firstNewer = this.events.findIndex((event) => event.seq > seq);
     return firstNewer === -1 ? [] : this.events.slice(firstNewer);

@@ -1,4 +1,5 @@
 import { ActivityFailure, ApplicationFailure, isCancellation } from '@temporalio/workflow';
+import { EVENT_TEXT_PREVIEW_CHARS } from '../shared/constants';
 import type { ConversationOptions } from '../shared/conversation-options';
 import { type AssistantMessage, type UserMessage, textOf, toolCallsOf } from '../shared/messages';
 import type { ToolDescriptor } from '../shared/tool-descriptor';
@@ -54,7 +55,7 @@ export async function runTurnLoop(context: RunContext, messages: UserMessage[]):
     events.record(run, {
       type: 'model_response',
       iteration,
-      text: textOf(reply),
+      text: textOf(reply).slice(0, EVENT_TEXT_PREVIEW_CHARS),
       toolCalls: calls.map((call) => ({ id: call.id, name: call.name })),
     });
     if (calls.length === 0) {

@@ -25,7 +25,7 @@ test('messages sent during a run queue as follow-ups and are answered by the nex
   );
   const second = await harness().agent.send(id, 'Also this');
   const third = await harness().agent.send(id, 'And this');
-  expect((await harness().agent.state(id)).queuedMessages).toBe(2);
+  expect((await harness().agent.status(id)).queuedMessages).toBe(2);
 
   const follow = async (sent: typeof first) => {
     const iterator = harness().agent.follow(sent, 100);
@@ -76,4 +76,28 @@ test('a watcher sees a running tool’s heartbeated progress', async () => {
       : [],
   );
   expect(progressTexts.some((text) => /step \d/.test(text))).toBe(true);
+});
+
+test('events carry a bounded preview of long model text; the transcript and the answer keep all of it', async () => {
+  const longAnswer = 'word '.repeat(2_000).trim();
+  nockModel([{ text: longAnswer }]);
+  const id = newId();
+  const { finished, seen } = await ask(harness().agent, id, 'Talk a lot');
+  expect(finished.answer).toBe(longAnswer);
+  const response = seen.find((item) => item.kind === 'event' && item.event.type === 'model_response');
+  expect(response?.kind === 'event' && response.event.type === 'model_response' && response.event.text).toBe(
+    longAnswer.slice(0, 2_000),
+  );
+  const { transcript } = await harness().agent.state(id);
+  expect(transcript[1]).toMatchObject({ role: 'assistant', content: [{ type: 'text', text: longAnswer }] });
+
+  const status = await harness().agent.status(id);
+  const events = await harness().agent.events(id);
+  expect(status).toEqual({
+    status: 'idle',
+    runCount: 1,
+    queuedMessages: 0,
+    transcriptLength: 2,
+    lastSeq: events[events.length - 1]!.seq,
+  });
 });

@@ -62,3 +62,10 @@ test('all() and after() return copies', () => {
   log.after(0).pop();
   expect(log.all()).toHaveLength(1);
 });
+
+test('lastSeq is 0 before any event and the newest sequence number after, trimmed or not', () => {
+  const log = new EventLog(2);
+  expect(log.lastSeq).toBe(0);
+  for (let index = 1; index <= 5; index++) log.record(1, errorEvent(`e${index}`));
+  expect(log.lastSeq).toBe(5);
+});
