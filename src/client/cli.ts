@@ -151,7 +151,21 @@ async function serverCommand(args: string[]): Promise<number> {
 async function ensureServer(settings: ReturnType<typeof connectionSettingsFromEnv>): Promise<string> {
   const { ensureTemporalServer } = await import('../worker/ensure-server');
   const server = await ensureTemporalServer(settings, process.env, log);
-  if (server.embedded) cleanups.push(() => server.embedded!.stop());
+  const embedded = server.embedded;
+  if (embedded) {
+    cleanups.push(async () => {
+      // Another `run` or worker may have found this server and still need it.
+      const { otherWorkersPoll } = await import('../worker/other-workers');
+      const shared = await otherWorkersPoll(server.address, settings.namespace, settings.taskQueue).catch(
+        () => false,
+      );
+      if (!shared) return embedded.stop();
+      log(
+        `Other workers still use the Temporal server on ${server.address}; leaving it running (pid ${embedded.pid}).`,
+      );
+      embedded.detach();
+    });
+  }
   return server.address;
 }
 
@@ -188,6 +202,12 @@ async function startInProcessWorker(
   });
   const done = worker.run();
   cleanups.unshift(async () => {
+    const inFlight = worker.getStatus().numInFlightActivities;
+    if (inFlight > 0) {
+      log(
+        `Letting ${inFlight} running activities of other conversations finish before exiting (Ctrl-C again stops now).`,
+      );
+    }
     if (worker.getState() === 'RUNNING') worker.shutdown();
     await done.catch(() => undefined);
     await connection.close();

@@ -14,6 +14,12 @@ export interface AgentWorkerOptions {
   maxConcurrentActivities?: number;
   /** How often heartbeat progress is sent at most, in ms. Default 1000, so watchers see progress each second. */
   heartbeatThrottleMs?: number;
+  /**
+   * On shutdown the worker stops taking work at once but lets running activities finish for this
+   * long (ms) before cancelling them. Default 300000, the longest tool category timeout: a worker
+   * that stops (a deploy, a `run` ending) does not cut off another conversation's tool mid-way.
+   */
+  shutdownGraceTimeMs?: number;
 }
 
 const PREBUILT_BUNDLE = path.resolve(__dirname, '..', 'workflow-bundle.js');
@@ -33,5 +39,6 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? 200,
     maxHeartbeatThrottleInterval: throttle,
     defaultHeartbeatThrottleInterval: throttle,
+    shutdownGraceTime: options.shutdownGraceTimeMs ?? 300_000,
   });
 }

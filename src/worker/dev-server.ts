@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
@@ -22,7 +22,11 @@ export interface DevServerOptions {
 
 export interface RunningServer {
   address: string;
+  /** The server's process id, when it is a child of this process. */
+  pid?: number;
   stop(): Promise<void>;
+  /** Leaves the server running after this process exits (others still use it). */
+  detach(): void;
 }
 
 /**
@@ -53,8 +57,13 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
     ...(options.uiPort ? ['--ui-port', String(options.uiPort), '--ui-ip', '127.0.0.1'] : ['--headless']),
     ...(options.dbFile ? ['--db-filename', options.dbFile] : []),
   ];
-  const child = spawn(options.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  const output = captureOutput(child, options.logFile);
+  // With a log file the server writes to it directly, so it can outlive this process (detach()).
+  const logFd = options.logFile ? openSync(options.logFile, 'a') : undefined;
+  const child = spawn(options.cliPath, args, {
+    stdio: logFd === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', logFd, logFd],
+  });
+  if (logFd !== undefined) closeSync(logFd);
+  const output = logFd === undefined ? captureOutput(child) : () => `(server output: ${options.logFile})`;
   let exited: string | undefined;
   const exit = new Promise<void>((resolve) =>
     child.once('exit', (code, signal) => {
@@ -71,6 +80,10 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   }
   return {
     address,
+    pid: child.pid,
+    detach() {
+      child.unref();
+    },
     async stop() {
       if (exited) return;
       child.kill('SIGTERM');
@@ -96,7 +109,7 @@ async function startDownloadedServer(
       dbFilename: options.dbFile,
     },
   });
-  return { address, stop: () => env.teardown() };
+  return { address, stop: () => env.teardown(), detach: () => undefined };
 }
 
 async function waitUntilReady(
@@ -128,13 +141,7 @@ async function waitUntilReady(
   );
 }
 
-function captureOutput(child: ChildProcess, logFile: string | undefined): () => string {
-  if (logFile) {
-    const file = createWriteStream(logFile, { flags: 'a' });
-    child.stdout!.pipe(file);
-    child.stderr!.pipe(file);
-    return () => `(server output: ${logFile})`;
-  }
+function captureOutput(child: ChildProcess): () => string {
   let recent = '';
   const keep = (chunk: Buffer) => {
     recent = (recent + chunk.toString()).slice(-8_192);

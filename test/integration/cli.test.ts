@@ -4,6 +4,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../src/worker/free-port';
+import type { ChatRequest, ScriptedReply } from '../support/scripted-model';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server';
 
 const CLI = path.resolve(__dirname, '../../dist/client/cli.js');
@@ -17,13 +18,16 @@ interface CliRun {
   stderr: string;
 }
 
-function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<CliRun> {
+function runCli(args: string[], env: NodeJS.ProcessEnv, onStderr?: (text: string) => void): Promise<CliRun> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      onStderr?.(stderr);
+    });
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
@@ -103,3 +107,41 @@ test('durable-agent with a malformed OPENAI_BASE_URL fails at once with a clear 
   expect(result.code).toBe(1);
   expect(result.stderr).toContain('OPENAI_BASE_URL must be an http(s) URL');
 });
+
+test('two runs share one embedded server: the one that started it leaves it running for the other', async () => {
+  // Each conversation runs one command, then answers; its first message says how long the command takes.
+  const reply = (request: ChatRequest): ScriptedReply => {
+    const prompt = request.messages.find((m) => m.role === 'user')!.content as string;
+    const last = request.messages[request.messages.length - 1]!;
+    if (last.role === 'tool') {
+      const ok = (last.content as string).startsWith('exit code 0');
+      return { text: ok ? `${prompt} done.` : `${prompt} failed: ${last.content as string}` };
+    }
+    const seconds = prompt === 'first' ? 3 : 8;
+    return { toolCalls: [{ name: 'exec', arguments: { command: `sleep ${seconds}` } }] };
+  };
+  const shared = await startScriptedModelServer([reply, reply, reply, reply]);
+  const env = await userEnv({ OPENAI_BASE_URL: shared.baseUrl, AGENT_MODEL: 'scripted-model' });
+  let serverPid: number | undefined;
+  try {
+    let firstReady!: () => void;
+    const firstIsUp = new Promise<void>((resolve) => (firstReady = resolve));
+    const first = runCli(['run', 'first'], env, (stderr) => stderr.includes('conversation ') && firstReady());
+    await firstIsUp;
+    const second = runCli(['run', 'second'], env);
+
+    const firstResult = await first;
+    expect(firstResult).toMatchObject({ code: 0, stdout: 'first done.\n' });
+    const left = /leaving it running \(pid (\d+)\)/.exec(firstResult.stderr);
+    expect(left).not.toBeNull();
+    serverPid = Number(left![1]);
+
+    const secondResult = await second;
+    expect(secondResult).toMatchObject({ code: 0, stdout: 'second done.\n' });
+    expect(secondResult.stderr).not.toContain('Starting the embedded Temporal server');
+    expect(secondResult.stderr).toContain('✓ exec exit code 0');
+  } finally {
+    if (serverPid) process.kill(serverPid, 'SIGTERM');
+    await shared.close();
+  }
+}, 180_000);

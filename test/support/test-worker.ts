@@ -46,6 +46,7 @@ export async function startHarness(options: {
     namespace: 'default',
     taskQueue,
     workflowBundlePath: process.env.TEST_WORKFLOW_BUNDLE,
+    shutdownGraceTimeMs: 2_000,
     activities: {
       openai: new OpenAI({ baseURL: options.modelBaseUrl, apiKey: 'test', maxRetries: 0 }),
       defaultModel: 'scripted-model',
