@@ -30,7 +30,18 @@ export async function runTurnLoop(context: RunContext, messages: UserMessage[]):
   const finish = (outcome: 'answered' | 'max_tool_iterations' | 'error', answer = '') =>
     events.record(run, { type: 'run_finished', messageIds, outcome, answer });
 
-  const tools = await context.tools();
+  let tools: ReadonlyMap<string, ToolDescriptor>;
+  try {
+    tools = await context.tools();
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    events.record(run, {
+      type: 'error',
+      message: `could not list the worker's tools: ${failureMessage(error)}`,
+    });
+    finish('error');
+    return;
+  }
   const offered = options.tools ? options.tools.filter((name) => tools.has(name)) : [...tools.keys()];
 
   for (let iteration = 1; ; iteration++) {

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { ask } from '../support/ask';
-import { nockModel } from '../support/nock-model';
+import { ToolRegistry } from '../../src/tools/registry';
+import { NOCK_MODEL_URL, nockModel } from '../support/nock-model';
 import { useNockedHarness } from '../support/nocked-harness';
 import { echoTool } from '../support/test-tools';
-import { waitFor } from '../support/test-worker';
+import { startHarness, waitFor } from '../support/test-worker';
 
 const harness = useNockedHarness([echoTool]);
 
@@ -101,3 +102,26 @@ test('events carry a bounded preview of long model text; the transcript and the 
     lastSeq: events[events.length - 1]!.seq,
   });
 });
+
+test('a worker that cannot list its tools ends the run with an error event, not the conversation', async () => {
+  class BrokenRegistry extends ToolRegistry {
+    override descriptors(): never {
+      throw new Error('tool catalog unavailable');
+    }
+  }
+  const broken = await startHarness({ modelBaseUrl: NOCK_MODEL_URL, registry: new BrokenRegistry([]) });
+  try {
+    const id = newId();
+    const { finished, seen } = await ask(broken.agent, id, 'Hello');
+    expect(finished.outcome).toBe('error');
+    const errors = seen.flatMap((item) =>
+      item.kind === 'event' && item.event.type === 'error' ? [item.event.message] : [],
+    );
+    expect(errors).toEqual([
+      expect.stringContaining("could not list the worker's tools: tool catalog unavailable"),
+    ]);
+    expect((await broken.agent.status(id)).status).toBe('idle');
+  } finally {
+    await broken.close();
+  }
+}, 120_000);

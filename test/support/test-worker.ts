@@ -35,6 +35,8 @@ export interface TestHarness {
 export async function startHarness(options: {
   modelBaseUrl: string;
   tools?: AgentTool[];
+  /** Replaces the built-in tools plus `tools`. */
+  registry?: ToolRegistry;
 }): Promise<TestHarness> {
   quietRuntime();
   const address = process.env.TEST_TEMPORAL_ADDRESS!;
@@ -50,7 +52,7 @@ export async function startHarness(options: {
     activities: {
       openai: new OpenAI({ baseURL: options.modelBaseUrl, apiKey: 'test', maxRetries: 0 }),
       defaultModel: 'scripted-model',
-      tools: new ToolRegistry([...builtinTools(), ...(options.tools ?? [])]),
+      tools: options.registry ?? new ToolRegistry([...builtinTools(), ...(options.tools ?? [])]),
       defaultWorkspace: workspace,
     },
   });
