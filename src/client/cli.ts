@@ -89,8 +89,16 @@ async function runCommand(args: string[]): Promise<number> {
   });
   if (!values.json) log(`conversation ${conversationId}`);
   const follow = agent.follow(sent);
+  const noWorkerHint = setTimeout(
+    () =>
+      log(
+        `Nothing has picked up the conversation yet: is a worker running on task queue ${settings.taskQueue}?`,
+      ),
+    15_000,
+  );
   for (;;) {
     const next = await follow.next();
+    clearTimeout(noWorkerHint);
     if (next.done) {
       const finished = next.value;
       if (values.json) return finished.outcome === 'answered' ? 0 : 1;
