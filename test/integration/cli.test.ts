@@ -145,3 +145,14 @@ test('two runs share one embedded server: the one that started it leaves it runn
     await shared.close();
   }
 }, 180_000);
+
+test('durable-agent run refuses a malformed flag value with usage, before touching any server', async () => {
+  const result = await runCli(
+    ['run', '--max-tool-iterations', 'many', 'hello'],
+    await userEnv({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }),
+  );
+  expect(result.code).toBe(2);
+  expect(result.stderr).toContain('--max-tool-iterations takes a whole number of at least 1, got many');
+  expect(result.stderr).toContain('Usage:');
+  expect(result.stderr).not.toContain('Starting the embedded Temporal server');
+});

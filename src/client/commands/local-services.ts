@@ -1,0 +1,75 @@
+import type { ConnectionSettings } from '../../shared/connection-settings';
+import { type Cleanups, log } from './cleanups';
+
+// src/worker is loaded on demand: commands that only talk to Temporal never pay for it.
+
+/** TEMPORAL_ADDRESS, a server already on the embedded port, or the embedded server started now. */
+export async function ensureServer(settings: ConnectionSettings, cleanups: Cleanups): Promise<string> {
+  const { ensureTemporalServer } = await import('../../worker/ensure-server');
+  const server = await ensureTemporalServer(settings, process.env, log);
+  const embedded = server.embedded;
+  if (embedded) {
+    cleanups.last(async () => {
+      // Another `run` or worker may have found this server and still need it.
+      const { otherWorkersPoll } = await import('../../worker/other-workers');
+      const shared = await otherWorkersPoll(server.address, settings.namespace, settings.taskQueue).catch(
+        () => false,
+      );
+      if (!shared) return embedded.stop();
+      log(
+        `Other workers still use the Temporal server on ${server.address}; leaving it running (pid ${embedded.pid}).`,
+      );
+      embedded.detach();
+    });
+  }
+  return server.address;
+}
+
+/** A worker in this process with the built-in tools and the model from the environment. */
+export async function startLocalWorker(
+  settings: ConnectionSettings,
+  address: string,
+  workspace: string,
+  cleanups: Cleanups,
+): Promise<{ done: Promise<void> }> {
+  const [
+    { connectWorker },
+    { createAgentWorker },
+    { createOpenAiClient, modelSettingsFromEnv },
+    { ToolRegistry },
+    { builtinTools },
+  ] = await Promise.all([
+    import('../../worker/connect'),
+    import('../../worker/create-worker'),
+    import('../../worker/model-settings'),
+    import('../../tools/registry'),
+    import('../../tools/builtin-tools'),
+  ]);
+  const model = modelSettingsFromEnv(process.env);
+  if (!model) throw new Error('no model is configured');
+  const connection = await connectWorker(settings, address);
+  const worker = await createAgentWorker({
+    connection,
+    namespace: settings.namespace,
+    taskQueue: settings.taskQueue,
+    activities: {
+      openai: createOpenAiClient(model),
+      defaultModel: model.model,
+      tools: new ToolRegistry(builtinTools()),
+      defaultWorkspace: workspace,
+    },
+  });
+  const done = worker.run();
+  cleanups.first(async () => {
+    const inFlight = worker.getStatus().numInFlightActivities;
+    if (inFlight > 0) {
+      log(
+        `Letting ${inFlight} running activities of other conversations finish before exiting (Ctrl-C again stops now).`,
+      );
+    }
+    if (worker.getState() === 'RUNNING') worker.shutdown();
+    await done.catch(() => undefined);
+    await connection.close();
+  });
+  return { done };
+}
