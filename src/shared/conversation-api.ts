@@ -16,18 +16,6 @@ export const endSignal = defineSignal<[{ reason?: string }?]>('end');
 
 export type ConversationStatus = 'idle' | 'running' | 'ended';
 
-export interface ConversationState {
-  status: ConversationStatus;
-  /** Runs started so far; the current one while running. */
-  runCount: number;
-  queuedMessages: number;
-  transcript: Message[];
-  /** The events kept in state (the latest, bounded). */
-  events: AgentEvent[];
-}
-
-export const stateQuery = defineQuery<ConversationState>('state');
-
 /** The state without the transcript and events: cheap to ask often. */
 export interface ConversationStatusSummary {
   status: ConversationStatus;
@@ -38,6 +26,14 @@ export interface ConversationStatusSummary {
   lastSeq: number;
 }
 export const statusQuery = defineQuery<ConversationStatusSummary>('status');
+
+/** The summary plus everything kept: the whole transcript and the latest events. */
+export interface ConversationState extends ConversationStatusSummary {
+  transcript: Message[];
+  /** The events kept in state (the latest, bounded). */
+  events: AgentEvent[];
+}
+export const stateQuery = defineQuery<ConversationState>('state');
 /** Events with a sequence number above `afterSeq`. */
 export const eventsQuery = defineQuery<AgentEvent[], [number]>('events');
 

@@ -8,6 +8,7 @@ import {
 import { MAX_EVENTS_KEPT, TRANSCRIPT_PAGE_BYTES } from '../shared/constants';
 import {
   type ConversationStatus,
+  type ConversationStatusSummary,
   UserMessageInputSchema,
   endSignal,
   eventsQuery,
@@ -70,20 +71,15 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
   setHandler(endSignal, () => {
     endRequested = true;
   });
-  setHandler(stateQuery, () => ({
-    status,
-    runCount,
-    queuedMessages: queue.length,
-    transcript: transcript.all(),
-    events: events.all(),
-  }));
-  setHandler(statusQuery, () => ({
+  const summary = (): ConversationStatusSummary => ({
     status,
     runCount,
     queuedMessages: queue.length,
     transcriptLength: transcript.length,
     lastSeq: events.lastSeq,
-  }));
+  });
+  setHandler(statusQuery, summary);
+  setHandler(stateQuery, () => ({ ...summary(), transcript: transcript.all(), events: events.all() }));
   setHandler(eventsQuery, (afterSeq) => events.after(afterSeq));
   setHandler(transcriptPageQuery, (request) => transcript.page(request, TRANSCRIPT_PAGE_BYTES));
 

@@ -29,17 +29,18 @@ export async function runTurnLoop(context: RunContext, messages: UserMessage[]):
   events.record(run, { type: 'run_started', messageIds });
   const finish = (outcome: 'answered' | 'max_tool_iterations' | 'error', answer = '') =>
     events.record(run, { type: 'run_finished', messageIds, outcome, answer });
+  /** An activity that failed for good ends the run, never the conversation; cancellation passes through. */
+  const failRun = (what: string, error: unknown) => {
+    if (isCancellation(error)) throw error;
+    events.record(run, { type: 'error', message: `${what}: ${failureMessage(error)}` });
+    finish('error');
+  };
 
   let tools: ReadonlyMap<string, ToolDescriptor>;
   try {
     tools = await context.tools();
   } catch (error) {
-    if (isCancellation(error)) throw error;
-    events.record(run, {
-      type: 'error',
-      message: `could not list the worker's tools: ${failureMessage(error)}`,
-    });
-    finish('error');
+    failRun("could not list the worker's tools", error);
     return;
   }
   const offered = options.tools ? options.tools.filter((name) => tools.has(name)) : [...tools.keys()];
@@ -55,22 +56,21 @@ export async function runTurnLoop(context: RunContext, messages: UserMessage[]):
         systemPrompt: options.systemPrompt,
       });
     } catch (error) {
-      if (isCancellation(error)) throw error;
-      events.record(run, { type: 'error', message: `model call failed: ${failureMessage(error)}` });
-      finish('error');
+      failRun('model call failed', error);
       return;
     }
     transcript.markSent(delta);
     transcript.append(reply);
     const calls = toolCallsOf(reply);
+    const text = textOf(reply);
     events.record(run, {
       type: 'model_response',
       iteration,
-      text: textOf(reply).slice(0, EVENT_TEXT_PREVIEW_CHARS),
+      text: text.slice(0, EVENT_TEXT_PREVIEW_CHARS),
       toolCalls: calls.map((call) => ({ id: call.id, name: call.name })),
     });
     if (calls.length === 0) {
-      finish('answered', textOf(reply));
+      finish('answered', text);
       return;
     }
 
