@@ -22,6 +22,16 @@ const ToolResultSchema = z.object({
   details: z.unknown().optional(),
 });
 const PROGRESS_TEXT_BYTES = 4_096;
+const ABORTED_NOTE = '[interrupted before it finished: the output above is partial]';
+
+/**
+ * Why the activity's signal fired, if it did. Only a cancel request from the workflow (steer, abort)
+ * lets a partial result through; on a timeout or a worker shutdown the attempt fails as usual.
+ */
+function stoppedBy(context: Context): 'cancel_requested' | 'other' | undefined {
+  if (!context.cancellationSignal.aborted) return undefined;
+  return context.cancellationDetails?.cancelRequested ? 'cancel_requested' : 'other';
+}
 
 export function createRunTool(deps: ToolDeps) {
   const workspaces = new Map<string, Workspace>();
@@ -68,12 +78,23 @@ export function createRunTool(deps: ToolDeps) {
         workspace,
         conversationId: input.conversationId,
       });
+      const aborted = stoppedBy(context);
+      if (aborted === 'other') throw context.cancellationSignal.reason;
       const valid = ToolResultSchema.safeParse(result);
       if (!valid.success)
         return errorOutcome(toolName, 'ExecutionFailed', 'the tool returned a malformed result');
       const content = valid.data.content.length
         ? valid.data.content
         : [{ type: 'text' as const, text: '(no output)' }];
+      if (aborted === 'cancel_requested') {
+        // What the tool had when it was interrupted: kept, and marked so the model knows it is partial.
+        content.push({ type: 'text', text: ABORTED_NOTE });
+        return {
+          ...truncateToolResult({ content, details: valid.data.details }, MAX_TOOL_RESULT_BYTES),
+          isError: false,
+          aborted: true,
+        };
+      }
       return {
         ...truncateToolResult({ content, details: valid.data.details }, MAX_TOOL_RESULT_BYTES),
         isError: false,

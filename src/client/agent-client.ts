@@ -1,20 +1,44 @@
 import { randomUUID } from 'node:crypto';
-import { type Client, WorkflowNotFoundError, defaultPayloadConverter } from '@temporalio/client';
+import {
+  type Client,
+  WorkflowExecutionAlreadyStartedError,
+  type WorkflowExecutionStatusName,
+  type WorkflowHandle,
+  WorkflowNotFoundError,
+} from '@temporalio/client';
+import { type ApprovalDecision, ApprovalDecisionSchema, type PendingApproval } from '../shared/approvals';
 import { CONVERSATION_WORKFLOW_TYPE, DEFAULT_TASK_QUEUE } from '../shared/constants';
 import {
+  type AbortInput,
+  AbortInputSchema,
+  type AbortReceipt,
+  type ApprovalReceipt,
   type ConversationState,
   type ConversationStatusSummary,
+  type SteerReceipt,
   UserMessageInputSchema,
+  abortUpdate,
+  approveUpdate,
   endSignal,
   eventsQuery,
+  pendingApprovalsQuery,
   stateQuery,
   statusQuery,
+  steerSignal,
+  steerUpdate,
   userMessageSignal,
 } from '../shared/conversation-api';
 import { type ConversationOptionsInput, ConversationOptionsSchema } from '../shared/conversation-options';
 import type { AgentEvent } from '../shared/events';
 import { assertConversationId } from '../shared/ids';
 import type { ActivityProgress } from '../shared/tool-run';
+import {
+  ConversationEndedError,
+  ConversationNotFoundError,
+  invalidInput,
+  unwrapUpdateFailure,
+} from './conversation-errors';
+import { DEFAULT_POLL_MS, pollConversation } from './conversation-poller';
 
 export interface SendOptions {
   /** Used only when this message starts the conversation. */
@@ -27,10 +51,54 @@ export interface Sent {
   messageId: string;
   /** Events up to here came before this message. */
   afterSeq: number;
+  /** True when this message started the conversation. */
+  started: boolean;
+}
+
+export interface SteerOptions {
+  messageId?: string;
+  /**
+   * True (the default): the `steer` update, which waits for a worker to take the message and
+   * returns whether a run was interrupted. False: the `steer` signal, which is stored even while no
+   * worker is running and returns no receipt.
+   */
+  wait?: boolean;
+}
+
+export interface Steered extends Sent {
+  /** From the update's receipt: a run was in progress and is being steered. Absent with `wait: false`. */
+  interrupting?: boolean;
+}
+
+export interface WatchOptions {
+  /** Only events with a higher sequence number; the conversation's newest event when absent (only what comes next). */
+  afterSeq?: number;
+  /** Stops after yielding the first event for which this is true. */
+  until?: (event: AgentEvent) => boolean;
+  /** Between two polls, in ms (default 200). */
+  pollMs?: number;
 }
 
 export type FollowItem =
   { kind: 'event'; event: AgentEvent } | { kind: 'progress'; progress: ActivityProgress };
+
+export type RunFinishedEvent = Extract<AgentEvent, { type: 'run_finished' }>;
+
+/** What Temporal knows of a conversation's workflow, without asking the workflow. */
+export interface ConversationExecution {
+  conversationId: string;
+  /** RUNNING while the conversation lasts; COMPLETED, FAILED, TERMINATED, … once it has ended. */
+  executionStatus: WorkflowExecutionStatusName;
+  startTime: Date;
+  closeTime?: Date;
+  taskQueue: string;
+}
+
+export interface ConversationListing {
+  conversationId: string;
+  startTime: Date;
+  taskQueue: string;
+}
 
 /** The typed way for a service to talk to conversations; everything goes through Temporal. */
 export class AgentClient {
@@ -39,84 +107,251 @@ export class AgentClient {
     private readonly taskQueue: string = DEFAULT_TASK_QUEUE,
   ) {}
 
+  /** Starts a conversation that waits for its first message; returns its id. Refuses an id already used. */
+  async start(
+    conversationId: string = `conv-${randomUUID()}`,
+    options: ConversationOptionsInput = {},
+  ): Promise<string> {
+    assertConversationId(conversationId);
+    const parsed = ConversationOptionsSchema.safeParse(options);
+    if (!parsed.success) throw invalidInput('conversation options', parsed.error);
+    try {
+      await this.client.workflow.start(CONVERSATION_WORKFLOW_TYPE, {
+        workflowId: conversationId,
+        taskQueue: this.taskQueue,
+        args: [{ options: parsed.data }],
+        // A conversation id names one conversation forever, so events and transcripts never mix.
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      });
+    } catch (error) {
+      if (error instanceof WorkflowExecutionAlreadyStartedError) {
+        throw new Error(`conversation ${conversationId} already exists`);
+      }
+      throw error;
+    }
+    return conversationId;
+  }
+
   /** Sends a user message, starting the conversation if it is not running. Refuses an ended conversation. */
   async send(conversationId: string, text: string, sendOptions: SendOptions = {}): Promise<Sent> {
     assertConversationId(conversationId);
-    const message = UserMessageInputSchema.parse({ text, messageId: sendOptions.messageId ?? randomUUID() });
-    const options = ConversationOptionsSchema.parse(sendOptions.options ?? {});
-    const handle = this.client.workflow.getHandle(conversationId);
+    const message = UserMessageInputSchema.safeParse({
+      text,
+      messageId: sendOptions.messageId ?? randomUUID(),
+    });
+    if (!message.success) throw invalidInput('message', message.error);
+    const options = ConversationOptionsSchema.safeParse(sendOptions.options ?? {});
+    if (!options.success) throw invalidInput('conversation options', options.error);
     let afterSeq = 0;
+    let started = true;
     try {
-      const description = await handle.describe();
-      if (description.status.name !== 'RUNNING') {
-        throw new Error(
-          `conversation ${conversationId} has ended (${description.status.name.toLowerCase()}); start a new one`,
-        );
-      }
-      afterSeq = (await handle.query(statusQuery)).lastSeq;
+      await this.assertRunning(conversationId);
+      afterSeq = (await this.handle(conversationId).query(statusQuery)).lastSeq;
+      started = false;
     } catch (error) {
-      if (!(error instanceof WorkflowNotFoundError)) throw error;
+      if (!(error instanceof ConversationNotFoundError)) throw error;
     }
     await this.client.workflow.signalWithStart(CONVERSATION_WORKFLOW_TYPE, {
       workflowId: conversationId,
       taskQueue: this.taskQueue,
-      args: [{ options }],
+      args: [{ options: options.data }],
       signal: userMessageSignal,
-      signalArgs: [message],
+      signalArgs: [message.data],
     });
-    return { conversationId, messageId: message.messageId, afterSeq };
+    return { conversationId, messageId: message.data.messageId, afterSeq, started };
+  }
+
+  /**
+   * Steers the run in progress: its running tools are cancelled (keeping what they return), then the
+   * message joins the transcript and the run goes on. With no run in progress it starts one.
+   */
+  async steer(conversationId: string, text: string, steerOptions: SteerOptions = {}): Promise<Steered> {
+    const message = UserMessageInputSchema.safeParse({
+      text,
+      messageId: steerOptions.messageId ?? randomUUID(),
+    });
+    if (!message.success) throw invalidInput('steering message', message.error);
+    await this.assertRunning(conversationId);
+    const afterSeq = (await this.status(conversationId)).lastSeq;
+    const handle = this.handle(conversationId);
+    const sent = { conversationId, messageId: message.data.messageId, afterSeq, started: false };
+    if (steerOptions.wait === false) {
+      await this.explainErrors(conversationId, () => handle.signal(steerSignal, message.data));
+      return sent;
+    }
+    const receipt: SteerReceipt = await this.update(conversationId, 'steer', () =>
+      handle.executeUpdate(steerUpdate, { args: [message.data] }),
+    );
+    return { ...sent, interrupting: receipt.interrupting };
+  }
+
+  /** Aborts the run in progress; the conversation then waits for the next message. Refused when no run is in progress. */
+  async abort(conversationId: string, input: AbortInput = {}): Promise<AbortReceipt> {
+    const parsed = AbortInputSchema.safeParse(input);
+    if (!parsed.success) throw invalidInput('abort', parsed.error);
+    const handle = this.handle(conversationId);
+    return this.update(conversationId, 'abort', () =>
+      handle.executeUpdate(abortUpdate, { args: [parsed.data] }),
+    );
+  }
+
+  /**
+   * Decides a pending approval. Refused (UpdateRefusedError, saying why) for an unknown or already
+   * decided `toolCallId` and for an approver the conversation does not list.
+   */
+  async approve(conversationId: string, decision: ApprovalDecision): Promise<ApprovalReceipt> {
+    const parsed = ApprovalDecisionSchema.safeParse(decision);
+    if (!parsed.success) throw invalidInput('approval decision', parsed.error);
+    const handle = this.handle(conversationId);
+    return this.update(conversationId, 'approve', () =>
+      handle.executeUpdate(approveUpdate, { args: [parsed.data] }),
+    );
+  }
+
+  /** From Temporal rather than the workflow, so it answers for ended conversations and with no worker running. */
+  async execution(conversationId: string): Promise<ConversationExecution> {
+    const description = await this.explainErrors(conversationId, () =>
+      this.handle(conversationId).describe(),
+    );
+    return {
+      conversationId,
+      executionStatus: description.status.name,
+      startTime: description.startTime,
+      ...(description.closeTime ? { closeTime: description.closeTime } : {}),
+      taskQueue: description.taskQueue,
+    };
   }
 
   status(conversationId: string): Promise<ConversationStatusSummary> {
-    return this.client.workflow.getHandle(conversationId).query(statusQuery);
+    return this.explainErrors(conversationId, () => this.handle(conversationId).query(statusQuery));
   }
 
   state(conversationId: string): Promise<ConversationState> {
-    return this.client.workflow.getHandle(conversationId).query(stateQuery);
+    return this.explainErrors(conversationId, () => this.handle(conversationId).query(stateQuery));
+  }
+
+  pendingApprovals(conversationId: string): Promise<PendingApproval[]> {
+    return this.explainErrors(conversationId, () => this.handle(conversationId).query(pendingApprovalsQuery));
   }
 
   events(conversationId: string, afterSeq = 0): Promise<AgentEvent[]> {
-    return this.client.workflow.getHandle(conversationId).query(eventsQuery, afterSeq);
+    return this.explainErrors(conversationId, () => this.handle(conversationId).query(eventsQuery, afterSeq));
   }
 
   async end(conversationId: string, reason?: string): Promise<void> {
-    await this.client.workflow.getHandle(conversationId).signal(endSignal, { reason });
+    await this.explainErrors(conversationId, () => this.handle(conversationId).signal(endSignal, { reason }));
+  }
+
+  /** Open conversations on this client's task queue, from Temporal visibility (which may lag by a moment). */
+  async *list(): AsyncGenerator<ConversationListing> {
+    const query = `WorkflowType = '${CONVERSATION_WORKFLOW_TYPE}' AND ExecutionStatus = 'Running' AND TaskQueue = '${this.taskQueue.replace(/'/g, "\\'")}'`;
+    for await (const execution of this.client.workflow.list({ query })) {
+      yield {
+        conversationId: execution.workflowId,
+        startTime: execution.startTime,
+        taskQueue: execution.taskQueue,
+      };
+    }
+  }
+
+  /**
+   * The conversation's events as they happen, with the progress of running tools as
+   * `tool_execution_update` events (made from their activities' heartbeat details; they carry the
+   * `seq` of the event before them). Ends after `until` matches or when the conversation ends.
+   */
+  async *watch(conversationId: string, watchOptions: WatchOptions = {}): AsyncGenerator<AgentEvent, void> {
+    const status = await this.status(conversationId);
+    let lastSeq = watchOptions.afterSeq ?? status.lastSeq;
+    let run = status.runCount;
+    const poll = pollConversation(
+      this.handle(conversationId),
+      lastSeq,
+      watchOptions.pollMs ?? DEFAULT_POLL_MS,
+    );
+    for await (const item of poll) {
+      if (item.kind === 'event') {
+        lastSeq = item.event.seq;
+        run = item.event.run;
+        yield item.event;
+        if (watchOptions.until?.(item.event)) return;
+        continue;
+      }
+      const { progress } = item;
+      if (progress.kind !== 'tool') continue;
+      yield {
+        type: 'tool_execution_update',
+        seq: lastSeq,
+        at: item.heartbeatAt,
+        run,
+        toolCallId: progress.toolCallId,
+        toolName: progress.toolName,
+        ...(progress.text !== undefined ? { text: progress.text } : {}),
+        ...(progress.details !== undefined ? { details: progress.details } : {}),
+      };
+    }
   }
 
   /**
    * Events after `afterSeq` and the heartbeated progress of running tools and model calls, until
-   * the run that took `messageId` finishes. Queries and describe() add nothing to history.
+   * the run that took `messageId` finishes. Throws when the conversation closes first.
    */
-  async *follow(
-    sent: Sent,
-    pollMs = 200,
-  ): AsyncGenerator<FollowItem, Extract<AgentEvent, { type: 'run_finished' }>> {
-    const handle = this.client.workflow.getHandle(sent.conversationId);
-    let afterSeq = sent.afterSeq;
-    const lastProgress = new Map<string, string>();
+  async *follow(sent: Sent, pollMs = DEFAULT_POLL_MS): AsyncGenerator<FollowItem, RunFinishedEvent> {
+    const poll = pollConversation(this.handle(sent.conversationId), sent.afterSeq, pollMs);
     for (;;) {
-      const events = await handle.query(eventsQuery, afterSeq);
-      for (const event of events) {
-        afterSeq = event.seq;
-        yield { kind: 'event', event };
-        if (event.type === 'run_finished' && event.messageIds.includes(sent.messageId)) return event;
+      const next = await poll.next();
+      if (next.done) {
+        throw new Error(`conversation ${sent.conversationId} ${next.value.toLowerCase()} before answering`);
       }
-      const description = await handle.describe();
+      const item = next.value;
+      if (item.kind === 'progress') {
+        yield { kind: 'progress', progress: item.progress };
+        continue;
+      }
+      yield item;
+      if (item.event.type === 'run_finished' && item.event.messageIds.includes(sent.messageId))
+        return item.event;
+    }
+  }
+
+  private handle(conversationId: string): WorkflowHandle {
+    return this.client.workflow.getHandle(assertConversationId(conversationId));
+  }
+
+  private async assertRunning(conversationId: string): Promise<void> {
+    const description = await this.explainErrors(conversationId, () =>
+      this.handle(conversationId).describe(),
+    );
+    if (description.status.name !== 'RUNNING') {
+      throw new ConversationEndedError(conversationId, description.status.name.toLowerCase());
+    }
+  }
+
+  /** Runs an update, turning a validator's refusal into UpdateRefusedError and a missing or closed workflow into ours. */
+  private async update<T>(conversationId: string, name: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await this.explainErrors(conversationId, call);
+    } catch (error) {
+      throw unwrapUpdateFailure(conversationId, name, error);
+    }
+  }
+
+  /** Temporal says "not found" both for an unknown workflow and, to updates and signals, a closed one: say which. */
+  private async explainErrors<T>(conversationId: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+      const description = await this.handle(conversationId)
+        .describe()
+        .catch((describeError: unknown) => {
+          if (describeError instanceof WorkflowNotFoundError)
+            throw new ConversationNotFoundError(conversationId);
+          throw describeError;
+        });
       if (description.status.name !== 'RUNNING') {
-        throw new Error(
-          `conversation ${sent.conversationId} ${description.status.name.toLowerCase()} before answering`,
-        );
+        throw new ConversationEndedError(conversationId, description.status.name.toLowerCase());
       }
-      for (const activity of description.raw.pendingActivities ?? []) {
-        const payload = activity.heartbeatDetails?.payloads?.[0];
-        if (!payload || !activity.activityId) continue;
-        const progress = defaultPayloadConverter.fromPayload<ActivityProgress>(payload);
-        const key = JSON.stringify(progress);
-        if (lastProgress.get(activity.activityId) === key) continue;
-        lastProgress.set(activity.activityId, key);
-        yield { kind: 'progress', progress };
-      }
-      await new Promise((resolve) => setTimeout(resolve, pollMs));
+      throw error;
     }
   }
 }

@@ -1,44 +1,68 @@
 #!/usr/bin/env node
+import { abortCommand } from './commands/abort';
+import { approveCommand } from './commands/approve';
 import { Cleanups, log } from './commands/cleanups';
+import { listCommand } from './commands/list';
 import { runCommand } from './commands/run';
+import { sendCommand } from './commands/send';
 import { serverCommand } from './commands/server';
+import { statusCommand } from './commands/status';
+import { steerCommand } from './commands/steer';
 import { UsageError } from './commands/usage-error';
+import { watchCommand } from './commands/watch';
 import { workerCommand } from './commands/worker';
 
 const USAGE = `durable-agent: durable AI agents on Temporal
 
 Usage:
-  durable-agent run [--id ID] [--workspace DIR] [--json] [--no-worker] [--model NAME]
-                    [--system TEXT] [--max-tool-iterations N] "<prompt>"
+  durable-agent run [--id ID] [--workspace DIR] [--json] [--no-worker] [--model NAME] [--system TEXT]
+                    [--max-tool-iterations N] [--approval auto|ask] "<prompt>"
+  durable-agent send ID [--no-wait] [--json] [conversation flags of run] "<text>"
+  durable-agent steer ID [--no-wait] [--json] "<text>"
+  durable-agent abort ID [--reason TEXT] [--by NAME] [--json]
+  durable-agent approve ID TOOL_CALL_ID [--always] [--reject] [--reason TEXT] [--by NAME] [--json]
+  durable-agent watch ID [--json] [--until-ended]
+  durable-agent status ID [--json]
+  durable-agent list [--json] [--limit N]
   durable-agent worker [--workspace DIR]
   durable-agent server [--port N] [--ui-port N] [--db FILE]
 
 Environment: OPENAI_BASE_URL, OPENAI_API_KEY, AGENT_MODEL, AGENT_TASK_QUEUE, TEMPORAL_ADDRESS,
 TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS*, DURABLE_AGENT_DATA_DIR (see README.md).`;
 
+type Command = (args: string[], cleanups: Cleanups) => Promise<number>;
+
+const COMMANDS: Record<string, Command> = {
+  run: runCommand,
+  send: sendCommand,
+  steer: steerCommand,
+  abort: abortCommand,
+  approve: approveCommand,
+  watch: watchCommand,
+  status: statusCommand,
+  list: listCommand,
+  worker: workerCommand,
+  server: serverCommand,
+};
+
+/** Commands that run a worker in this process and so set up the worker runtime's logging. */
+const WORKER_COMMANDS = new Set(['run', 'worker', 'server']);
+
 const cleanups = new Cleanups();
 
 async function main([command, ...args]: string[]): Promise<number> {
-  switch (command) {
-    case 'run':
-      return runCommand(args, cleanups);
-    case 'worker':
-      return workerCommand(args, cleanups);
-    case 'server':
-      return serverCommand(args, cleanups);
-    case undefined:
-    case 'help':
-    case '--help':
-    case '-h':
-      process.stdout.write(`${USAGE}\n`);
-      return command === undefined ? 2 : 0;
-    default:
-      throw new UsageError(`unknown command: ${command}`);
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(`${USAGE}\n`);
+    return command === undefined ? 2 : 0;
   }
+  const run = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (!run) throw new UsageError(`unknown command: ${command}`);
+  return run(args, cleanups);
 }
 
 /** `run` keeps the terminal for the conversation (its errors arrive as events); a worker logs warnings for operators. */
 async function installRuntime(command: string | undefined): Promise<void> {
+  if (!command || !WORKER_COMMANDS.has(command)) return;
   const { Runtime, DefaultLogger } = await import('@temporalio/worker');
   Runtime.install({ logger: new DefaultLogger(command === 'run' ? 'ERROR' : 'WARN') });
 }

@@ -1,5 +1,25 @@
-export { AgentClient, type FollowItem, type SendOptions, type Sent } from './agent-client';
-export type { ConversationState } from '../shared/conversation-api';
+export {
+  AgentClient,
+  type ConversationExecution,
+  type ConversationListing,
+  type FollowItem,
+  type RunFinishedEvent,
+  type SendOptions,
+  type Sent,
+  type SteerOptions,
+  type Steered,
+  type WatchOptions,
+} from './agent-client';
+export { ConversationEndedError, ConversationNotFoundError, UpdateRefusedError } from './conversation-errors';
+export type { ApprovalDecision, ApprovalSettings, PendingApproval } from '../shared/approvals';
+export type {
+  AbortInput,
+  AbortReceipt,
+  ApprovalReceipt,
+  ConversationState,
+  ConversationStatusSummary,
+  SteerReceipt,
+} from '../shared/conversation-api';
 export type { ConversationOptionsInput } from '../shared/conversation-options';
 export type { AgentEvent } from '../shared/events';
 export type { Message } from '../shared/messages';

@@ -1,31 +1,51 @@
-import type { FollowItem } from './agent-client';
+import type { ApprovalDecisionKind } from '../shared/approvals';
+import type { AgentEvent } from '../shared/events';
 
 const oneLine = (text: string, max = 160) => {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 };
 
-/** A line for the terminal (stderr) per thing worth seeing, or undefined for nothing. */
-export function renderProgress(item: FollowItem): string | undefined {
-  if (item.kind === 'progress') {
-    const { progress } = item;
-    if (progress.kind === 'model') return undefined;
-    const text = progress.text ? oneLine(progress.text.split('\n').filter(Boolean).pop() ?? '') : '';
-    const details = progress.details !== undefined ? oneLine(JSON.stringify(progress.details), 80) : '';
-    const shown = [text, details].filter(Boolean).join(' ');
-    return shown ? `  … ${progress.toolName} ${shown}` : undefined;
-  }
-  const { event } = item;
+const DECISION_WORDS: Record<ApprovalDecisionKind, string> = {
+  allow_once: 'allowed once',
+  allow_always: 'allowed always',
+  reject_once: 'rejected',
+  reject_always: 'rejected always',
+};
+
+const interruptedTools = (ids: string[]) =>
+  ids.length ? ` (interrupted ${ids.length} tool${ids.length === 1 ? '' : 's'})` : '';
+
+/** A line for the terminal (stderr) per event worth seeing, or undefined for nothing. */
+export function renderProgress(event: AgentEvent): string | undefined {
   switch (event.type) {
-    case 'tool_execution_start':
-      return `→ ${event.toolName} ${oneLine(event.args, 120)}`;
-    case 'tool_execution_end':
-      return `${event.isError ? '✗' : '✓'} ${event.toolName} ${oneLine(event.preview, 120)}`;
+    case 'run_started':
+      return undefined;
     case 'model_response':
       return event.toolCalls.length && event.text ? `· ${oneLine(event.text)}` : undefined;
+    case 'tool_execution_start':
+      return `→ ${event.toolName} ${oneLine(event.args, 120)}`;
+    case 'tool_execution_update': {
+      const text = event.text ? oneLine(event.text.split('\n').filter(Boolean).pop() ?? '') : '';
+      const details = event.details !== undefined ? oneLine(JSON.stringify(event.details), 80) : '';
+      const shown = [text, details].filter(Boolean).join(' ');
+      return shown ? `  … ${event.toolName} ${shown}` : undefined;
+    }
+    case 'tool_execution_end': {
+      const mark = event.aborted ? '⊘' : event.isError ? '✗' : '✓';
+      return `${mark} ${event.toolName}${event.aborted ? ' (interrupted)' : ''} ${oneLine(event.preview, 120)}`;
+    }
+    case 'approval_requested':
+      return `? ${event.toolName} needs approval (risk ${event.risk}, call ${event.toolCallId}): ${oneLine(event.args, 120)}`;
+    case 'approval_decided':
+      return `${event.decision.startsWith('allow') ? '✓' : '✗'} ${event.toolName} ${DECISION_WORDS[event.decision]} by ${event.by}${event.reason ? `: ${oneLine(event.reason, 120)}` : ''}`;
+    case 'steered':
+      return `↪ steered${interruptedTools(event.interrupted)}: ${oneLine(event.text, 120)}`;
+    case 'aborted':
+      return `■ aborted${event.by ? ` by ${event.by}` : ''}${interruptedTools(event.interrupted)}${event.reason ? `: ${oneLine(event.reason, 120)}` : ''}`;
+    case 'run_finished':
+      return undefined;
     case 'error':
       return `! ${event.message}`;
-    default:
-      return undefined;
   }
 }

@@ -1,5 +1,6 @@
-import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
+import type { ApprovalDecision, ApprovalDecisionKind, PendingApproval, StandingDecision } from './approvals';
 import type { AgentEvent } from './events';
 import type { Message } from './messages';
 
@@ -14,6 +15,46 @@ export const userMessageSignal = defineSignal<[UserMessageInput]>('userMessage')
 /** Ends the conversation once the current run and queued messages are done. */
 export const endSignal = defineSignal<[{ reason?: string }?]>('end');
 
+/**
+ * Steering: the tools of the current turn are cancelled (each may return what it has), then the
+ * message joins the transcript and the run goes on. During a model call it waits for the call to
+ * finish. With no run in progress it starts one, like a user message.
+ */
+export const steerSignal = defineSignal<[UserMessageInput]>('steer');
+export interface SteerReceipt {
+  messageId: string;
+  /** True when a run was in progress and is being steered; false when the message started a run. */
+  interrupting: boolean;
+}
+/** Returns once the steering message is accepted; the validator refuses an ended conversation. */
+export const steerUpdate = defineUpdate<SteerReceipt, [UserMessageInput]>('steer');
+
+export const AbortInputSchema = z.object({ reason: z.string().optional(), by: z.string().optional() });
+export type AbortInput = z.infer<typeof AbortInputSchema>;
+/** Cancels the model call and tools of the current run and ends it; the conversation stays usable. */
+export const abortSignal = defineSignal<[AbortInput?]>('abort');
+export interface AbortReceipt {
+  /** The run being aborted. */
+  run: number;
+}
+/** Returns once the abort is accepted; the validator refuses when no run is in progress. */
+export const abortUpdate = defineUpdate<AbortReceipt, [AbortInput]>('abort');
+
+/** Decides a pending approval. A signal with a decision the update would refuse is recorded as an error event. */
+export const approveSignal = defineSignal<[ApprovalDecision]>('approve');
+export interface ApprovalReceipt {
+  toolCallId: string;
+  toolName: string;
+  decision: ApprovalDecisionKind;
+}
+/**
+ * The validator refuses an unknown or already decided `toolCallId` and an approver not in the
+ * conversation's `approvers`; a refused decision never touches state.
+ */
+export const approveUpdate = defineUpdate<ApprovalReceipt, [ApprovalDecision]>('approve');
+/** Tool calls waiting for a decision, oldest first. */
+export const pendingApprovalsQuery = defineQuery<PendingApproval[]>('pendingApprovals');
+
 export type ConversationStatus = 'idle' | 'running' | 'ended';
 
 /** The state without the transcript and events: cheap to ask often. */
@@ -24,6 +65,7 @@ export interface ConversationStatusSummary {
   transcriptLength: number;
   /** Sequence number of the newest event, 0 before any. */
   lastSeq: number;
+  pendingApprovals: number;
 }
 export const statusQuery = defineQuery<ConversationStatusSummary>('status');
 
@@ -32,6 +74,11 @@ export interface ConversationState extends ConversationStatusSummary {
   transcript: Message[];
   /** The events kept in state (the latest, bounded). */
   events: AgentEvent[];
+  approvals: {
+    pending: PendingApproval[];
+    /** Decisions that hold for a tool for the rest of the conversation (allow_always, reject_always). */
+    standing: Record<string, StandingDecision>;
+  };
 }
 export const stateQuery = defineQuery<ConversationState>('state');
 /** Events with a sequence number above `afterSeq`. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ApprovalSettingsSchema } from './approvals';
 import { DEFAULT_MAX_TOOL_ITERATIONS } from './constants';
 
 /** Chosen when a conversation starts; fixed for its life. */
@@ -12,6 +13,8 @@ export const ConversationOptionsSchema = z.object({
   workspace: z.string().optional(),
   /** Tools offered to the model; every tool the worker has when absent. */
   tools: z.array(z.string()).optional(),
+  /** Which tool calls wait for a person's decision, who may decide, and for how long. */
+  approval: ApprovalSettingsSchema.default({}),
   /** The conversation ends after this long without a message; never when absent. */
   idleTimeoutMs: z.number().int().positive().optional(),
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ApprovalDecisionKindSchema, RiskLevelSchema } from './approvals';
 
 const base = { seq: z.number().int(), at: z.number(), run: z.number().int() };
 
@@ -20,20 +21,69 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
     toolName: z.string(),
     args: z.string(),
   }),
+  /**
+   * Progress of a running tool. Not kept by the workflow (that would cost history for every update):
+   * watchers make it from the heartbeat details of pending activities, with the `seq` of the last
+   * workflow event before it.
+   */
+  z.object({
+    ...base,
+    type: z.literal('tool_execution_update'),
+    toolCallId: z.string(),
+    toolName: z.string(),
+    text: z.string().optional(),
+    details: z.unknown().optional(),
+  }),
   z.object({
     ...base,
     type: z.literal('tool_execution_end'),
     toolCallId: z.string(),
     toolName: z.string(),
     isError: z.boolean(),
+    /** Interrupted by steer or abort. */
+    aborted: z.boolean().optional(),
     /** First part of the result text, for display. */
     preview: z.string(),
   }),
   z.object({
     ...base,
+    type: z.literal('approval_requested'),
+    toolCallId: z.string(),
+    toolName: z.string(),
+    args: z.string(),
+    risk: RiskLevelSchema,
+  }),
+  z.object({
+    ...base,
+    type: z.literal('approval_decided'),
+    toolCallId: z.string(),
+    toolName: z.string(),
+    decision: ApprovalDecisionKindSchema,
+    /** The approver (of the earlier always-decision, when one settled the request); `timeout` when it timed out. */
+    by: z.string(),
+    reason: z.string().optional(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('steered'),
+    messageId: z.string(),
+    text: z.string(),
+    /** Tool calls interrupted by this steer. */
+    interrupted: z.array(z.string()),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('aborted'),
+    reason: z.string().optional(),
+    by: z.string().optional(),
+    /** Tool calls interrupted by this abort. */
+    interrupted: z.array(z.string()),
+  }),
+  z.object({
+    ...base,
     type: z.literal('run_finished'),
     messageIds: z.array(z.string()),
-    outcome: z.enum(['answered', 'max_tool_iterations', 'error']),
+    outcome: z.enum(['answered', 'max_tool_iterations', 'error', 'aborted']),
     answer: z.string(),
   }),
   z.object({ ...base, type: z.literal('error'), message: z.string() }),

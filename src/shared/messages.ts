@@ -39,6 +39,8 @@ export const ToolResultMessageSchema = z.object({
   content: z.array(ToolResultContentSchema).min(1),
   details: z.unknown().optional(),
   isError: z.boolean(),
+  /** The call was interrupted by steer or abort; `content` holds what it returned before stopping, if anything. */
+  aborted: z.boolean().optional(),
   timestamp: z.number(),
 });
 export type ToolResultMessage = z.infer<typeof ToolResultMessageSchema>;

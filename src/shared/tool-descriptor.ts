@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ApprovalModeSchema, RiskLevelSchema } from './approvals';
 
 /** Default timeouts per category come from acp-tool-invocation.md (files 30 s, search 60 s, commands 300 s, MCP 120 s). */
 export const ToolCategorySchema = z.enum(['files', 'search', 'commands', 'mcp', 'other']);
@@ -25,5 +26,10 @@ export const ToolDescriptorSchema = z.object({
   startToCloseTimeoutMs: z.number().int().positive(),
   heartbeatTimeoutMs: z.number().int().positive(),
   retry: ToolRetrySchema,
+  /** Absent in descriptors recorded before approvals existed, which ran without asking. */
+  risk: RiskLevelSchema.default('low'),
+  /** The tool's own approval mode; follows from `risk` when absent. */
+  approval: ApprovalModeSchema.optional(),
 });
 export type ToolDescriptor = z.infer<typeof ToolDescriptorSchema>;
+export type ToolDescriptorInput = z.input<typeof ToolDescriptorSchema>;

@@ -1,3 +1,4 @@
+import { defaultApprovalMode } from '../shared/approvals';
 import type { ToolCategory, ToolDescriptor, ToolRetry } from '../shared/tool-descriptor';
 import type { AgentTool } from './tool';
 
@@ -29,5 +30,7 @@ export function describeTool(tool: AgentTool): ToolDescriptor {
     startToCloseTimeoutMs: tool.startToCloseTimeoutMs ?? defaults.startToCloseTimeoutMs,
     heartbeatTimeoutMs: tool.heartbeatTimeoutMs ?? defaults.heartbeatTimeoutMs,
     retry: { ...(tool.idempotent ? RETRY_IDEMPOTENT : RETRY_ONCE), ...tool.retry },
+    risk: tool.risk,
+    approval: tool.approval ?? defaultApprovalMode(tool.risk),
   };
 }

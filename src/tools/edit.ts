@@ -16,6 +16,7 @@ export const editTool = defineTool({
   }),
   category: 'files',
   idempotent: false,
+  risk: 'medium',
   async execute(_toolCallId, params, _signal, _onUpdate, { workspace }) {
     const file = await workspace.resolve(params.path);
     const shown = workspace.relative(file);

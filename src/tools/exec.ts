@@ -28,6 +28,7 @@ export const execTool = defineTool({
   }),
   category: 'commands',
   idempotent: false,
+  risk: 'high',
   execute(_toolCallId, params, signal, onUpdate, { workspace }) {
     if (signal.aborted) return Promise.reject(signal.reason ?? new Error('aborted'));
     const timeoutMs = (params.timeout ?? DEFAULT_TIMEOUT_S) * 1_000;
@@ -93,7 +94,16 @@ export const execTool = defineTool({
           return;
         }
         if (stoppedBy === 'abort') {
-          reject(signal.reason ?? new Error('aborted'));
+          // Steering and abort keep what the command printed; the runtime marks the result as partial.
+          resolve(
+            textResult(`interrupted and killed. Output so far:\n${text || '(no output)'}`, {
+              exitCode: code,
+              signal: killedBy,
+              durationMs,
+              outputBytes: output.bytes,
+              interrupted: true,
+            }),
+          );
           return;
         }
         const status = code === null ? `killed by ${killedBy}` : `exit code ${code}`;

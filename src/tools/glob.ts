@@ -28,6 +28,7 @@ export const globTool = defineTool({
   }),
   category: 'search',
   idempotent: true,
+  risk: 'low',
   async execute(_toolCallId, params, _signal, _onUpdate, { workspace }) {
     assertContainedPattern(params.pattern);
     const base = await workspace.resolve(params.path);

@@ -31,6 +31,7 @@ export const grepTool = defineTool({
   }),
   category: 'search',
   idempotent: true,
+  risk: 'low',
   async execute(_toolCallId, params, signal, onUpdate, { workspace }) {
     let regex: RegExp;
     try {

@@ -18,6 +18,7 @@ export const listDirectoryTool = defineTool({
   }),
   category: 'files',
   idempotent: true,
+  risk: 'low',
   async execute(_toolCallId, params, _signal, _onUpdate, { workspace }) {
     const directory = await workspace.resolve(params.path);
     const shown = workspace.relative(directory);

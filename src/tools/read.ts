@@ -23,6 +23,7 @@ export const readTool = defineTool({
   }),
   category: 'files',
   idempotent: true,
+  risk: 'low',
   async execute(_toolCallId, params, _signal, _onUpdate, { workspace }) {
     const file = await workspace.resolve(params.path);
     const shown = workspace.relative(file);

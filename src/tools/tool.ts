@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ApprovalMode, RiskLevel } from '../shared/approvals';
 import type { ToolResultContent } from '../shared/content';
 import type { ToolCategory, ToolRetry } from '../shared/tool-descriptor';
 import type { Workspace } from './workspace';
@@ -31,6 +32,10 @@ export interface AgentTool<TParams extends z.ZodType = z.ZodType> {
   category: ToolCategory;
   /** Safe to run again when an attempt's outcome is unknown: read-only tools. */
   idempotent: boolean;
+  /** What the tool can do to the world; decides whether a call needs approval unless `approval` says otherwise. */
+  risk: RiskLevel;
+  /** Overrides the approval mode that follows from `risk`. */
+  approval?: ApprovalMode;
   /** Overrides the category's default timeouts and retry policy. */
   startToCloseTimeoutMs?: number;
   heartbeatTimeoutMs?: number;

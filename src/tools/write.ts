@@ -15,6 +15,7 @@ export const writeTool = defineTool({
   }),
   category: 'files',
   idempotent: false,
+  risk: 'medium',
   async execute(_toolCallId, params, _signal, _onUpdate, { workspace }) {
     const file = await workspace.resolve(params.path);
     const shown = workspace.relative(file);

@@ -1,4 +1,4 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { ActivityCancellationType, proxyActivities } from '@temporalio/workflow';
 import type { AgentActivities } from '../activities/create-activities';
 import type { ToolDescriptor } from '../shared/tool-descriptor';
 
@@ -23,9 +23,14 @@ export const catalogActivities = proxyActivities<Pick<AgentActivities, 'listTool
   retry: { maximumAttempts: 5 },
 });
 
-/** Each tool runs with its own timeouts and retry policy, taken from its descriptor. */
+/**
+ * Each tool runs with its own timeouts and retry policy, taken from its descriptor. When a steer or
+ * abort cancels it, the workflow waits for the activity to stop, so whatever the tool returned
+ * before stopping reaches the model.
+ */
 export function toolActivitiesFor(descriptor: ToolDescriptor): Pick<AgentActivities, 'runTool'> {
   return proxyActivities<Pick<AgentActivities, 'runTool'>>({
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     startToCloseTimeout: descriptor.startToCloseTimeoutMs,
     heartbeatTimeout: descriptor.heartbeatTimeoutMs,
     retry: {

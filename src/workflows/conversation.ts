@@ -2,6 +2,7 @@ import {
   ApplicationFailure,
   allHandlersFinished,
   condition,
+  isCancellation,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -12,6 +13,7 @@ import {
   UserMessageInputSchema,
   endSignal,
   eventsQuery,
+  pendingApprovalsQuery,
   stateQuery,
   statusQuery,
   transcriptPageQuery,
@@ -20,10 +22,12 @@ import {
 import { type ConversationOptionsInput, ConversationOptionsSchema } from '../shared/conversation-options';
 import type { UserMessage } from '../shared/messages';
 import type { ToolDescriptor } from '../shared/tool-descriptor';
+import { ApprovalBook } from './approval-book';
+import { installControlHandlers, userMessageOf } from './control-handlers';
 import { EventLog } from './event-log';
+import { RunControl } from './run-control';
 import { Transcript } from './transcript';
 import { lookUpTools, runTurnLoop } from './turn-loop';
-import { workflowTime } from './workflow-time';
 
 export interface ConversationInput {
   options?: ConversationOptionsInput;
@@ -54,32 +58,49 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
   let runCount = 0;
   let endRequested = false;
   let tools: ReadonlyMap<string, ToolDescriptor> | undefined;
+  const approvals = new ApprovalBook(options.approval, events);
+  /** The run in progress, if any. */
+  let current: RunControl | undefined;
+
+  const ignored = (what: string, reason: string): void => {
+    events.record(runCount, { type: 'error', message: `${what} ignored: ${reason}` });
+  };
 
   setHandler(userMessageSignal, (message) => {
     const parsed = UserMessageInputSchema.safeParse(message);
     if (!parsed.success) {
-      events.record(runCount, { type: 'error', message: `userMessage ignored: ${parsed.error.message}` });
+      ignored('userMessage', parsed.error.message);
       return;
     }
-    queue.push({
-      role: 'user',
-      content: parsed.data.text,
-      messageId: parsed.data.messageId,
-      timestamp: workflowTime(),
-    });
+    queue.push(userMessageOf(parsed.data));
   });
   setHandler(endSignal, () => {
     endRequested = true;
   });
+  installControlHandlers({
+    approvals,
+    currentRun: () => current,
+    enqueue: (message) => queue.push(message),
+    ending: () => status === 'ended' || endRequested,
+    ignored,
+  });
+
   const summary = (): ConversationStatusSummary => ({
     status,
     runCount,
     queuedMessages: queue.length,
     transcriptLength: transcript.length,
     lastSeq: events.lastSeq,
+    pendingApprovals: approvals.pendingCount,
   });
   setHandler(statusQuery, summary);
-  setHandler(stateQuery, () => ({ ...summary(), transcript: transcript.all(), events: events.all() }));
+  setHandler(stateQuery, () => ({
+    ...summary(),
+    transcript: transcript.all(),
+    events: events.all(),
+    approvals: { pending: approvals.pendingApprovals(), standing: approvals.standingDecisions() },
+  }));
+  setHandler(pendingApprovalsQuery, () => approvals.pendingApprovals());
   setHandler(eventsQuery, (afterSeq) => events.after(afterSeq));
   setHandler(transcriptPageQuery, (request) => transcript.page(request, TRANSCRIPT_PAGE_BYTES));
 
@@ -102,17 +123,33 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
     if (queue.length === 0) break;
     status = 'running';
     runCount++;
-    await runTurnLoop(
-      {
-        conversationId,
-        run: runCount,
-        options,
-        transcript,
-        events,
-        tools: async () => (tools ??= await lookUpTools()),
-      },
-      queue.splice(0),
-    );
+    const control = new RunControl(runCount);
+    current = control;
+    const messages = queue.splice(0);
+    try {
+      await control.scope.run(() =>
+        runTurnLoop(
+          {
+            conversationId,
+            run: runCount,
+            options,
+            transcript,
+            events,
+            tools: async () => (tools ??= await lookUpTools()),
+            approvals,
+            control,
+          },
+          messages,
+        ),
+      );
+    } catch (error) {
+      // The loop turns an abort into an `aborted` event; a cancellation reaching here is the workflow's own.
+      if (!isCancellation(error) || !control.aborted) throw error;
+    } finally {
+      current = undefined;
+    }
+    // Steering that an abort overtook is not lost: it starts the next run.
+    queue.unshift(...control.takeSteering());
     status = 'idle';
   }
   status = 'ended';

@@ -1,8 +1,15 @@
 import { isCancellation } from '@temporalio/workflow';
+import { type ApprovalSettings, defaultApprovalMode, effectiveApprovalMode } from '../shared/approvals';
 import type { ToolCall, ToolResultMessage } from '../shared/messages';
 import type { ToolDescriptor } from '../shared/tool-descriptor';
-import { type ToolOutcome, toolErrorOutcome } from '../shared/tool-errors';
+import {
+  type ToolOutcome,
+  toolAbortedOutcome,
+  toolBlockedOutcome,
+  toolErrorOutcome,
+} from '../shared/tool-errors';
 import { toolActivitiesFor } from './activity-proxies';
+import type { ApprovalBook } from './approval-book';
 import type { EventLog } from './event-log';
 import { outcomeOfToolFailure } from './tool-failure';
 import { workflowTime } from './workflow-time';
@@ -13,31 +20,63 @@ export interface FanOutContext {
   workspace?: string;
   tools: ReadonlyMap<string, ToolDescriptor>;
   events: EventLog;
+  approvals: ApprovalBook;
+  approvalSettings: ApprovalSettings;
+  /** Why a call was cancelled (steer or abort), for the model to read. */
+  interruption: () => string;
 }
 
 const PREVIEW_CHARS = 200;
+const ARGS_SHOWN_CHARS = 2_000;
 
-/** Starts every call at once; results come back in the order the model asked for them. */
+/**
+ * Starts every call at once; results come back in the order the model asked for them. Calls that
+ * need approval wait for it while the others run. Cancellation (steer, abort) never escapes: each
+ * interrupted call becomes an aborted result, with whatever its tool returned before stopping.
+ */
 export function runToolCalls(calls: ToolCall[], context: FanOutContext): Promise<ToolResultMessage[]> {
   return Promise.all(calls.map((call) => runToolCall(call, context)));
 }
 
+/** Results for calls that were never started because the run was interrupted first. */
+export function notStartedResults(calls: ToolCall[], reason: string): ToolResultMessage[] {
+  return calls.map((call) => toolResultMessage(call, toolAbortedOutcome(call.name, reason)));
+}
+
 async function runToolCall(call: ToolCall, context: FanOutContext): Promise<ToolResultMessage> {
-  context.events.record(context.run, {
-    type: 'tool_execution_start',
-    toolCallId: call.id,
-    toolName: call.name,
-    args: call.arguments.slice(0, 2_000),
-  });
-  const outcome = await outcomeOf(call, context);
+  // Recorded once the call may run (after any approval), so watchers see approval, then execution.
+  let started = false;
+  const start = () => {
+    if (started) return;
+    started = true;
+    context.events.record(context.run, {
+      type: 'tool_execution_start',
+      toolCallId: call.id,
+      toolName: call.name,
+      args: call.arguments.slice(0, ARGS_SHOWN_CHARS),
+    });
+  };
+  let outcome: ToolOutcome;
+  try {
+    outcome = await outcomeOf(call, context, start);
+  } catch (error) {
+    if (!isCancellation(error)) throw error;
+    outcome = toolAbortedOutcome(call.name, context.interruption());
+  }
+  start();
   const firstText = outcome.content.find((block) => block.type === 'text');
   context.events.record(context.run, {
     type: 'tool_execution_end',
     toolCallId: call.id,
     toolName: call.name,
     isError: outcome.isError,
+    ...(outcome.aborted ? { aborted: true } : {}),
     preview: firstText?.type === 'text' ? firstText.text.slice(0, PREVIEW_CHARS) : '',
   });
+  return toolResultMessage(call, outcome);
+}
+
+function toolResultMessage(call: ToolCall, outcome: ToolOutcome): ToolResultMessage {
   return {
     role: 'toolResult',
     toolCallId: call.id,
@@ -47,7 +86,8 @@ async function runToolCall(call: ToolCall, context: FanOutContext): Promise<Tool
   };
 }
 
-async function outcomeOf(call: ToolCall, context: FanOutContext): Promise<ToolOutcome> {
+/** Throws CancelledFailure when interrupted before the tool's activity was started. */
+async function outcomeOf(call: ToolCall, context: FanOutContext, start: () => void): Promise<ToolOutcome> {
   const descriptor = context.tools.get(call.name);
   if (!descriptor) {
     const known = [...context.tools.keys()].sort().join(', ');
@@ -55,6 +95,25 @@ async function outcomeOf(call: ToolCall, context: FanOutContext): Promise<ToolOu
   }
   const parsed = parseArguments(call.arguments);
   if (!parsed.ok) return toolErrorOutcome(call.name, 'InvalidArgs', parsed.error);
+  const risk = descriptor.risk;
+  const mode = effectiveApprovalMode(
+    context.approvalSettings,
+    call.name,
+    descriptor.approval ?? defaultApprovalMode(risk),
+  );
+  const approval = await context.approvals.decide(
+    {
+      toolCallId: call.id,
+      toolName: call.name,
+      arguments: call.arguments.slice(0, ARGS_SHOWN_CHARS),
+      risk,
+      mode,
+      run: context.run,
+    },
+    mode,
+  );
+  if (!approval.allowed) return toolBlockedOutcome(call.name, approval.reason);
+  start();
   try {
     return await toolActivitiesFor(descriptor).runTool({
       conversationId: context.conversationId,
@@ -64,7 +123,7 @@ async function outcomeOf(call: ToolCall, context: FanOutContext): Promise<ToolOu
       workspace: context.workspace,
     });
   } catch (error) {
-    if (isCancellation(error)) throw error;
+    if (isCancellation(error)) return toolAbortedOutcome(call.name, context.interruption());
     return outcomeOfToolFailure(descriptor, error);
   }
 }

@@ -2,10 +2,12 @@ import { ActivityFailure, ApplicationFailure, isCancellation } from '@temporalio
 import { EVENT_TEXT_PREVIEW_CHARS } from '../shared/constants';
 import type { ConversationOptions } from '../shared/conversation-options';
 import { type AssistantMessage, type UserMessage, textOf, toolCallsOf } from '../shared/messages';
-import type { ToolDescriptor } from '../shared/tool-descriptor';
+import { type ToolDescriptor, ToolDescriptorSchema } from '../shared/tool-descriptor';
 import { catalogActivities, modelActivities } from './activity-proxies';
+import type { ApprovalBook } from './approval-book';
 import type { EventLog } from './event-log';
-import { runToolCalls } from './tool-fan-out';
+import type { RunControl } from './run-control';
+import { notStartedResults, runToolCalls } from './tool-fan-out';
 import type { Transcript } from './transcript';
 
 export interface RunContext {
@@ -16,24 +18,49 @@ export interface RunContext {
   events: EventLog;
   /** Tools the worker offers, looked up once per conversation. */
   tools: () => Promise<ReadonlyMap<string, ToolDescriptor>>;
+  approvals: ApprovalBook;
+  /** Steer and abort for this run; the loop runs inside `control.scope`. */
+  control: RunControl;
 }
+
+const STEERED = 'interrupted: the user steered the conversation before it finished';
+const ABORTED = 'interrupted: the run was aborted';
 
 /**
  * One run: the model is called, the tools it asks for run in parallel, their results go back to
  * the model, until it answers without tool calls or `maxToolIterations` model calls asked for tools.
+ * A steering message interrupts the turn's tools and joins the transcript after their results; an
+ * abort stops the run wherever it is. Every tool call the model made gets a result either way.
  */
 export async function runTurnLoop(context: RunContext, messages: UserMessage[]): Promise<void> {
-  const { run, transcript, events, options } = context;
+  const { run, transcript, events, options, control } = context;
   const messageIds = messages.map((message) => message.messageId);
   transcript.append(...messages);
   events.record(run, { type: 'run_started', messageIds });
-  const finish = (outcome: 'answered' | 'max_tool_iterations' | 'error', answer = '') =>
+  const finish = (outcome: 'answered' | 'max_tool_iterations' | 'error' | 'aborted', answer = '') =>
     events.record(run, { type: 'run_finished', messageIds, outcome, answer });
-  /** An activity that failed for good ends the run, never the conversation; cancellation passes through. */
+  const abortRun = (interrupted: string[]) => {
+    events.record(run, { type: 'aborted', ...control.aborted, interrupted });
+    finish('aborted');
+  };
+  /** An activity that failed for good ends the run, never the conversation. */
   const failRun = (what: string, error: unknown) => {
+    if (isCancellation(error) && control.aborted) return abortRun([]);
     if (isCancellation(error)) throw error;
     events.record(run, { type: 'error', message: `${what}: ${failureMessage(error)}` });
     finish('error');
+  };
+  const applySteering = (interrupted: string[]) => {
+    const steering = control.takeSteering();
+    transcript.append(...steering);
+    for (const message of steering) {
+      events.record(run, {
+        type: 'steered',
+        messageId: message.messageId,
+        text: message.content.slice(0, EVENT_TEXT_PREVIEW_CHARS),
+        interrupted,
+      });
+    }
   };
 
   let tools: ReadonlyMap<string, ToolDescriptor>;
@@ -70,19 +97,41 @@ export async function runTurnLoop(context: RunContext, messages: UserMessage[]):
       toolCalls: calls.map((call) => ({ id: call.id, name: call.name })),
     });
     if (calls.length === 0) {
-      finish('answered', text);
-      return;
+      if (!control.hasSteering) {
+        finish('answered', text);
+        return;
+      }
+      applySteering([]);
+      continue;
     }
 
-    const results = await runToolCalls(calls, {
-      conversationId: context.conversationId,
-      run,
-      workspace: options.workspace,
-      tools: new Map(offered.map((name) => [name, tools.get(name)!])),
-      events,
-    });
+    // A steer that came during the model call applies now: the calls it asked for are not run.
+    const results = control.hasSteering
+      ? notStartedResults(calls, STEERED)
+      : await control.runTools(() =>
+          runToolCalls(calls, {
+            conversationId: context.conversationId,
+            run,
+            workspace: options.workspace,
+            tools: new Map(offered.map((name) => [name, tools.get(name)!])),
+            events,
+            approvals: context.approvals,
+            approvalSettings: options.approval,
+            interruption: () => (control.aborted ? ABORTED : STEERED),
+          }),
+        );
     transcript.append(...results);
+    const interrupted = results.filter((result) => result.aborted).map((result) => result.toolCallId);
 
+    if (control.aborted) {
+      abortRun(interrupted);
+      return;
+    }
+    if (control.hasSteering) {
+      // A person just spoke: the model answers them even when the tool iteration limit is reached.
+      applySteering(interrupted);
+      continue;
+    }
     if (iteration >= options.maxToolIterations) {
       events.record(run, {
         type: 'error',
@@ -95,7 +144,10 @@ export async function runTurnLoop(context: RunContext, messages: UserMessage[]):
 }
 
 export async function lookUpTools(): Promise<ReadonlyMap<string, ToolDescriptor>> {
-  const descriptors = await catalogActivities.listTools();
+  // Parsed so descriptors recorded by older workers get today's defaults (no risk recorded: never asks).
+  const descriptors = (await catalogActivities.listTools()).map((descriptor) =>
+    ToolDescriptorSchema.parse(descriptor),
+  );
   return new Map(descriptors.map((descriptor) => [descriptor.name, descriptor]));
 }
 

@@ -1,36 +1,14 @@
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../src/worker/free-port';
+import { assertCliBuilt, runCli, startCli } from '../support/cli-process';
 import type { ChatRequest, ScriptedReply } from '../support/scripted-model';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server';
 
-const CLI = path.resolve(__dirname, '../../dist/client/cli.js');
 let model: ScriptedModelServer;
 
 afterAll(() => model?.close());
-
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runCli(args: string[], env: NodeJS.ProcessEnv, onStderr?: (text: string) => void): Promise<CliRun> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      onStderr?.(stderr);
-    });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 /** The environment a user has: no TEMPORAL_ADDRESS, so the CLI starts and stops its own embedded server. */
 async function userEnv(extra: NodeJS.ProcessEnv = {}): Promise<NodeJS.ProcessEnv> {
@@ -45,9 +23,7 @@ async function userEnv(extra: NodeJS.ProcessEnv = {}): Promise<NodeJS.ProcessEnv
   return env;
 }
 
-beforeAll(() => {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` (npm test does it first)`);
-});
+beforeAll(assertCliBuilt);
 
 test('durable-agent run answers through an embedded server and resumes the conversation after a restart', async () => {
   model = await startScriptedModelServer([
@@ -63,7 +39,11 @@ test('durable-agent run answers through an embedded server and resumes the conve
   const workspace = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-cli-ws-'));
   const env = await userEnv({ OPENAI_BASE_URL: model.baseUrl, AGENT_MODEL: 'scripted-model' });
 
-  const first = await runCli(['run', '--id', 'cli-demo', '--workspace', workspace, 'Write a greeting'], env);
+  // `write` asks for approval by default; --approval auto lets it run.
+  const first = await runCli(
+    ['run', '--id', 'cli-demo', '--workspace', workspace, '--approval', 'auto', 'Write a greeting'],
+    env,
+  );
   expect(first.stderr).toContain('Starting the embedded Temporal server');
   expect(first).toMatchObject({ code: 0, stdout: 'I wrote greeting.txt.\n' });
   expect(first.stderr).toMatch(/→ write .*greeting\.txt/);
@@ -124,13 +104,11 @@ test('two runs share one embedded server: the one that started it leaves it runn
   const env = await userEnv({ OPENAI_BASE_URL: shared.baseUrl, AGENT_MODEL: 'scripted-model' });
   let serverPid: number | undefined;
   try {
-    let firstReady!: () => void;
-    const firstIsUp = new Promise<void>((resolve) => (firstReady = resolve));
-    const first = runCli(['run', 'first'], env, (stderr) => stderr.includes('conversation ') && firstReady());
-    await firstIsUp;
-    const second = runCli(['run', 'second'], env);
+    const first = startCli(['run', '--approval', 'auto', 'first'], env);
+    await first.stderrMatching(/conversation /);
+    const second = runCli(['run', '--approval', 'auto', 'second'], env);
 
-    const firstResult = await first;
+    const firstResult = await first.done;
     expect(firstResult).toMatchObject({ code: 0, stdout: 'first done.\n' });
     const left = /leaving it running \(pid (\d+)\)/.exec(firstResult.stderr);
     expect(left).not.toBeNull();
@@ -154,5 +132,13 @@ test('durable-agent run refuses a malformed flag value with usage, before touchi
   expect(result.code).toBe(2);
   expect(result.stderr).toContain('--max-tool-iterations takes a whole number of at least 1, got many');
   expect(result.stderr).toContain('Usage:');
+  expect(result.stderr).not.toContain('Starting the embedded Temporal server');
+});
+
+test('commands that act on conversations need a running server and never start one', async () => {
+  const env = await userEnv();
+  const result = await runCli(['status', 'conv-1'], env);
+  expect(result.code).toBe(1);
+  expect(result.stderr).toContain(`no Temporal server on 127.0.0.1:${env.DURABLE_AGENT_SERVER_PORT}`);
   expect(result.stderr).not.toContain('Starting the embedded Temporal server');
 });

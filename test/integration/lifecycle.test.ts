@@ -69,7 +69,10 @@ test('a watcher sees a running tool’s heartbeated progress', async () => {
     },
     { text: 'Counted.' },
   ]);
-  const { finished, seen } = await ask(harness().agent, newId(), 'Count');
+  // exec asks for approval by default; this conversation lets tools run unasked.
+  const { finished, seen } = await ask(harness().agent, newId(), 'Count', {
+    options: { approval: { mode: 'auto' } },
+  });
   expect(finished.answer).toBe('Counted.');
   const progressTexts = seen.flatMap((item) =>
     item.kind === 'progress' && item.progress.kind === 'tool' && item.progress.text
@@ -98,6 +101,7 @@ test('events carry a bounded preview of long model text; the transcript and the 
     status: 'idle',
     runCount: 1,
     queuedMessages: 0,
+    pendingApprovals: 0,
     transcriptLength: 2,
     lastSeq: events[events.length - 1]!.seq,
   });

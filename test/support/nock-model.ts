@@ -3,15 +3,27 @@ import { type ChatRequest, ModelScript, type ScriptStep } from './scripted-model
 
 export const NOCK_MODEL_URL = 'http://model.test/v1';
 
-/** Fakes the model's HTTP endpoint with nock; only this host is intercepted, Temporal's gRPC is untouched. */
-export function nockModel(steps: ScriptStep[]): ModelScript {
+/**
+ * Fakes the model's HTTP endpoint with nock; only this host is intercepted, Temporal's gRPC is untouched.
+ * `delayFirstMs` holds back the first answer, so a test can act while a model call is in flight.
+ */
+export function nockModel(steps: ScriptStep[], options: { delayFirstMs?: number } = {}): ModelScript {
   const script = new ModelScript(steps);
+  const answer = (body: unknown) => {
+    const reply = script.answer(body as ChatRequest);
+    return [reply.status, reply.body, reply.headers] as [number, string, Record<string, string>];
+  };
+  let remaining = steps.length + 1;
+  if (options.delayFirstMs !== undefined) {
+    nock('http://model.test')
+      .post('/v1/chat/completions')
+      .delay(options.delayFirstMs)
+      .reply((_uri, body) => answer(body));
+    remaining--;
+  }
   nock('http://model.test')
     .post('/v1/chat/completions')
-    .times(steps.length + 1)
-    .reply(function (_uri, body) {
-      const answer = script.answer(body as ChatRequest);
-      return [answer.status, answer.body, answer.headers];
-    });
+    .times(remaining)
+    .reply((_uri, body) => answer(body));
   return script;
 }

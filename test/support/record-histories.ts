@@ -1,17 +1,28 @@
 /**
  * Records one history per kind of run with the current workflow code into test/histories/.
- * Run it (`npm run record-histories`) when adding a kind of run; never to paper over a replay
- * failure: a history that no longer replays means running conversations would break, which is
- * what patched() is for.
+ * Run it (`npm run record-histories`) when adding a kind of run: it records only the kinds that
+ * have no file yet (or those named: `npm run record-histories -- steer abort`). Never re-record to
+ * paper over a replay failure: a history that no longer replays means running conversations would
+ * break, which is what patched() is for.
  */
+import { existsSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { DefaultLogger, NativeConnection, Runtime, bundleWorkflowCode } from '@temporalio/worker';
 import OpenAI from 'openai';
 import { AgentClient } from '../../src/client/agent-client';
+import type { ApprovalDecision } from '../../src/shared/approvals';
+import {
+  type UserMessageInput,
+  abortUpdate,
+  approveSignal,
+  approveUpdate,
+  pendingApprovalsQuery,
+  steerUpdate,
+} from '../../src/shared/conversation-api';
 import type { ConversationOptionsInput } from '../../src/shared/conversation-options';
 import { builtinTools } from '../../src/tools/builtin-tools';
 import { ToolRegistry } from '../../src/tools/registry';
@@ -22,18 +33,39 @@ import { PROJECT_TOOLS_DIR } from '../../src/worker/paths';
 import { findOrBuildTemporalCli } from '../../src/worker/temporal-cli';
 import type { ScriptStep } from './scripted-model';
 import { startScriptedModelServer } from './scripted-model-server';
+import { waitFor } from './test-worker';
+import { waitForEvent, waitForHeartbeat } from './wait-for-event';
+
+/** What a scenario can do to its conversation besides sending messages. */
+interface Driver {
+  /** Sends a message and waits until its run finishes. */
+  say(text: string): Promise<void>;
+  /** Sends a message without waiting. */
+  send(text: string): Promise<void>;
+  handle: WorkflowHandle;
+  runFinished(run: number): Promise<void>;
+  pending(toolCallId: string): Promise<void>;
+}
 
 interface Scenario {
   name: string;
   options?: ConversationOptionsInput;
-  messages: string[];
   model: ScriptStep[];
+  drive: (conversation: Driver) => Promise<void>;
 }
+
+const steerInput = (text: string): [UserMessageInput] => [{ text, messageId: `steer-${text.length}` }];
+const decision = (toolCallId: string, kind: ApprovalDecision['decision'], by: string, reason?: string) => ({
+  toolCallId,
+  decision: kind,
+  by,
+  ...(reason ? { reason } : {}),
+});
+const LONG_COMMAND = 'for i in $(seq 1 300); do echo line $i; sleep 0.1; done';
 
 const SCENARIOS: Scenario[] = [
   {
     name: 'tool-fan-out',
-    messages: ['Look around', 'Thanks'],
     model: [
       {
         text: 'Looking.',
@@ -47,24 +79,112 @@ const SCENARIOS: Scenario[] = [
       { text: 'There is one file, notes.txt.' },
       { text: 'You are welcome.' },
     ],
+    drive: async ({ say }) => {
+      await say('Look around');
+      await say('Thanks');
+    },
   },
   {
     name: 'max-tool-iterations',
     options: { maxToolIterations: 2 },
-    messages: ['Loop'],
     model: [
       { toolCalls: [{ id: 'call_loop_1', name: 'list_directory', arguments: {} }] },
       { toolCalls: [{ id: 'call_loop_2', name: 'list_directory', arguments: {} }] },
     ],
+    drive: ({ say }) => say('Loop'),
   },
   {
     name: 'model-error',
-    messages: ['Hello', 'Hello again'],
     model: [{ status: 401, error: 'invalid api key' }, { text: 'Hello.' }],
+    drive: async ({ say }) => {
+      await say('Hello');
+      await say('Hello again');
+    },
+  },
+  {
+    // allow_always by update, a later call allowed by that standing decision, a rejection by signal.
+    name: 'approval',
+    options: { approval: { approvers: ['alice', 'bob'] } },
+    model: [
+      {
+        toolCalls: [
+          { id: 'call_write_a', name: 'write', arguments: { path: 'a.txt', content: 'a' } },
+          { id: 'call_read_notes', name: 'read', arguments: { path: 'notes.txt' } },
+        ],
+      },
+      { text: 'Wrote a.txt.' },
+      { toolCalls: [{ id: 'call_write_b', name: 'write', arguments: { path: 'b.txt', content: 'b' } }] },
+      { text: 'Wrote b.txt.' },
+      { toolCalls: [{ id: 'call_exec_ls', name: 'exec', arguments: { command: 'ls' } }] },
+      { text: 'I will not run it.' },
+    ],
+    drive: async ({ send, handle, pending, runFinished }) => {
+      await send('Write a');
+      await pending('call_write_a');
+      await handle.executeUpdate(approveUpdate, {
+        args: [decision('call_write_a', 'allow_always', 'alice')],
+      });
+      await runFinished(1);
+      await send('Write b');
+      await runFinished(2);
+      await send('List files');
+      await pending('call_exec_ls');
+      await handle.signal(approveSignal, decision('call_exec_ls', 'reject_once', 'bob', 'not today'));
+      await runFinished(3);
+    },
+  },
+  {
+    name: 'approval-timeout',
+    options: { approval: { timeoutMs: 500 } },
+    model: [
+      { toolCalls: [{ id: 'call_exec_late', name: 'exec', arguments: { command: 'ls' } }] },
+      { text: 'Nobody approved.' },
+    ],
+    drive: ({ say }) => say('List files'),
+  },
+  {
+    name: 'steer',
+    options: { approval: { mode: 'auto' } },
+    model: [
+      { toolCalls: [{ id: 'call_exec_long', name: 'exec', arguments: { command: LONG_COMMAND } }] },
+      { text: 'Stopped as asked.' },
+    ],
+    drive: async ({ send, handle, runFinished }) => {
+      await send('Count slowly');
+      await waitForHeartbeat(handle, (details) => /line 3/.test(JSON.stringify(details)));
+      await handle.executeUpdate(steerUpdate, { args: steerInput('That is enough') });
+      await runFinished(1);
+    },
+  },
+  {
+    name: 'abort',
+    options: { approval: { mode: 'auto' } },
+    model: [
+      { toolCalls: [{ id: 'call_exec_abort', name: 'exec', arguments: { command: LONG_COMMAND } }] },
+      { text: 'Starting over.' },
+    ],
+    drive: async ({ send, say, handle, runFinished }) => {
+      await send('Count slowly');
+      await waitForHeartbeat(handle, (details) => /line 3/.test(JSON.stringify(details)));
+      await handle.executeUpdate(abortUpdate, { args: [{ reason: 'too slow', by: 'ops' }] });
+      await runFinished(1);
+      await say('Start over');
+    },
   },
 ];
 
-async function main() {
+const historyFile = (name: string) => path.join(__dirname, '..', 'histories', `${name}.json`);
+
+async function main(names: string[]) {
+  const unknown = names.filter((name) => !SCENARIOS.some((scenario) => scenario.name === name));
+  if (unknown.length) throw new Error(`no such scenario: ${unknown.join(', ')}`);
+  const chosen = names.length
+    ? SCENARIOS.filter((scenario) => names.includes(scenario.name))
+    : SCENARIOS.filter((scenario) => !existsSync(historyFile(scenario.name)));
+  if (chosen.length === 0) {
+    console.log('every scenario has a recorded history; name the ones to record again');
+    return;
+  }
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const cliPath = await findOrBuildTemporalCli({
     env: process.env,
@@ -81,7 +201,8 @@ async function main() {
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection });
   try {
-    for (const scenario of SCENARIOS) {
+    for (const scenario of chosen) {
+      const file = historyFile(scenario.name);
       const model = await startScriptedModelServer(scenario.model);
       const nativeConnection = await NativeConnection.connect({ address: server.address });
       const taskQueue = `record-${scenario.name}`;
@@ -100,15 +221,35 @@ async function main() {
       await worker.runUntil(async () => {
         const agent = new AgentClient(client, taskQueue);
         const id = `history-${scenario.name}`;
-        for (const text of scenario.messages) {
-          const sent = await agent.send(id, text, { options: scenario.options });
-          const follow = agent.follow(sent, 50);
-          for (let next = await follow.next(); !next.done; next = await follow.next());
-        }
+        const handle = client.workflow.getHandle(id);
+        let runs = 0;
+        const runFinished = async (run: number) => {
+          await waitForEvent(handle, 'run_finished', (event) => event.run === run);
+        };
+        const send = async (text: string) => {
+          await agent.send(id, text, { options: scenario.options });
+        };
+        await scenario.drive({
+          handle,
+          send,
+          say: async (text) => {
+            await send(text);
+            await runFinished(++runs);
+          },
+          runFinished: async (run) => {
+            runs = run;
+            await runFinished(run);
+          },
+          pending: async (toolCallId) => {
+            await waitFor(async () => {
+              const pending = await handle.query(pendingApprovalsQuery);
+              return pending.some((approval) => approval.toolCallId === toolCallId) || undefined;
+            }, `approval of ${toolCallId}`);
+          },
+        });
         await agent.end(id);
-        await client.workflow.getHandle(id).result();
-        const history = await client.workflow.getHandle(id).fetchHistory();
-        const file = path.join(__dirname, '..', 'histories', `${scenario.name}.json`);
+        await handle.result();
+        const history = await handle.fetchHistory();
         await writeFile(file, `${JSON.stringify(JSON.parse(historyToJSON(history)), null, 1)}\n`);
         console.log(`recorded ${file}`);
       });
@@ -121,7 +262,7 @@ async function main() {
   }
 }
 
-main().catch((error) => {
+main(process.argv.slice(2)).catch((error) => {
   console.error(error);
   process.exit(1);
 });

@@ -3,11 +3,15 @@ import { defineTool, textResult } from '../../src/tools/tool';
 
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
+    const onAbort = () => {
       clearTimeout(timer);
-      reject(signal.reason);
-    });
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
 
 /** Answers with its text after `delayMs`, reporting progress: for ordering and parallelism. */
@@ -18,6 +22,7 @@ export const echoTool = defineTool({
   parameters: z.object({ text: z.string(), delayMs: z.number().int().min(0).default(0) }),
   category: 'other',
   idempotent: true,
+  risk: 'low',
   async execute(_id, params, signal, onUpdate) {
     onUpdate({ content: [{ type: 'text', text: `echoing ${params.text}` }] });
     await sleep(params.delayMs, signal);
@@ -33,6 +38,7 @@ export const stallTool = defineTool({
   parameters: z.object({}),
   category: 'other',
   idempotent: true,
+  risk: 'low',
   startToCloseTimeoutMs: 1_000,
   heartbeatTimeoutMs: 5_000,
   retry: { maximumAttempts: 1 },
@@ -50,9 +56,57 @@ export const bulkTool = defineTool({
   parameters: z.object({ bytes: z.number().int().min(1), seed: z.string() }),
   category: 'other',
   idempotent: true,
+  risk: 'low',
   async execute(_id, params) {
     return textResult(
       params.seed.repeat(Math.ceil(params.bytes / params.seed.length)).slice(0, params.bytes),
     );
+  },
+});
+
+/** Calls to `ticker` that saw their abort signal, by tool call id: tests check the tool was told. */
+export const tickerAborts = new Set<string>();
+
+/**
+ * Ticks every `everyMs`, reporting each tick as progress; when aborted it stops and returns the
+ * ticks so far, as a tool that keeps partial work should.
+ */
+export const tickerTool = defineTool({
+  name: 'ticker',
+  label: 'Ticker',
+  description: 'Counts ticks, reporting progress, until done or interrupted.',
+  parameters: z.object({ ticks: z.number().int().min(1), everyMs: z.number().int().min(1).default(100) }),
+  category: 'other',
+  idempotent: true,
+  risk: 'low',
+  heartbeatTimeoutMs: 5_000,
+  async execute(toolCallId, params, signal, onUpdate) {
+    let ticks = 0;
+    while (ticks < params.ticks && !signal.aborted) {
+      await sleep(params.everyMs, signal).catch(() => undefined);
+      if (signal.aborted) break;
+      ticks++;
+      onUpdate({ content: [{ type: 'text', text: `tick ${ticks}` }], details: { ticks } });
+    }
+    if (signal.aborted) tickerAborts.add(toolCallId);
+    return textResult(`ticked ${ticks} of ${params.ticks}`, { ticks });
+  },
+});
+
+/** Values `record` was called with, by tool call id: tests check whether an approved call really ran. */
+export const recorded = new Map<string, string>();
+
+/** A tool with a side effect that asks for approval by default (medium risk). */
+export const recordTool = defineTool({
+  name: 'record',
+  label: 'Record',
+  description: 'Records a value.',
+  parameters: z.object({ value: z.string() }),
+  category: 'other',
+  idempotent: false,
+  risk: 'medium',
+  async execute(toolCallId, params) {
+    recorded.set(toolCallId, params.value);
+    return textResult(`recorded ${params.value}`);
   },
 });

@@ -26,6 +26,7 @@ const slowCountTool = defineTool({
   parameters: z.object({ n: z.number().int().min(1) }),
   category: 'other',
   idempotent: true,
+  risk: 'low',
   heartbeatTimeoutMs: 2_000,
   retry: { initialIntervalMs: 200 },
   async execute(toolCallId, params, signal, onUpdate) {

@@ -14,6 +14,7 @@ function fakeTool(name: string, overrides: Partial<AgentTool> = {}): AgentTool {
     parameters: z.object({ value: z.string() }),
     category: 'other',
     idempotent: true,
+    risk: 'low',
     async execute() {
       return textResult(name);
     },
@@ -164,6 +165,30 @@ describe('descriptors carry category defaults', () => {
       startToCloseTimeoutMs: 5_000,
       heartbeatTimeoutMs: 1_000,
       retry: { maximumAttempts: 4, initialIntervalMs: 1_000, backoffCoefficient: 2, maximumIntervalMs: 500 },
+      risk: 'low',
+      approval: 'auto',
+    });
+  });
+
+  test('the approval mode follows the risk level unless the tool names its own', () => {
+    expect(describeTool(fakeTool('r', { risk: 'low' })).approval).toBe('auto');
+    expect(describeTool(fakeTool('w', { risk: 'medium' })).approval).toBe('ask');
+    expect(describeTool(fakeTool('x', { risk: 'high' })).approval).toBe('ask');
+    expect(describeTool(fakeTool('d', { risk: 'critical' })).approval).toBe('always');
+    expect(describeTool(fakeTool('o', { risk: 'high', approval: 'auto' })).approval).toBe('auto');
+  });
+
+  test('built-in tools: read-only ones run on their own, writes and commands ask', () => {
+    const registry = new ToolRegistry(builtinTools());
+    const modes = Object.fromEntries(registry.descriptors().map((d) => [d.name, d.approval]));
+    expect(modes).toEqual({
+      read: 'auto',
+      list_directory: 'auto',
+      grep: 'auto',
+      glob: 'auto',
+      write: 'ask',
+      edit: 'ask',
+      exec: 'ask',
     });
   });
 

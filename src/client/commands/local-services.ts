@@ -25,6 +25,20 @@ export async function ensureServer(settings: ConnectionSettings, cleanups: Clean
   return server.address;
 }
 
+/** TEMPORAL_ADDRESS, or a server already on the embedded port; never starts one. */
+export async function findRunningServer(settings: ConnectionSettings): Promise<string> {
+  if (settings.address) return settings.address;
+  const [{ embeddedServerSettings }, { isListening }] = await Promise.all([
+    import('../../worker/ensure-server'),
+    import('../../worker/free-port'),
+  ]);
+  const { port } = embeddedServerSettings(process.env);
+  if (await isListening('127.0.0.1', port)) return `127.0.0.1:${port}`;
+  throw new Error(
+    `no Temporal server on 127.0.0.1:${port}, so no conversation is running there: start one with \`durable-agent server\` (or \`run\`, \`worker\`), or set TEMPORAL_ADDRESS`,
+  );
+}
+
 /** A worker in this process with the built-in tools and the model from the environment. */
 export async function startLocalWorker(
   settings: ConnectionSettings,

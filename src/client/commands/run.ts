@@ -1,96 +1,73 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { Client } from '@temporalio/client';
-import { connectionSettingsFromEnv } from '../../shared/connection-settings';
-import { assertConversationId } from '../../shared/ids';
-import { AgentClient } from '../agent-client';
-import { renderProgress } from '../render-progress';
+import type { ConversationOptionsInput } from '../../shared/conversation-options';
 import { type Cleanups, log } from './cleanups';
-import { ensureServer, startLocalWorker } from './local-services';
+import { connectAgent } from './connect-agent';
+import { CONVERSATION_OPTION_FLAGS, conversationOptionsFromFlags } from './conversation-flags';
+import { finishedRunOf, followRun, reportRunEnd } from './follow-run';
+import { startLocalWorker } from './local-services';
+import { conversationIdArg, parseCommandArgs } from './parse-command-args';
 import { UsageError } from './usage-error';
 
 const NO_WORKER_HINT_AFTER_MS = 15_000;
 
-/** `run`: send a prompt, show progress, print the answer. Exit 0 answered, 1 no answer, 2 not configured. */
-export async function runCommand(args: string[], cleanups: Cleanups): Promise<number> {
-  const { values, positionals } = parseArgs({
+export interface RunArgs {
+  conversationId: string;
+  prompt: string;
+  workspace: string;
+  json: boolean;
+  startWorker: boolean;
+  options: ConversationOptionsInput;
+}
+
+export function parseRunArgs(args: string[], cwd = process.cwd()): RunArgs {
+  const { values, positionals } = parseCommandArgs('run', {
     args,
     allowPositionals: true,
     options: {
+      ...CONVERSATION_OPTION_FLAGS,
       id: { type: 'string' },
-      workspace: { type: 'string' },
       json: { type: 'boolean', default: false },
       'no-worker': { type: 'boolean', default: false },
-      model: { type: 'string' },
-      system: { type: 'string' },
-      'max-tool-iterations': { type: 'string' },
     },
   });
   const prompt = positionals.join(' ').trim();
   if (!prompt) throw new UsageError('run needs a prompt');
-  const conversationId = assertConversationId(values.id ?? `conv-${randomUUID()}`);
-  const workspace = path.resolve(values.workspace ?? process.cwd());
-  const maxToolIterations = positiveInteger(values['max-tool-iterations'], '--max-tool-iterations');
+  const workspace = path.resolve(cwd, values.workspace ?? '.');
+  return {
+    conversationId: conversationIdArg(values.id ?? `conv-${randomUUID()}`),
+    prompt,
+    workspace,
+    json: values.json,
+    startWorker: !values['no-worker'],
+    options: { ...conversationOptionsFromFlags(values), workspace },
+  };
+}
 
+/** `run`: send a prompt, show progress, print the answer. Exit 0 answered, 1 no answer, 2 not configured. */
+export async function runCommand(args: string[], cleanups: Cleanups): Promise<number> {
+  const run = parseRunArgs(args);
   const { modelSettingsFromEnv, MODEL_SETUP_HELP } = await import('../../worker/model-settings');
-  if (!values['no-worker'] && !modelSettingsFromEnv(process.env)) {
+  if (run.startWorker && !modelSettingsFromEnv(process.env)) {
     log(MODEL_SETUP_HELP);
     return 2;
   }
 
-  const settings = connectionSettingsFromEnv(process.env);
-  const address = await ensureServer(settings, cleanups);
-  const { connectClient } = await import('../../worker/connect');
-  const connection = await connectClient(settings, address);
-  cleanups.last(() => connection.close());
-  if (!values['no-worker']) await startLocalWorker(settings, address, workspace, cleanups);
+  const { agent, settings, address } = await connectAgent(cleanups, { startServer: true });
+  if (run.startWorker) await startLocalWorker(settings, address, run.workspace, cleanups);
 
-  const agent = new AgentClient(
-    new Client({ connection, namespace: settings.namespace }),
-    settings.taskQueue,
-  );
-  const sent = await agent.send(conversationId, prompt, {
-    options: { workspace, model: values.model, systemPrompt: values.system, maxToolIterations },
+  const sent = await agent.send(run.conversationId, run.prompt, { options: run.options });
+  if (!run.json) log(`conversation ${run.conversationId}`);
+  const finished = await followRun({
+    agent,
+    conversationId: run.conversationId,
+    afterSeq: sent.afterSeq,
+    until: finishedRunOf(sent.messageId),
+    json: run.json,
+    quietHint: {
+      afterMs: NO_WORKER_HINT_AFTER_MS,
+      text: `Nothing has picked up the conversation yet: is a worker running on task queue ${settings.taskQueue}?`,
+    },
   });
-  if (!values.json) log(`conversation ${conversationId}`);
-  const follow = agent.follow(sent);
-  const noWorkerHint = setTimeout(
-    () =>
-      log(
-        `Nothing has picked up the conversation yet: is a worker running on task queue ${settings.taskQueue}?`,
-      ),
-    NO_WORKER_HINT_AFTER_MS,
-  );
-  for (;;) {
-    const next = await follow.next();
-    clearTimeout(noWorkerHint);
-    if (next.done) {
-      const finished = next.value;
-      if (values.json) return finished.outcome === 'answered' ? 0 : 1;
-      if (finished.outcome !== 'answered') {
-        log(`run ended without an answer (${finished.outcome}); see the error above`);
-        return 1;
-      }
-      process.stdout.write(`${finished.answer}\n`);
-      return 0;
-    }
-    if (values.json) {
-      const item = next.value;
-      process.stdout.write(
-        `${JSON.stringify(item.kind === 'event' ? item.event : { type: 'progress', ...item.progress })}\n`,
-      );
-    } else {
-      const line = renderProgress(next.value);
-      if (line) log(line);
-    }
-  }
-}
-
-function positiveInteger(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < 1)
-    throw new UsageError(`${flag} takes a whole number of at least 1, got ${value}`);
-  return number;
+  return reportRunEnd(run.conversationId, finished, run.json);
 }

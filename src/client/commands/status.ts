@@ -1,0 +1,78 @@
+import type { PendingApproval } from '../../shared/approvals';
+import type { ConversationStatusSummary } from '../../shared/conversation-api';
+import type { ConversationExecution } from '../agent-client';
+import { approveCommandLine } from './approval-choices';
+import type { Cleanups } from './cleanups';
+import { connectAgent } from './connect-agent';
+import { conversationIdArg, namedPositionals, parseCommandArgs } from './parse-command-args';
+
+export interface StatusArgs {
+  conversationId: string;
+  json: boolean;
+}
+
+export function parseStatusArgs(args: string[]): StatusArgs {
+  const { values, positionals } = parseCommandArgs('status', {
+    args,
+    allowPositionals: true,
+    options: { json: { type: 'boolean', default: false } },
+  });
+  const { ID } = namedPositionals('status', positionals, ['ID'] as const);
+  return { conversationId: conversationIdArg(ID), json: values.json };
+}
+
+/** What `status` knows: always the execution; the summary and approvals while the conversation lasts. */
+export interface StatusReport {
+  execution: ConversationExecution;
+  summary?: ConversationStatusSummary;
+  pendingApprovals?: PendingApproval[];
+}
+
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+export function formatStatus({ execution, summary, pendingApprovals = [] }: StatusReport): string {
+  const id = execution.conversationId;
+  if (!summary) {
+    const closed = execution.closeTime ? ` at ${execution.closeTime.toISOString()}` : '';
+    return `conversation ${id}: ended (${execution.executionStatus.toLowerCase()}${closed})\n`;
+  }
+  const state = summary.status === 'running' ? `running run ${summary.runCount}` : summary.status;
+  const lines = [
+    `conversation ${id}: ${state}`,
+    `  started ${execution.startTime.toISOString()} on task queue ${execution.taskQueue}`,
+    `  ${plural(summary.runCount, 'run')}, ${plural(summary.transcriptLength, 'message')}, ${plural(summary.queuedMessages, 'queued message')}, last event #${summary.lastSeq}`,
+  ];
+  if (pendingApprovals.length) {
+    lines.push(`  waiting for approval (${pendingApprovals.length}):`);
+    for (const approval of pendingApprovals) {
+      const expires = approval.expiresAt ? `, rejected at ${new Date(approval.expiresAt).toISOString()}` : '';
+      lines.push(
+        `    ${approval.toolCallId}  ${approval.toolName} (risk ${approval.risk}, asked ${new Date(approval.requestedAt).toISOString()}${expires}): ${approval.arguments.slice(0, 200)}`,
+        `      ${approveCommandLine(id, approval.toolCallId)} [--always] [--reject] [--reason TEXT]`,
+      );
+    }
+  } else {
+    lines.push('  no tool call is waiting for approval');
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** `status`: one conversation's state and pending approvals, on stdout. */
+export async function statusCommand(args: string[], cleanups: Cleanups): Promise<number> {
+  const status = parseStatusArgs(args);
+  const { agent } = await connectAgent(cleanups, { startServer: false });
+  const execution = await agent.execution(status.conversationId);
+  const report: StatusReport = { execution };
+  if (execution.executionStatus === 'RUNNING') {
+    [report.summary, report.pendingApprovals] = await Promise.all([
+      agent.status(status.conversationId),
+      agent.pendingApprovals(status.conversationId),
+    ]);
+  }
+  process.stdout.write(
+    status.json
+      ? `${JSON.stringify({ ...execution, ...report.summary, pendingApprovals: report.pendingApprovals ?? [] })}\n`
+      : formatStatus(report),
+  );
+  return 0;
+}

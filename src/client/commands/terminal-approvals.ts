@@ -1,0 +1,99 @@
+import { type Interface, createInterface } from 'node:readline/promises';
+import type { ApprovalDecisionKind } from '../../shared/approvals';
+import type { AgentEvent } from '../../shared/events';
+import type { AgentClient } from '../agent-client';
+import { PROMPT_CHOICES, decisionFromAnswer } from './approval-choices';
+import { log } from './cleanups';
+
+type ApprovalRequest = Extract<AgentEvent, { type: 'approval_requested' }>;
+
+/**
+ * Asks the person at the terminal to decide pending approvals, one at a time, oldest first. A
+ * request decided elsewhere in the meantime (another terminal, a service) is dropped, and its
+ * prompt withdrawn if it is showing.
+ */
+export class TerminalApprovals {
+  private readonly queue: ApprovalRequest[] = [];
+  private showing?: { toolCallId: string; withdraw: AbortController; terminal: Interface };
+  private working = false;
+  private closed = false;
+
+  constructor(
+    private readonly agent: Pick<AgentClient, 'pendingApprovals' | 'approve'>,
+    private readonly conversationId: string,
+    private readonly approver: string,
+    private readonly input: NodeJS.ReadableStream = process.stdin,
+    private readonly output: NodeJS.WritableStream = process.stderr,
+  ) {}
+
+  requested(request: ApprovalRequest): void {
+    this.queue.push(request);
+    void this.work().catch((error: Error) => log(`! could not ask for approval: ${error.message}`));
+  }
+
+  decided(toolCallId: string): void {
+    const index = this.queue.findIndex((request) => request.toolCallId === toolCallId);
+    if (index !== -1) this.queue.splice(index, 1);
+    if (this.showing?.toolCallId === toolCallId) this.withdrawPrompt();
+  }
+
+  close(): void {
+    this.closed = true;
+    this.queue.length = 0;
+    if (this.showing) this.withdrawPrompt();
+  }
+
+  /** Closes the prompt at once (ending its line), so what is printed next starts on a line of its own. */
+  private withdrawPrompt(): void {
+    this.showing?.withdraw.abort();
+    this.showing?.terminal.close();
+  }
+
+  private async work(): Promise<void> {
+    if (this.working) return;
+    this.working = true;
+    try {
+      for (let request = this.queue.shift(); request && !this.closed; request = this.queue.shift()) {
+        // Events may be replayed from before this process started following: ask only what still waits.
+        const pending = await this.agent.pendingApprovals(this.conversationId).catch(() => undefined);
+        if (pending && !pending.some((approval) => approval.toolCallId === request!.toolCallId)) continue;
+        const decision = await this.ask(request);
+        if (!decision) continue;
+        await this.agent
+          .approve(this.conversationId, { toolCallId: request.toolCallId, decision, by: this.approver })
+          .catch((error: Error) => log(`! approval not taken: ${error.message}`));
+      }
+    } finally {
+      this.working = false;
+    }
+  }
+
+  /** The decision typed at the terminal, or undefined when the prompt was withdrawn. */
+  private async ask(request: ApprovalRequest): Promise<ApprovalDecisionKind | undefined> {
+    const withdraw = new AbortController();
+    // One interface per question, so the terminal is back to normal between questions.
+    const terminal = createInterface({ input: this.input, output: this.output, terminal: true });
+    this.showing = { toolCallId: request.toolCallId, withdraw, terminal };
+    // Ctrl-C at the prompt stops the command as it would anywhere else.
+    terminal.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));
+    try {
+      for (;;) {
+        const answer = await terminal.question(
+          `Allow ${request.toolName} (${request.toolCallId})? ${PROMPT_CHOICES}: `,
+          {
+            signal: withdraw.signal,
+          },
+        );
+        const decision = decisionFromAnswer(answer);
+        if (decision) return decision;
+        this.output.write(`Please answer o, a or r.\n`);
+      }
+    } catch (error) {
+      if (withdraw.signal.aborted) return undefined;
+      throw error;
+    } finally {
+      this.showing = undefined;
+      terminal.close();
+    }
+  }
+}

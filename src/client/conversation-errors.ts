@@ -1,0 +1,54 @@
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import type { ZodError } from 'zod';
+
+/** No conversation has this id (no workflow with it was ever started, or it is past retention). */
+export class ConversationNotFoundError extends Error {
+  constructor(readonly conversationId: string) {
+    super(`conversation ${conversationId} not found`);
+    this.name = 'ConversationNotFoundError';
+  }
+}
+
+/** The conversation is over; it takes no more messages or decisions. */
+export class ConversationEndedError extends Error {
+  constructor(
+    readonly conversationId: string,
+    /** The workflow's status, lower case: completed, failed, terminated, … */
+    readonly how: string,
+  ) {
+    super(`conversation ${conversationId} has ended (${how})`);
+    this.name = 'ConversationEndedError';
+  }
+}
+
+/** The conversation refused an update: its validator's message, e.g. an unknown toolCallId. */
+export class UpdateRefusedError extends Error {
+  constructor(
+    readonly conversationId: string,
+    readonly update: string,
+    readonly reason: string,
+  ) {
+    super(`conversation ${conversationId} refused ${update}: ${reason}`);
+    this.name = 'UpdateRefusedError';
+  }
+}
+
+/** Input that fails its schema, said in one line: `by (the approver) is empty; decision: …`. */
+export function invalidInput(what: string, error: ZodError): Error {
+  const problems = error.issues.map((issue) =>
+    issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message,
+  );
+  return new Error(`invalid ${what}: ${problems.join('; ')}`);
+}
+
+/**
+ * The error a caller should see for a failed update: a validator's refusal (which arrives as
+ * WorkflowUpdateFailedError wrapping the validator's error) becomes UpdateRefusedError; anything
+ * else is returned unchanged.
+ */
+export function unwrapUpdateFailure(conversationId: string, update: string, error: unknown): unknown {
+  if (!(error instanceof WorkflowUpdateFailedError)) return error;
+  const cause = error.cause;
+  const reason = cause instanceof Error && cause.message ? cause.message : error.message;
+  return new UpdateRefusedError(conversationId, update, reason);
+}

@@ -1,0 +1,93 @@
+import { z } from 'zod';
+
+/** Risk levels of acp-tool-invocation.md §2: what a tool can do to the world. */
+export const RiskLevelSchema = z.enum(['low', 'medium', 'high', 'critical']);
+export type RiskLevel = z.infer<typeof RiskLevelSchema>;
+
+/**
+ * `auto` runs without asking; `ask` asks unless the tool was allowed (or rejected) always in this
+ * conversation; `always` asks every time (a remembered rejection still blocks it).
+ */
+export const ApprovalModeSchema = z.enum(['auto', 'ask', 'always']);
+export type ApprovalMode = z.infer<typeof ApprovalModeSchema>;
+
+/** Read-only tools run on their own; local modifications and system operations ask; destructive ones always ask. */
+export function defaultApprovalMode(risk: RiskLevel): ApprovalMode {
+  switch (risk) {
+    case 'low':
+      return 'auto';
+    case 'medium':
+    case 'high':
+      return 'ask';
+    case 'critical':
+      return 'always';
+  }
+}
+
+export const ApprovalDecisionKindSchema = z.enum([
+  'allow_once',
+  'allow_always',
+  'reject_once',
+  'reject_always',
+]);
+export type ApprovalDecisionKind = z.infer<typeof ApprovalDecisionKindSchema>;
+
+/** The payload of the `approve` signal and update. `by` names the approver, checked against `approvers`. */
+export const ApprovalDecisionSchema = z.object({
+  toolCallId: z.string().min(1, 'toolCallId is empty'),
+  decision: ApprovalDecisionKindSchema,
+  by: z.string().trim().min(1, 'by (the approver) is empty'),
+  reason: z.string().optional(),
+});
+export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>;
+
+export function isAllow(decision: ApprovalDecisionKind): boolean {
+  return decision === 'allow_once' || decision === 'allow_always';
+}
+
+/** A tool call waiting for a decision, as the `pendingApprovals` query shows it. */
+export interface PendingApproval {
+  toolCallId: string;
+  toolName: string;
+  /** The model's arguments as it sent them (JSON text), cut at 2,000 characters. */
+  arguments: string;
+  risk: RiskLevel;
+  mode: ApprovalMode;
+  /** Workflow time in ms when the approval was asked for. */
+  requestedAt: number;
+  /** Workflow time in ms when it is rejected for want of a decision, if the conversation has a timeout. */
+  expiresAt?: number;
+  run: number;
+}
+
+/** A decision that holds for a tool for the rest of the conversation (allow_always, reject_always). */
+export interface StandingDecision {
+  decision: 'allow' | 'reject';
+  by: string;
+}
+
+export const ApprovalSettingsSchema = z.object({
+  /** `auto` never asks (except for `always` tools), `ask` asks for every tool; per-tool defaults when absent. */
+  mode: z.enum(['auto', 'ask']).optional(),
+  /** Per-tool modes; these win over `mode` and the tools' defaults. */
+  tools: z.record(z.string(), ApprovalModeSchema).optional(),
+  /** Who may decide (the `by` of a decision); anyone when absent. */
+  approvers: z.array(z.string().trim().min(1)).min(1).optional(),
+  /** A pending approval is rejected after this long; it waits forever when absent. */
+  timeoutMs: z.number().int().positive().optional(),
+});
+export type ApprovalSettings = z.infer<typeof ApprovalSettingsSchema>;
+
+/** Per-tool setting, then the conversation's mode, then the tool's own default. */
+export function effectiveApprovalMode(
+  settings: ApprovalSettings,
+  toolName: string,
+  toolDefault: ApprovalMode,
+): ApprovalMode {
+  const perTool = settings.tools?.[toolName];
+  if (perTool) return perTool;
+  if (toolDefault === 'always') return 'always';
+  if (settings.mode === 'auto') return 'auto';
+  if (settings.mode === 'ask') return 'ask';
+  return toolDefault;
+}

@@ -1,0 +1,179 @@
+import { condition } from '@temporalio/workflow';
+import {
+  type ApprovalDecision,
+  type ApprovalDecisionKind,
+  type ApprovalMode,
+  type ApprovalSettings,
+  type PendingApproval,
+  type StandingDecision,
+  isAllow,
+} from '../shared/approvals';
+import type { ApprovalReceipt } from '../shared/conversation-api';
+import type { EventLog } from './event-log';
+import { workflowTime } from './workflow-time';
+
+/** Decided tool call ids remembered to tell "already decided" from "unknown" (bounded, like everything in state). */
+const REMEMBERED_DECISIONS = 1_000;
+
+export type ApprovalOutcome = { allowed: true } | { allowed: false; reason: string };
+
+/** State a continued conversation carries over: decisions that hold for the rest of it. */
+export type StandingDecisions = Record<string, StandingDecision>;
+
+/**
+ * Pending approvals and the decisions made on them. Decisions arrive by signal or update; the
+ * tool call that asked waits in `decide()` until one arrives, a standing decision covers it, or
+ * the conversation's timeout passes. A decision that `check()` refuses changes nothing.
+ */
+export class ApprovalBook {
+  private readonly pending = new Map<string, PendingApproval>();
+  private readonly decisions = new Map<string, ApprovalDecision>();
+  /** Why a request is no longer pending, by tool call id: for a clear refusal of late decisions. */
+  private readonly closed = new Map<string, 'was already decided' | 'was withdrawn by a steer or abort'>();
+  private readonly standing: Map<string, StandingDecision>;
+
+  constructor(
+    private readonly settings: ApprovalSettings,
+    private readonly events: EventLog,
+    standing: StandingDecisions = {},
+  ) {
+    this.standing = new Map(Object.entries(standing));
+  }
+
+  /** Throws with the reason a decision cannot be taken; touches nothing. */
+  check(decision: ApprovalDecision): PendingApproval {
+    const pending = this.pending.get(decision.toolCallId);
+    if (!pending || this.decisions.has(decision.toolCallId)) {
+      const closed = this.closed.get(decision.toolCallId);
+      throw new Error(
+        closed
+          ? `tool call ${decision.toolCallId} ${closed}`
+          : `no approval is pending for tool call ${decision.toolCallId}`,
+      );
+    }
+    const approvers = this.settings.approvers;
+    if (approvers && !approvers.includes(decision.by)) {
+      throw new Error(`${decision.by} may not approve tool calls in this conversation`);
+    }
+    return pending;
+  }
+
+  /** Records a decision `check()` accepted. */
+  apply(decision: ApprovalDecision): ApprovalReceipt {
+    const pending = this.check(decision);
+    this.decisions.set(decision.toolCallId, decision);
+    if (decision.decision === 'allow_always')
+      this.standing.set(pending.toolName, { decision: 'allow', by: decision.by });
+    if (decision.decision === 'reject_always')
+      this.standing.set(pending.toolName, { decision: 'reject', by: decision.by });
+    return { toolCallId: pending.toolCallId, toolName: pending.toolName, decision: decision.decision };
+  }
+
+  /**
+   * Whether a call may run. Asks (and waits) when its mode requires it; throws CancelledFailure when
+   * the run is steered or aborted meanwhile.
+   */
+  async decide(
+    request: Omit<PendingApproval, 'requestedAt' | 'expiresAt'>,
+    mode: ApprovalMode,
+  ): Promise<ApprovalOutcome> {
+    if (mode === 'auto') return { allowed: true };
+    const standing = this.standing.get(request.toolName);
+    if (standing?.decision === 'reject') {
+      return {
+        allowed: false,
+        reason: `${request.toolName} was rejected for this conversation by ${standing.by}`,
+      };
+    }
+    if (standing?.decision === 'allow' && mode === 'ask') return { allowed: true };
+
+    const requestedAt = workflowTime();
+    const { timeoutMs } = this.settings;
+    this.pending.set(request.toolCallId, {
+      ...request,
+      requestedAt,
+      ...(timeoutMs !== undefined ? { expiresAt: requestedAt + timeoutMs } : {}),
+    });
+    this.events.record(request.run, {
+      type: 'approval_requested',
+      toolCallId: request.toolCallId,
+      toolName: request.toolName,
+      args: request.arguments,
+      risk: request.risk,
+    });
+    let outcome: ApprovalOutcome | undefined;
+    try {
+      outcome = await this.awaitDecision(request, mode);
+      return outcome;
+    } finally {
+      this.pending.delete(request.toolCallId);
+      this.decisions.delete(request.toolCallId);
+      this.closed.set(
+        request.toolCallId,
+        outcome ? 'was already decided' : 'was withdrawn by a steer or abort',
+      );
+      if (this.closed.size > REMEMBERED_DECISIONS) this.closed.delete(this.closed.keys().next().value!);
+    }
+  }
+
+  private async awaitDecision(
+    request: Omit<PendingApproval, 'requestedAt' | 'expiresAt'>,
+    mode: ApprovalMode,
+  ): Promise<ApprovalOutcome> {
+    const coveredByStanding = () => {
+      const entry = this.standing.get(request.toolName);
+      return entry?.decision === 'reject' || (entry?.decision === 'allow' && mode === 'ask');
+    };
+    const answered = () => this.decisions.has(request.toolCallId) || coveredByStanding();
+    const { timeoutMs } = this.settings;
+    const inTime =
+      timeoutMs === undefined ? (await condition(answered), true) : await condition(answered, timeoutMs);
+    const decision =
+      this.decisions.get(request.toolCallId) ?? (inTime ? this.standingDecision(request) : undefined);
+    if (!decision) {
+      const reason = `no decision within ${timeoutMs! / 1000}s`;
+      this.record(request, {
+        toolCallId: request.toolCallId,
+        decision: 'reject_once',
+        by: 'timeout',
+        reason,
+      });
+      return { allowed: false, reason: `approval timed out: ${reason}` };
+    }
+    this.record(request, decision);
+    if (isAllow(decision.decision)) return { allowed: true };
+    return {
+      allowed: false,
+      reason: `rejected by ${decision.by}${decision.reason ? `: ${decision.reason}` : ''}`,
+    };
+  }
+
+  pendingApprovals(): PendingApproval[] {
+    return [...this.pending.values()];
+  }
+
+  standingDecisions(): StandingDecisions {
+    return Object.fromEntries(this.standing);
+  }
+
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  private standingDecision(request: { toolCallId: string; toolName: string }): ApprovalDecision {
+    const entry = this.standing.get(request.toolName)!;
+    const kind: ApprovalDecisionKind = entry.decision === 'allow' ? 'allow_always' : 'reject_always';
+    return { toolCallId: request.toolCallId, decision: kind, by: entry.by, reason: 'decided always earlier' };
+  }
+
+  private record(request: { run: number; toolName: string }, decision: ApprovalDecision): void {
+    this.events.record(request.run, {
+      type: 'approval_decided',
+      toolCallId: decision.toolCallId,
+      toolName: request.toolName,
+      decision: decision.decision,
+      by: decision.by,
+      ...(decision.reason !== undefined ? { reason: decision.reason } : {}),
+    });
+  }
+}

@@ -1,0 +1,187 @@
+import path from 'node:path';
+import { parseAbortArgs } from '../../src/client/commands/abort';
+import { parseApproveArgs } from '../../src/client/commands/approve';
+import { parseListArgs } from '../../src/client/commands/list';
+import { parseRunArgs } from '../../src/client/commands/run';
+import { parseSendArgs } from '../../src/client/commands/send';
+import { parseStatusArgs } from '../../src/client/commands/status';
+import { parseSteerArgs } from '../../src/client/commands/steer';
+import { UsageError } from '../../src/client/commands/usage-error';
+import { parseWatchArgs } from '../../src/client/commands/watch';
+
+const me = () => 'alice';
+
+function usageError(parse: () => unknown): string {
+  try {
+    parse();
+  } catch (error) {
+    expect(error).toBeInstanceOf(UsageError);
+    return (error as Error).message;
+  }
+  throw new Error('expected a usage error');
+}
+
+describe('run', () => {
+  test('--approval sets the conversation approval mode; the workspace defaults to the current directory', () => {
+    const run = parseRunArgs(['--id', 'c-1', '--approval', 'auto', 'write', 'it'], '/home/u/project');
+    expect(run).toMatchObject({
+      conversationId: 'c-1',
+      prompt: 'write it',
+      workspace: '/home/u/project',
+      startWorker: true,
+      json: false,
+      options: { approval: { mode: 'auto' }, workspace: '/home/u/project' },
+    });
+  });
+
+  test('every conversation flag reaches the options', () => {
+    const run = parseRunArgs(
+      [
+        '--no-worker',
+        '--json',
+        '--workspace',
+        'ws',
+        '--model',
+        'm',
+        '--system',
+        'be brief',
+        '--max-tool-iterations',
+        '3',
+        '--approval',
+        'ask',
+        'go',
+      ],
+      '/tmp',
+    );
+    expect(run).toMatchObject({ startWorker: false, json: true, workspace: path.resolve('/tmp', 'ws') });
+    expect(run.options).toEqual({
+      workspace: path.resolve('/tmp', 'ws'),
+      model: 'm',
+      systemPrompt: 'be brief',
+      maxToolIterations: 3,
+      approval: { mode: 'ask' },
+    });
+  });
+
+  test('without --id a fresh conversation id is made', () => {
+    expect(parseRunArgs(['hi']).conversationId).toMatch(/^conv-[0-9a-f-]{36}$/);
+  });
+
+  test.each([
+    [['--approval', 'sometimes', 'hi'], '--approval takes auto or ask, got sometimes'],
+    [['--max-tool-iterations', '0', 'hi'], '--max-tool-iterations takes a whole number of at least 1, got 0'],
+    [['--approval'], "run: Option '--approval <value>' argument missing"],
+    [['--frobnicate', 'hi'], "run: Unknown option '--frobnicate'"],
+    [[], 'run needs a prompt'],
+    [['--id', 'has space', 'hi'], 'invalid conversation id "has space"'],
+  ])('%j is a usage error', (args, message) => {
+    expect(usageError(() => parseRunArgs(args))).toContain(message);
+  });
+});
+
+describe('send and steer', () => {
+  test('send joins the words of the message and waits by default', () => {
+    expect(parseSendArgs(['c-1', 'hello', 'there'])).toEqual({
+      conversationId: 'c-1',
+      text: 'hello there',
+      wait: true,
+      json: false,
+      options: {},
+    });
+  });
+
+  test('send --no-wait --json, with options for a conversation it starts', () => {
+    expect(parseSendArgs(['--no-wait', '--json', '--approval', 'ask', 'c-1', 'hi'])).toMatchObject({
+      wait: false,
+      json: true,
+      options: { approval: { mode: 'ask' } },
+    });
+  });
+
+  test('steer takes an id and a message', () => {
+    expect(parseSteerArgs(['c-2', 'stop,', 'do this'])).toEqual({
+      conversationId: 'c-2',
+      text: 'stop, do this',
+      wait: true,
+      json: false,
+    });
+    expect(parseSteerArgs(['--no-wait', 'c-2', 'x']).wait).toBe(false);
+  });
+
+  test.each([
+    [parseSendArgs, [], 'send needs a conversation ID and a message'],
+    [parseSendArgs, ['c-1'], 'send needs a message after the conversation ID'],
+    [parseSendArgs, ['c-1', '   '], 'send needs a message after the conversation ID'],
+    [parseSteerArgs, ['c-1'], 'steer needs a message after the conversation ID'],
+    [parseSteerArgs, ['--model', 'x', 'c-1', 'hi'], "steer: Unknown option '--model'"],
+  ])('%p %j is a usage error', (parse, args, message) => {
+    expect(usageError(() => parse(args))).toContain(message);
+  });
+});
+
+describe('approve', () => {
+  test.each([
+    [[], 'allow_once'],
+    [['--always'], 'allow_always'],
+    [['--reject'], 'reject_once'],
+    [['--reject', '--always'], 'reject_always'],
+  ])('flags %j decide %s', (flags, decision) => {
+    expect(parseApproveArgs(['c-1', 'call_1', ...flags], me).decision.decision).toBe(decision);
+  });
+
+  test('--by defaults to the user at the terminal; --reason is passed on', () => {
+    expect(parseApproveArgs(['c-1', 'call_1', '--reason', 'looks fine'], me)).toEqual({
+      conversationId: 'c-1',
+      json: false,
+      decision: { toolCallId: 'call_1', decision: 'allow_once', by: 'alice', reason: 'looks fine' },
+    });
+    expect(parseApproveArgs(['--by', 'ops', 'c-1', 'call_1'], me).decision.by).toBe('ops');
+  });
+
+  test.each([
+    [[], 'approve needs ID and TOOL_CALL_ID'],
+    [['c-1'], 'approve needs TOOL_CALL_ID'],
+    [['c-1', 'call_1', 'extra'], 'approve takes ID and TOOL_CALL_ID; unexpected "extra"'],
+    [['c-1', 'call_1', '--by'], "approve: Option '--by <value>' argument missing"],
+    [['c-1', 'call_1', '--once'], "approve: Unknown option '--once'"],
+  ])('%j is a usage error', (args, message) => {
+    expect(usageError(() => parseApproveArgs(args, me))).toContain(message);
+  });
+});
+
+describe('abort, watch, status, list', () => {
+  test('abort records who and why', () => {
+    expect(parseAbortArgs(['c-1', '--reason', 'wrong path'], me)).toEqual({
+      conversationId: 'c-1',
+      json: false,
+      input: { by: 'alice', reason: 'wrong path' },
+    });
+    expect(parseAbortArgs(['c-1', '--by', 'ops'], me).input).toEqual({ by: 'ops' });
+  });
+
+  test('watch follows one run unless --until-ended', () => {
+    expect(parseWatchArgs(['c-1'])).toEqual({ conversationId: 'c-1', json: false, untilEnded: false });
+    expect(parseWatchArgs(['--json', '--until-ended', 'c-1'])).toEqual({
+      conversationId: 'c-1',
+      json: true,
+      untilEnded: true,
+    });
+  });
+
+  test('status and list', () => {
+    expect(parseStatusArgs(['c-1', '--json'])).toEqual({ conversationId: 'c-1', json: true });
+    expect(parseListArgs([])).toEqual({ json: false, limit: 100 });
+    expect(parseListArgs(['--json', '--limit', '5'])).toEqual({ json: true, limit: 5 });
+  });
+
+  test.each([
+    [() => parseAbortArgs([], me), 'abort needs ID'],
+    [() => parseWatchArgs(['c-1', 'c-2']), 'watch takes ID; unexpected "c-2"'],
+    [() => parseStatusArgs([]), 'status needs ID'],
+    [() => parseStatusArgs(['-bad']), "status: Unknown option '-b'"],
+    [() => parseListArgs(['c-1']), 'list takes no arguments; unexpected "c-1"'],
+    [() => parseListArgs(['--limit', 'all']), '--limit takes a whole number of at least 1, got all'],
+  ])('%#: a usage error', (parse, message) => {
+    expect(usageError(parse)).toContain(message);
+  });
+});

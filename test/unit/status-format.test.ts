@@ -1,0 +1,71 @@
+import { formatListing } from '../../src/client/commands/list';
+import { formatStatus } from '../../src/client/commands/status';
+
+const execution = {
+  conversationId: 'conv-1',
+  executionStatus: 'RUNNING' as const,
+  startTime: new Date('2025-03-01T10:00:00Z'),
+  taskQueue: 'durable-agent',
+};
+const summary = {
+  status: 'running' as const,
+  runCount: 3,
+  queuedMessages: 1,
+  transcriptLength: 14,
+  lastSeq: 57,
+  pendingApprovals: 1,
+};
+
+test('a running conversation with a pending approval says how to decide it', () => {
+  const text = formatStatus({
+    execution,
+    summary,
+    pendingApprovals: [
+      {
+        toolCallId: 'call_w',
+        toolName: 'write',
+        arguments: '{"path":"a.txt"}',
+        risk: 'medium',
+        mode: 'ask',
+        requestedAt: Date.parse('2025-03-01T10:05:00Z'),
+        run: 3,
+      },
+    ],
+  });
+  expect(text).toBe(
+    [
+      'conversation conv-1: running run 3',
+      '  started 2025-03-01T10:00:00.000Z on task queue durable-agent',
+      '  3 runs, 14 messages, 1 queued message, last event #57',
+      '  waiting for approval (1):',
+      '    call_w  write (risk medium, asked 2025-03-01T10:05:00.000Z): {"path":"a.txt"}',
+      '      durable-agent approve conv-1 call_w [--always] [--reject] [--reason TEXT]',
+      '',
+    ].join('\n'),
+  );
+});
+
+test('an idle conversation with nothing pending', () => {
+  const text = formatStatus({
+    execution,
+    summary: { ...summary, status: 'idle', runCount: 1, queuedMessages: 0, pendingApprovals: 0 },
+    pendingApprovals: [],
+  });
+  expect(text).toContain('conversation conv-1: idle\n');
+  expect(text).toContain('1 run, 14 messages, 0 queued messages');
+  expect(text).toContain('no tool call is waiting for approval');
+});
+
+test('an ended conversation is described from Temporal alone', () => {
+  expect(
+    formatStatus({
+      execution: { ...execution, executionStatus: 'COMPLETED', closeTime: new Date('2025-03-02T00:00:00Z') },
+    }),
+  ).toBe('conversation conv-1: ended (completed at 2025-03-02T00:00:00.000Z)\n');
+});
+
+test('a listing line names the conversation and when it started', () => {
+  expect(formatListing({ conversationId: 'conv-1', startTime: execution.startTime, taskQueue: 'q' })).toBe(
+    'conv-1  started 2025-03-01T10:00:00.000Z',
+  );
+});

@@ -1,0 +1,86 @@
+import { PassThrough } from 'node:stream';
+import type { ApprovalDecision, PendingApproval } from '../../src/shared/approvals';
+import type { AgentEvent } from '../../src/shared/events';
+import { TerminalApprovals } from '../../src/client/commands/terminal-approvals';
+
+type Request = Extract<AgentEvent, { type: 'approval_requested' }>;
+
+const request = (toolCallId: string): Request => ({
+  type: 'approval_requested',
+  seq: 1,
+  at: 0,
+  run: 1,
+  toolCallId,
+  toolName: 'write',
+  args: '{}',
+  risk: 'medium',
+});
+
+const pendingFor = (toolCallId: string) => ({ toolCallId }) as PendingApproval;
+
+function setUp(pending: string[]) {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let shown = '';
+  const shownChanged: Array<() => void> = [];
+  output.on('data', (chunk: Buffer) => {
+    shown += chunk.toString();
+    shownChanged.forEach((notify) => notify());
+  });
+  const decisions: ApprovalDecision[] = [];
+  const agent = {
+    pendingApprovals: async () => pending.map(pendingFor),
+    approve: async (_id: string, decision: ApprovalDecision) => {
+      decisions.push(decision);
+      pending.splice(pending.indexOf(decision.toolCallId), 1);
+      return { toolCallId: decision.toolCallId, toolName: 'write', decision: decision.decision };
+    },
+  };
+  const approvals = new TerminalApprovals(agent, 'conv-1', 'alice', input, output);
+  const prompted = (times: number) =>
+    new Promise<void>((resolve) => {
+      const check = () => (shown.split('? allow [o]nce').length - 1 >= times ? resolve() : undefined);
+      shownChanged.push(check);
+      check();
+    });
+  return { input, approvals, decisions, prompted, shown: () => shown };
+}
+
+const settled = () => new Promise((resolve) => setImmediate(resolve));
+
+test('asks, re-asks on a wrong answer, and sends the decision as the person at the terminal', async () => {
+  const { input, approvals, decisions, prompted, shown } = setUp(['call_1']);
+  approvals.requested(request('call_1'));
+  await prompted(1);
+  expect(shown()).toContain('Allow write (call_1)? allow [o]nce, allow [a]lways, [r]eject: ');
+  input.write('maybe\n');
+  await prompted(2);
+  expect(shown()).toContain('Please answer o, a or r.');
+  input.write('a\n');
+  while (decisions.length === 0) await settled();
+  expect(decisions).toEqual([{ toolCallId: 'call_1', decision: 'allow_always', by: 'alice' }]);
+  approvals.close();
+});
+
+test('a decision made elsewhere withdraws the question; the next one is asked', async () => {
+  const { input, approvals, decisions, prompted, shown } = setUp(['call_1', 'call_2']);
+  approvals.requested(request('call_1'));
+  approvals.requested(request('call_2'));
+  await prompted(1);
+  approvals.decided('call_1');
+  await prompted(2);
+  expect(shown()).toContain('Allow write (call_2)?');
+  input.write('r\n');
+  while (decisions.length === 0) await settled();
+  expect(decisions).toEqual([{ toolCallId: 'call_2', decision: 'reject_once', by: 'alice' }]);
+  approvals.close();
+});
+
+test('a request no longer pending (seen in old events) is not asked', async () => {
+  const { approvals, shown } = setUp([]);
+  approvals.requested(request('call_old'));
+  await settled();
+  await settled();
+  expect(shown()).toBe('');
+  approvals.close();
+});
