@@ -15,6 +15,11 @@ export const ConversationOptionsSchema = z.object({
   tools: z.array(z.string()).optional(),
   /** Which tool calls wait for a person's decision, who may decide, and for how long. */
   approval: ApprovalSettingsSchema.default({}),
+  /**
+   * Continue as new (a fresh history, the conversation carried over) at the next idle point once a
+   * run's history has this many events; also whenever Temporal suggests it. Only Temporal's suggestion when absent.
+   */
+  maxHistoryEvents: z.number().int().min(50).optional(),
   /** The conversation ends after this long without a message; never when absent. */
   idleTimeoutMs: z.number().int().positive().optional(),
 });

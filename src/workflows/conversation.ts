@@ -2,6 +2,7 @@ import {
   ApplicationFailure,
   allHandlersFinished,
   condition,
+  continueAsNew,
   isCancellation,
   setHandler,
   workflowInfo,
@@ -22,16 +23,34 @@ import {
 import { type ConversationOptionsInput, ConversationOptionsSchema } from '../shared/conversation-options';
 import type { UserMessage } from '../shared/messages';
 import type { ToolDescriptor } from '../shared/tool-descriptor';
-import { ApprovalBook } from './approval-book';
+import { ApprovalBook, type StandingDecisions } from './approval-book';
 import { installControlHandlers, userMessageOf } from './control-handlers';
-import { EventLog } from './event-log';
+import { type CarriedEvents, EventLog } from './event-log';
 import { RunControl } from './run-control';
-import { Transcript } from './transcript';
+import { type CarriedTranscript, Transcript } from './transcript';
 import { lookUpTools, runTurnLoop } from './turn-loop';
 
 export interface ConversationInput {
   options?: ConversationOptionsInput;
+  /** Handed over by the previous run of this conversation when it continued as new. */
+  carried?: CarriedConversation;
 }
+
+/** Everything a conversation needs to go on in a fresh history. */
+export interface CarriedConversation {
+  transcript: CarriedTranscript;
+  events: CarriedEvents;
+  standingApprovals: StandingDecisions;
+  /** Messages that arrived while idle or during the hand-over, not yet taken by a run. */
+  queue: UserMessage[];
+  runCount: number;
+  endRequested: boolean;
+  /** How many times the conversation has continued as new before this run. */
+  continuations: number;
+}
+
+/** Events handed to the next run, so watchers and the `state` query still see recent history. */
+const EVENTS_CARRIED = 100;
 
 export interface ConversationResult {
   runs: number;
@@ -51,14 +70,15 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
   }
   const options = parsedOptions.data;
   const conversationId = workflowInfo().workflowId;
-  const transcript = new Transcript();
-  const events = new EventLog(MAX_EVENTS_KEPT);
-  const queue: UserMessage[] = [];
+  const { carried } = input;
+  const transcript = new Transcript(carried?.transcript);
+  const events = new EventLog(MAX_EVENTS_KEPT, carried?.events);
+  const queue: UserMessage[] = [...(carried?.queue ?? [])];
   let status: ConversationStatus = 'idle';
-  let runCount = 0;
-  let endRequested = false;
+  let runCount = carried?.runCount ?? 0;
+  let endRequested = carried?.endRequested ?? false;
   let tools: ReadonlyMap<string, ToolDescriptor> | undefined;
-  const approvals = new ApprovalBook(options.approval, events);
+  const approvals = new ApprovalBook(options.approval, events, carried?.standingApprovals);
   /** The run in progress, if any. */
   let current: RunControl | undefined;
 
@@ -104,7 +124,14 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
   setHandler(eventsQuery, (afterSeq) => events.after(afterSeq));
   setHandler(transcriptPageQuery, (request) => transcript.page(request, TRANSCRIPT_PAGE_BYTES));
 
-  const hasWork = () => queue.length > 0 || endRequested;
+  const historyIsLong = () => {
+    const info = workflowInfo();
+    return (
+      info.continueAsNewSuggested ||
+      (options.maxHistoryEvents !== undefined && info.historyLength >= options.maxHistoryEvents)
+    );
+  };
+  const hasWork = () => queue.length > 0 || endRequested || historyIsLong();
   /** False when the idle timeout passed with nothing to do. */
   const waitForWork = async (): Promise<boolean> => {
     if (options.idleTimeoutMs === undefined) {
@@ -119,6 +146,22 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
     if (!(await waitForWork())) {
       endedBy = 'idle_timeout';
       break;
+    }
+    if (!endRequested && historyIsLong()) {
+      // Between runs: nothing is in flight but handlers, and signals that arrive meanwhile land in `queue`.
+      await condition(allHandlersFinished);
+      return continueAsNew<typeof conversation>({
+        options: input.options,
+        carried: {
+          transcript: transcript.carry(),
+          events: events.carry(EVENTS_CARRIED),
+          standingApprovals: approvals.standingDecisions(),
+          queue: queue.splice(0),
+          runCount,
+          endRequested,
+          continuations: (carried?.continuations ?? 0) + 1,
+        },
+      });
     }
     if (queue.length === 0) break;
     status = 'running';

@@ -1,12 +1,29 @@
 import type { AgentEvent, NewAgentEvent } from '../shared/events';
 import { workflowTime } from './workflow-time';
 
+export interface CarriedEvents {
+  events: AgentEvent[];
+  lastSeq: number;
+}
+
 /** Ordered, bounded event log: sequence numbers keep rising while the oldest events are dropped. */
 export class EventLog {
-  private events: AgentEvent[] = [];
-  private nextSeq = 1;
+  private events: AgentEvent[];
+  private nextSeq: number;
 
-  constructor(private readonly maxKept: number) {}
+  /** `carried`: the latest events of the previous run of a continued conversation; numbering goes on from them. */
+  constructor(
+    private readonly maxKept: number,
+    carried?: CarriedEvents,
+  ) {
+    this.events = carried ? carried.events.slice(-maxKept) : [];
+    this.nextSeq = (carried?.lastSeq ?? 0) + 1;
+  }
+
+  /** The newest `count` events and the sequence number to go on from. */
+  carry(count: number): CarriedEvents {
+    return { events: this.events.slice(-count), lastSeq: this.lastSeq };
+  }
 
   record(run: number, event: NewAgentEvent): AgentEvent {
     const stamped = { ...event, seq: this.nextSeq++, at: workflowTime(), run } as AgentEvent;

@@ -2,14 +2,31 @@ import type { TranscriptPage } from '../shared/conversation-api';
 import type { Message } from '../shared/messages';
 import type { TranscriptDelta } from '../shared/model-call';
 
+export interface CarriedTranscript {
+  messages: Message[];
+  generation: number;
+  sentToModel: number;
+}
+
 /**
  * The conversation's messages, append-only within a generation. Tracks how much of it the model
  * activity has already been sent, so each model call carries only what is new.
  */
 export class Transcript {
-  private readonly messages: Message[] = [];
-  private readonly generation = 0;
-  private sentToModel = 0;
+  private readonly messages: Message[];
+  private readonly generation: number;
+  private sentToModel: number;
+
+  /** Empty, or as handed over by continue-as-new (the worker's cache of it stays valid). */
+  constructor(carried?: CarriedTranscript) {
+    this.messages = carried ? [...carried.messages] : [];
+    this.generation = carried?.generation ?? 0;
+    this.sentToModel = carried?.sentToModel ?? 0;
+  }
+
+  carry(): CarriedTranscript {
+    return { messages: this.all(), generation: this.generation, sentToModel: this.sentToModel };
+  }
 
   get length(): number {
     return this.messages.length;

@@ -52,6 +52,8 @@ interface Scenario {
   options?: ConversationOptionsInput;
   model: ScriptStep[];
   drive: (conversation: Driver) => Promise<void>;
+  /** Also record the conversation's first run (as `<name>-first-run.json`) when it continued as new. */
+  recordFirstRun?: boolean;
 }
 
 const steerInput = (text: string): [UserMessageInput] => [{ text, messageId: `steer-${text.length}` }];
@@ -157,6 +159,19 @@ const SCENARIOS: Scenario[] = [
     },
   },
   {
+    // Continues as new after every run or two; the last run starts from carried state.
+    name: 'continue-as-new',
+    options: { maxHistoryEvents: 50, approval: { mode: 'auto' } },
+    recordFirstRun: true,
+    model: Array.from({ length: 5 }, (_, turn) => [
+      { toolCalls: [{ id: `call_can_${turn}`, name: 'list_directory', arguments: {} }] },
+      { text: `Turn ${turn} done.` },
+    ]).flat(),
+    drive: async ({ say }) => {
+      for (let turn = 0; turn < 5; turn++) await say(`Turn ${turn}`);
+    },
+  },
+  {
     name: 'abort',
     options: { approval: { mode: 'auto' } },
     model: [
@@ -249,9 +264,21 @@ async function main(names: string[]) {
         });
         await agent.end(id);
         await handle.result();
-        const history = await handle.fetchHistory();
-        await writeFile(file, `${JSON.stringify(JSON.parse(historyToJSON(history)), null, 1)}\n`);
-        console.log(`recorded ${file}`);
+        const write = async (
+          target: string,
+          history: Awaited<ReturnType<WorkflowHandle['fetchHistory']>>,
+        ) => {
+          await writeFile(target, `${JSON.stringify(JSON.parse(historyToJSON(history)), null, 1)}\n`);
+          console.log(`recorded ${target}`);
+        };
+        await write(file, await handle.fetchHistory());
+        if (scenario.recordFirstRun) {
+          const runs = [];
+          for await (const run of client.workflow.list({ query: `WorkflowId = '${id}'` })) runs.push(run);
+          const oldest = runs.sort((a, b) => a.startTime.getTime() - b.startTime.getTime())[0]!;
+          const first = client.workflow.getHandle(id, oldest.runId);
+          await write(historyFile(`${scenario.name}-first-run`), await first.fetchHistory());
+        }
       });
       await nativeConnection.close();
       await model.close();

@@ -69,3 +69,14 @@ test('lastSeq is 0 before any event and the newest sequence number after, trimme
   for (let index = 1; index <= 5; index++) log.record(1, errorEvent(`e${index}`));
   expect(log.lastSeq).toBe(5);
 });
+
+test('a carried log keeps the newest events it is handed and goes on numbering after them', () => {
+  const first = new EventLog(10);
+  for (let index = 1; index <= 6; index++) first.record(1, errorEvent(`e${index}`));
+  const carried = first.carry(4);
+  expect(carried.events.map((event) => event.seq)).toEqual([3, 4, 5, 6]);
+  const next = new EventLog(3, carried);
+  expect(next.all().map((event) => event.seq)).toEqual([4, 5, 6]);
+  expect(next.record(2, errorEvent('e7')).seq).toBe(7);
+  expect(next.after(5).map((event) => event.seq)).toEqual([6, 7]);
+});
