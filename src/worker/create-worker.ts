@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import type { DataConverter } from '@temporalio/common';
 import { type NativeConnection, Worker } from '@temporalio/worker';
 import { type ActivityDeps, createActivities } from '../activities/create-activities';
+import { agentDataConverter } from './data-converter';
 
 export interface AgentWorkerOptions {
   connection: NativeConnection;
@@ -20,6 +22,8 @@ export interface AgentWorkerOptions {
    * that stops (a deploy, a `run` ending) does not cut off another conversation's tool mid-way.
    */
   shutdownGraceTimeMs?: number;
+  /** Clients of these conversations need the same one. Default: `agentDataConverter()` from the environment. */
+  dataConverter?: DataConverter;
 }
 
 const PREBUILT_BUNDLE = path.resolve(__dirname, '..', 'workflow-bundle.js');
@@ -36,6 +40,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
       ? { workflowBundle: { codePath: bundlePath } }
       : { workflowsPath: require.resolve('../workflows') }),
     activities: createActivities(options.activities),
+    dataConverter: options.dataConverter ?? agentDataConverter(),
     maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? 200,
     maxHeartbeatThrottleInterval: throttle,
     defaultHeartbeatThrottleInterval: throttle,

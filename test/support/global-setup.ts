@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
@@ -24,5 +24,7 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_TEMPORAL_ADDRESS = server.address;
   process.env.TEST_WORKFLOW_BUNDLE = bundlePath;
   if (cliPath) process.env.TEST_TEMPORAL_CLI = cliPath;
+  // Every worker and client in the run, child processes included, shares one blob directory.
+  process.env.DURABLE_AGENT_BLOB_DIR = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-blobs-'));
   (globalThis as Record<string, unknown>).__durableAgentTestServer = server;
 }

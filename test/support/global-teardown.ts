@@ -6,4 +6,6 @@ export default async function globalTeardown(): Promise<void> {
     RunningServer | undefined;
   await server?.stop();
   if (process.env.TEST_WORKFLOW_BUNDLE) await rm(process.env.TEST_WORKFLOW_BUNDLE, { force: true });
+  if (process.env.DURABLE_AGENT_BLOB_DIR)
+    await rm(process.env.DURABLE_AGENT_BLOB_DIR, { recursive: true, force: true });
 }

@@ -12,3 +12,20 @@ export async function historyBytes(
     events: history.events?.length ?? 0,
   };
 }
+
+/** The largest payload (as stored, after the codec) in each event of a history: what Temporal's limits apply to. */
+export function largestPayloadBytes(history: temporal.api.history.v1.IHistory): number {
+  let largest = 0;
+  const visit = (value: unknown): void => {
+    if (value === null || typeof value !== 'object') return;
+    if (value instanceof Uint8Array) return;
+    const record = value as Record<string, unknown>;
+    if (record.data instanceof Uint8Array && 'metadata' in record) {
+      largest = Math.max(largest, record.data.length);
+      return;
+    }
+    for (const child of Object.values(record)) visit(child);
+  };
+  visit(history.events);
+  return largest;
+}

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { defineTool, textResult } from '../../src/tools/tool';
 
@@ -108,5 +109,23 @@ export const recordTool = defineTool({
   async execute(toolCallId, params) {
     recorded.set(toolCallId, params.value);
     return textResult(`recorded ${params.value}`);
+  },
+});
+
+/** Returns `bytes` of random base64, which does not compress: for payload-size tests. */
+export const noiseTool = defineTool({
+  name: 'noise',
+  label: 'Noise',
+  description: 'Returns incompressible text of the requested size.',
+  parameters: z.object({ bytes: z.number().int().min(1) }),
+  category: 'other',
+  idempotent: true,
+  risk: 'low',
+  async execute(_id, params) {
+    return textResult(
+      randomBytes(Math.ceil((params.bytes * 3) / 4))
+        .toString('base64')
+        .slice(0, params.bytes),
+    );
   },
 });

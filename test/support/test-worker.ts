@@ -10,6 +10,7 @@ import { builtinTools } from '../../src/tools/builtin-tools';
 import { ToolRegistry } from '../../src/tools/registry';
 import type { AgentTool } from '../../src/tools/tool';
 import { createAgentWorker } from '../../src/worker/create-worker';
+import { agentDataConverter } from '../../src/worker/data-converter';
 
 let runtimeInstalled = false;
 function quietRuntime() {
@@ -58,7 +59,7 @@ export async function startHarness(options: {
   });
   const running = worker.run();
   const connection = await Connection.connect({ address });
-  const client = new Client({ connection, namespace: 'default' });
+  const client = new Client({ connection, namespace: 'default', dataConverter: agentDataConverter() });
   return {
     agent: new AgentClient(client, taskQueue),
     client,

@@ -22,10 +22,11 @@ export async function connectAgent(
   const settings = connectionSettingsFromEnv(process.env);
   const address = startServer ? await ensureServer(settings, cleanups) : await findRunningServer(settings);
   const { connectClient } = await import('../../worker/connect');
+  const { agentDataConverter } = await import('../../worker/data-converter');
   const connection = await connectClient(settings, address);
   cleanups.last(() => connection.close());
   const agent = new AgentClient(
-    new Client({ connection, namespace: settings.namespace }),
+    new Client({ connection, namespace: settings.namespace, dataConverter: agentDataConverter() }),
     settings.taskQueue,
   );
   return { agent, settings, address };

@@ -1,0 +1,39 @@
+import path from 'node:path';
+import type { DataConverter } from '@temporalio/common';
+import { DirectoryBlobStore } from './blob-store';
+import { DEFAULT_PAYLOAD_LIMITS, LargePayloadCodec, type LargePayloadLimits } from './large-payload-codec';
+import { dataDir } from './paths';
+
+/**
+ * The data converter every worker and client of durable-agent uses: the default JSON conversion
+ * plus the large-payload codec. Clients that talk to conversations (AgentClient included) need it
+ * too, with the same blob directory, to read what workers wrote.
+ */
+export function agentDataConverter(env: NodeJS.ProcessEnv = process.env): DataConverter {
+  const directory = env.DURABLE_AGENT_BLOB_DIR || path.join(dataDir(env), 'blobs');
+  return { payloadCodecs: [new LargePayloadCodec(new DirectoryBlobStore(directory), limitsFrom(env))] };
+}
+
+function limitsFrom(env: NodeJS.ProcessEnv): LargePayloadLimits {
+  return {
+    compressAboveBytes: bytes(
+      env,
+      'DURABLE_AGENT_COMPRESS_ABOVE_BYTES',
+      DEFAULT_PAYLOAD_LIMITS.compressAboveBytes,
+    ),
+    offloadAboveBytes: bytes(
+      env,
+      'DURABLE_AGENT_OFFLOAD_ABOVE_BYTES',
+      DEFAULT_PAYLOAD_LIMITS.offloadAboveBytes,
+    ),
+  };
+}
+
+function bytes(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1024)
+    throw new Error(`${name} must be a whole number of bytes, at least 1024; got ${raw}`);
+  return value;
+}
