@@ -1,21 +1,25 @@
 import { Context } from '@temporalio/activity';
 import type OpenAI from 'openai';
-import type { AssistantMessage, Message } from '../shared/messages';
-import type { ModelCallInput, TranscriptDelta } from '../shared/model-call';
+import type { AssistantMessage } from '../shared/messages';
+import type { ModelCallInput } from '../shared/model-call';
+import { type ModelProvider, modelProviderOf } from '../shared/model-provider';
 import type { ActivityProgress } from '../shared/tool-run';
 import type { ToolRegistry } from '../tools/registry';
 import { Heartbeater } from './heartbeater';
 import { classifyModelError } from './model-errors';
 import { assembleStream } from './model-stream';
 import { toOpenAiMessages } from './openai-messages';
-import { withUniqueToolCallIds } from './tool-call-ids';
+import { withProviderToolCallIds, withUniqueToolCallIds } from './tool-call-ids';
 import type { TranscriptCache } from './transcript-cache';
 import type { TranscriptLoader } from './transcript-loader';
+import { rebuildTranscript } from './transcript-rebuild';
 
 export interface ModelDeps {
   /** Constructed with `maxRetries: 0`: Temporal's retry policy is the only one. */
   openai: OpenAI;
   defaultModel: string;
+  /** What the endpoint serves, for tool schemas and tool call ids; from each call's model name when absent. */
+  provider?: ModelProvider;
   tools: ToolRegistry;
   transcriptCache: TranscriptCache;
   loadTranscript: TranscriptLoader;
@@ -28,11 +32,13 @@ export function createCallModel(deps: ModelDeps) {
     const messages = await rebuildTranscript(input.transcript, deps);
     const heartbeater = new Heartbeater<ActivityProgress>(context, { kind: 'model', text: '', toolCalls: 0 });
     try {
-      const tools = deps.tools.modelSchemas(input.toolNames);
+      const model = input.model ?? deps.defaultModel;
+      const provider = deps.provider ?? modelProviderOf(model);
+      const tools = deps.tools.modelSchemas(input.toolNames, provider);
       const stream = await deps.openai.chat.completions.create(
         {
-          model: input.model ?? deps.defaultModel,
-          messages: toOpenAiMessages(messages, input.systemPrompt),
+          model,
+          messages: withProviderToolCallIds(toOpenAiMessages(messages, input.systemPrompt), provider),
           ...(tools.length ? { tools } : {}),
           stream: true,
           stream_options: { include_usage: true },
@@ -52,13 +58,4 @@ export function createCallModel(deps: ModelDeps) {
       heartbeater.stop();
     }
   };
-}
-
-async function rebuildTranscript(delta: TranscriptDelta, deps: ModelDeps): Promise<Message[]> {
-  const earlier =
-    deps.transcriptCache.prefix(delta.conversationId, delta.generation, delta.base) ??
-    (await deps.loadTranscript(delta.conversationId, delta.generation, delta.base));
-  const messages = [...earlier, ...delta.newMessages];
-  deps.transcriptCache.store(delta.conversationId, delta.generation, messages);
-  return messages;
 }

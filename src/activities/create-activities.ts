@@ -1,5 +1,6 @@
 import { type ModelDeps, createCallModel } from './call-model';
 import { type ToolDeps, createRunTool } from './run-tool';
+import { createSummarizeTranscript } from './summarize-transcript';
 import { TranscriptCache } from './transcript-cache';
 import { type TranscriptLoader, loadTranscriptFromWorkflow } from './transcript-loader';
 
@@ -10,12 +11,15 @@ export interface ActivityDeps extends Omit<ModelDeps, 'transcriptCache' | 'loadT
 
 /** The worker's activities, closed over their dependencies: tests pass fakes, the worker real clients. */
 export function createActivities(deps: ActivityDeps) {
+  // One cache for both model activities: a summary and the next model call read the same transcript.
+  const modelDeps: ModelDeps = {
+    ...deps,
+    transcriptCache: deps.transcriptCache ?? new TranscriptCache(),
+    loadTranscript: deps.loadTranscript ?? loadTranscriptFromWorkflow,
+  };
   return {
-    callModel: createCallModel({
-      ...deps,
-      transcriptCache: deps.transcriptCache ?? new TranscriptCache(),
-      loadTranscript: deps.loadTranscript ?? loadTranscriptFromWorkflow,
-    }),
+    callModel: createCallModel(modelDeps),
+    summarizeTranscript: createSummarizeTranscript(modelDeps),
     runTool: createRunTool(deps),
     listTools: async () => deps.tools.descriptors(),
   };

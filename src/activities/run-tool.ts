@@ -1,20 +1,39 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { z } from 'zod';
+import { DEFAULT_AGENT_ID } from '../shared/agent-id';
 import { ToolResultContentSchema } from '../shared/content';
 import { MAX_TOOL_RESULT_BYTES } from '../shared/constants';
-import { type ToolErrorKind, type ToolOutcome, toolErrorOutcome } from '../shared/tool-errors';
+import {
+  TOOL_ERROR_RETRYABLE,
+  type ToolErrorKind,
+  type ToolOutcome,
+  toolBlockedOutcome,
+  toolErrorOutcome,
+} from '../shared/tool-errors';
 import type { ActivityProgress, ToolRunInput } from '../shared/tool-run';
+import { sanitizeContentImages } from '../tools/image-sanitizer';
+import { normalizeToolArguments } from '../tools/param-normalization';
 import type { ToolRegistry } from '../tools/registry';
-import type { ToolUpdate } from '../tools/tool';
+import { sanitizeOutcomeText, sanitizeText } from '../tools/text-sanitizer';
+import type { AgentTool, ToolUpdate } from '../tools/tool';
 import { ToolError } from '../tools/tool-error';
 import { truncateText, truncateToolResult } from '../tools/truncate';
 import { Workspace } from '../tools/workspace';
 import { Heartbeater } from './heartbeater';
+import {
+  type ToolCallInfo,
+  type ToolHooks,
+  runAfterToolCall,
+  runBeforeToolCall,
+  runToolResultPersist,
+} from './tool-hooks';
 
 export interface ToolDeps {
   tools: ToolRegistry;
   /** Used when a conversation names no workspace of its own. */
   defaultWorkspace: string;
+  /** Lifecycle hooks around every tool call (tool-hooks.ts), in this order. */
+  hooks?: readonly ToolHooks[];
 }
 
 const ToolResultSchema = z.object({
@@ -23,6 +42,7 @@ const ToolResultSchema = z.object({
 });
 const PROGRESS_TEXT_BYTES = 4_096;
 const ABORTED_NOTE = '[interrupted before it finished: the output above is partial]';
+const NO_OUTPUT = { type: 'text' as const, text: '(no output)' };
 
 /**
  * Why the activity's signal fired, if it did. Only a cancel request from the workflow (steer, abort)
@@ -33,7 +53,16 @@ function stoppedBy(context: Context): 'cancel_requested' | 'other' | undefined {
   return context.cancellationDetails?.cancelRequested ? 'cancel_requested' : 'other';
 }
 
+type Validated = { ok: true; params: Record<string, unknown> } | { ok: false; error: string };
+
+function validate(tool: AgentTool, params: Record<string, unknown>): Validated {
+  const parsed = tool.parameters.safeParse(params);
+  if (!parsed.success) return { ok: false, error: `invalid arguments: ${z.prettifyError(parsed.error)}` };
+  return { ok: true, params: parsed.data as Record<string, unknown> };
+}
+
 export function createRunTool(deps: ToolDeps) {
+  const hooks = deps.hooks ?? [];
   const workspaces = new Map<string, Workspace>();
   const workspaceFor = (root: string) => {
     let workspace = workspaces.get(root);
@@ -45,16 +74,29 @@ export function createRunTool(deps: ToolDeps) {
   };
 
   /**
-   * Runs one tool call. Everything the model should read comes back as an outcome, errors included;
-   * only an unexpected throw fails the activity, so Temporal retries it when the tool is idempotent.
+   * Runs one tool call: arguments normalised (param-normalization.ts) and validated, the
+   * before_tool_call hooks, the tool, the after_tool_call hooks, then tool_result_persist on what
+   * goes back. Everything the model should read comes back as an outcome, errors included; only an
+   * unexpected throw, or a retryable error of a read-only tool with attempts left, fails the activity.
    */
   return async function runTool(input: ToolRunInput): Promise<ToolOutcome> {
+    const outcome = await runCall(input);
+    // Control characters and terminal escapes never reach the transcript (tool-call-lifecycle.md).
+    return sanitizeOutcomeText(hooks.length ? await persist(input, outcome) : outcome);
+  };
+
+  async function runCall(input: ToolRunInput): Promise<ToolOutcome> {
     const { toolName } = input;
     const tool = deps.tools.get(toolName);
     if (!tool) return errorOutcome(toolName, 'NotFound', `Tool not found: ${toolName}`);
-    const parsed = tool.parameters.safeParse(input.arguments);
-    if (!parsed.success)
-      return errorOutcome(toolName, 'InvalidArgs', `invalid arguments: ${z.prettifyError(parsed.error)}`);
+    const normalized = normalizeToolArguments(
+      input.arguments,
+      deps.tools.parameters(toolName) ?? {},
+      new Set(tool.verbatimParameters),
+    );
+    if (!normalized.ok) return errorOutcome(toolName, 'InvalidArgs', normalized.error);
+    let valid = validate(tool, normalized.params);
+    if (!valid.ok) return errorOutcome(toolName, 'InvalidArgs', valid.error);
     let workspace: Workspace;
     try {
       workspace = workspaceFor(input.workspace ?? deps.defaultWorkspace);
@@ -72,50 +114,157 @@ export function createRunTool(deps: ToolDeps) {
       toolCallId: input.toolCallId,
       toolName,
     });
-    const onUpdate = (update: ToolUpdate) => heartbeater.update(progressOf(input, update));
+    const call: ToolCallInfo = {
+      toolName,
+      toolCallId: input.toolCallId,
+      conversationId: input.conversationId,
+    };
     try {
-      const result = await tool.execute(input.toolCallId, parsed.data, context.cancellationSignal, onUpdate, {
+      if (hooks.length) {
+        let decision;
+        try {
+          decision = await runBeforeToolCall(hooks, { ...call, params: valid.params });
+        } catch (error) {
+          const message = `a before_tool_call hook failed, so the tool did not run: ${messageOf(error)}`;
+          return errorOutcome(toolName, 'ExecutionFailed', message);
+        }
+        if (!decision.run) return toolBlockedOutcome(toolName, decision.reason);
+        if (decision.params !== valid.params) {
+          valid = validate(tool, decision.params);
+          if (!valid.ok)
+            return errorOutcome(toolName, 'InvalidArgs', `a before_tool_call hook gave ${valid.error}`);
+        }
+      }
+      return await execute(tool, input, valid.params, workspace, context, heartbeater);
+    } finally {
+      heartbeater.stop();
+    }
+  }
+
+  async function execute(
+    tool: AgentTool,
+    input: ToolRunInput,
+    params: Record<string, unknown>,
+    workspace: Workspace,
+    context: Context,
+    heartbeater: Heartbeater<ActivityProgress>,
+  ): Promise<ToolOutcome> {
+    const { toolName } = input;
+    const onUpdate = (update: ToolUpdate) => heartbeater.update(progressOf(input, update));
+    const startedAt = Date.now();
+    let outcome: ToolOutcome | undefined;
+    let failure: unknown;
+    try {
+      const result = await tool.execute(input.toolCallId, params, context.cancellationSignal, onUpdate, {
         workspace,
         conversationId: input.conversationId,
+        agentId: input.agentId ?? DEFAULT_AGENT_ID,
+        ...(input.execSecurity ? { execSecurity: input.execSecurity } : {}),
       });
       const aborted = stoppedBy(context);
       if (aborted === 'other') throw context.cancellationSignal.reason;
       const valid = ToolResultSchema.safeParse(result);
-      if (!valid.success)
-        return errorOutcome(toolName, 'ExecutionFailed', 'the tool returned a malformed result');
-      const content = valid.data.content.length
-        ? valid.data.content
-        : [{ type: 'text' as const, text: '(no output)' }];
-      if (aborted === 'cancel_requested') {
-        // What the tool had when it was interrupted: kept, and marked so the model knows it is partial.
-        content.push({ type: 'text', text: ABORTED_NOTE });
-        return {
+      if (!valid.success) {
+        outcome = errorOutcome(toolName, 'ExecutionFailed', 'the tool returned a malformed result');
+      } else {
+        // Images are brought within the model's limits here, whichever tool made them.
+        const content = valid.data.content.length
+          ? await sanitizeContentImages(valid.data.content)
+          : [NO_OUTPUT];
+        // What the tool had when it was interrupted is kept, and marked so the model knows it is partial.
+        if (aborted === 'cancel_requested') content.push({ type: 'text', text: ABORTED_NOTE });
+        outcome = {
           ...truncateToolResult({ content, details: valid.data.details }, MAX_TOOL_RESULT_BYTES),
           isError: false,
-          aborted: true,
+          ...(aborted === 'cancel_requested' ? { aborted: true } : {}),
         };
       }
-      return {
-        ...truncateToolResult({ content, details: valid.data.details }, MAX_TOOL_RESULT_BYTES),
-        isError: false,
-      };
     } catch (error) {
-      if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason ?? error;
-      if (error instanceof ToolError) return errorOutcome(toolName, error.kind, error.message);
-      throw ApplicationFailure.create({
-        message: error instanceof Error ? error.message : String(error),
-        type: 'ExecutionFailed',
-        nonRetryable: !tool.idempotent,
-      });
-    } finally {
-      heartbeater.stop();
+      failure = error;
+      if (error instanceof ToolError && !context.cancellationSignal.aborted) {
+        outcome = errorOutcome(toolName, error.kind, error.message);
+      }
     }
-  };
+
+    if (hooks.length) {
+      const observed = outcome ?? toolErrorOutcome(toolName, 'ExecutionFailed', messageOf(failure));
+      await runAfterToolCall(
+        hooks,
+        {
+          toolName,
+          toolCallId: input.toolCallId,
+          conversationId: input.conversationId,
+          params,
+          result: { content: observed.content, details: observed.details },
+          isError: observed.isError,
+          durationMs: Date.now() - startedAt,
+        },
+        (message) => context.log.warn(message),
+      );
+    }
+
+    if (failure === undefined) return outcome!;
+    if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason ?? failure;
+    if (failure instanceof ToolError) {
+      const attempts = deps.tools.descriptor(toolName)?.retry.maximumAttempts ?? 1;
+      // Read-only tools try again while attempts last; the last attempt's error is the answer.
+      if (tool.idempotent && TOOL_ERROR_RETRYABLE[failure.kind] && context.info.attempt < attempts) {
+        throw ApplicationFailure.create({
+          message: failure.message,
+          type: failure.kind,
+          nonRetryable: false,
+        });
+      }
+      return outcome!;
+    }
+    throw ApplicationFailure.create({
+      message: messageOf(failure),
+      type: 'ExecutionFailed',
+      nonRetryable: !tool.idempotent,
+    });
+  }
+
+  /** tool_result_persist: the hooks may rewrite what enters the transcript; a failing one fails closed. */
+  async function persist(input: ToolRunInput, outcome: ToolOutcome): Promise<ToolOutcome> {
+    const { toolName } = input;
+    const original = { content: outcome.content, details: outcome.details };
+    let rewritten;
+    try {
+      rewritten = await runToolResultPersist(hooks, {
+        toolName,
+        toolCallId: input.toolCallId,
+        conversationId: input.conversationId,
+        result: original,
+        isError: outcome.isError,
+      });
+    } catch (error) {
+      const message = `the tool ran, but a tool_result_persist hook failed, so its result was not recorded: ${messageOf(error)}`;
+      return errorOutcome(toolName, 'ExecutionFailed', message);
+    }
+    if (rewritten === original) return outcome;
+    const valid = ToolResultSchema.safeParse(rewritten);
+    if (!valid.success) {
+      return errorOutcome(
+        toolName,
+        'ExecutionFailed',
+        'a tool_result_persist hook returned a malformed result',
+      );
+    }
+    const content = valid.data.content.length ? valid.data.content : [NO_OUTPUT];
+    return {
+      ...outcome,
+      ...truncateToolResult({ content, details: valid.data.details }, MAX_TOOL_RESULT_BYTES),
+    };
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function errorOutcome(tool: string, kind: ToolErrorKind, message: string): ToolOutcome {
   // Leaves room for the envelope and JSON escaping inside the result limit.
-  return toolErrorOutcome(tool, kind, truncateText(message, MAX_TOOL_RESULT_BYTES - 16_384));
+  return toolErrorOutcome(tool, kind, truncateText(sanitizeText(message), MAX_TOOL_RESULT_BYTES - 16_384));
 }
 
 function progressOf(input: ToolRunInput, update: ToolUpdate): ActivityProgress {

@@ -1,3 +1,4 @@
+import type { CompactionReceipt } from '../shared/compaction';
 import { randomUUID } from 'node:crypto';
 import {
   type Client,
@@ -19,6 +20,7 @@ import {
   UserMessageInputSchema,
   abortUpdate,
   approveUpdate,
+  compactUpdate,
   endSignal,
   eventsQuery,
   pendingApprovalsQuery,
@@ -44,6 +46,8 @@ export interface SendOptions {
   /** Used only when this message starts the conversation. */
   options?: ConversationOptionsInput;
   messageId?: string;
+  /** Who sends it, as this caller vouches: decides whether `ownerOnly` tools may run (the conversation's `owners`). */
+  sender?: string;
 }
 
 export interface Sent {
@@ -57,6 +61,8 @@ export interface Sent {
 
 export interface SteerOptions {
   messageId?: string;
+  /** As for `send`: a steering message joins the run, and a non-owner's makes it a non-owner's run. */
+  sender?: string;
   /**
    * True (the default): the `steer` update, which waits for a worker to take the message and
    * returns whether a run was interrupted. False: the `steer` signal, which is stored even while no
@@ -138,6 +144,7 @@ export class AgentClient {
     const message = UserMessageInputSchema.safeParse({
       text,
       messageId: sendOptions.messageId ?? randomUUID(),
+      ...(sendOptions.sender !== undefined ? { sender: sendOptions.sender } : {}),
     });
     if (!message.success) throw invalidInput('message', message.error);
     const options = ConversationOptionsSchema.safeParse(sendOptions.options ?? {});
@@ -169,6 +176,7 @@ export class AgentClient {
     const message = UserMessageInputSchema.safeParse({
       text,
       messageId: steerOptions.messageId ?? randomUUID(),
+      ...(steerOptions.sender !== undefined ? { sender: steerOptions.sender } : {}),
     });
     if (!message.success) throw invalidInput('steering message', message.error);
     await this.assertRunning(conversationId);
@@ -186,6 +194,12 @@ export class AgentClient {
   }
 
   /** Aborts the run in progress; the conversation then waits for the next message. Refused when no run is in progress. */
+  /** Summarises the older turns now (at the next turn boundary of a run in progress); returns once done. */
+  async compact(conversationId: string): Promise<CompactionReceipt> {
+    const handle = this.handle(conversationId);
+    return this.update(conversationId, 'compact', () => handle.executeUpdate(compactUpdate));
+  }
+
   async abort(conversationId: string, input: AbortInput = {}): Promise<AbortReceipt> {
     const parsed = AbortInputSchema.safeParse(input);
     if (!parsed.success) throw invalidInput('abort', parsed.error);

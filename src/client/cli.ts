@@ -1,9 +1,14 @@
 #!/usr/bin/env node
 import { abortCommand } from './commands/abort';
+import { compactCommand } from './commands/compact';
 import { approveCommand } from './commands/approve';
 import { Cleanups, log } from './commands/cleanups';
+import { exportCommand } from './commands/export';
+import { historyCommand } from './commands/history';
 import { listCommand } from './commands/list';
+import { replayCommand } from './commands/replay';
 import { runCommand } from './commands/run';
+import { scheduleCommand } from './commands/schedule';
 import { sendCommand } from './commands/send';
 import { serverCommand } from './commands/server';
 import { statusCommand } from './commands/status';
@@ -16,19 +21,29 @@ const USAGE = `durable-agent: durable AI agents on Temporal
 
 Usage:
   durable-agent run [--id ID] [--workspace DIR] [--json] [--no-worker] [--model NAME] [--system TEXT]
-                    [--max-tool-iterations N] [--approval auto|ask] "<prompt>"
-  durable-agent send ID [--no-wait] [--json] [conversation flags of run] "<text>"
-  durable-agent steer ID [--no-wait] [--json] "<text>"
+                    [--max-tool-iterations N] [--approval auto|ask] [--profile minimal|coding|messaging|full]
+                    [--allow LIST] [--also-allow LIST] [--deny LIST] [--owners NAMES] [--sender NAME]
+                    [--exec-security full|safe-bin] "<prompt>"
+  durable-agent send ID [--no-wait] [--json] [--sender NAME] [conversation flags of run] "<text>"
+  durable-agent steer ID [--no-wait] [--json] [--sender NAME] "<text>"
   durable-agent abort ID [--reason TEXT] [--by NAME] [--json]
   durable-agent approve ID TOOL_CALL_ID [--always] [--reject] [--reason TEXT] [--by NAME] [--json]
+  durable-agent compact ID [--json]
   durable-agent watch ID [--json] [--until-ended]
   durable-agent status ID [--json]
   durable-agent list [--json] [--limit N]
+  durable-agent history ID [--json] [--executions N]
+  durable-agent export ID FILE [--all-executions]
+  durable-agent replay FILE|ID [--json] [--executions N]
+  durable-agent schedule "<prompt>" --cron "<cron>" [--id SCHEDULE_ID] [--idle-timeout DURATION] [--json]
+                    [conversation flags of run]
+  durable-agent schedule list|delete SCHEDULE_ID|trigger SCHEDULE_ID [--json]
   durable-agent worker [--workspace DIR]
   durable-agent server [--port N] [--ui-port N] [--db FILE]
 
-Environment: OPENAI_BASE_URL, OPENAI_API_KEY, AGENT_MODEL, AGENT_TASK_QUEUE, TEMPORAL_ADDRESS,
-TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS*, DURABLE_AGENT_DATA_DIR (see README.md).`;
+Environment: OPENAI_BASE_URL, OPENAI_API_KEY, AGENT_MODEL, AGENT_MODEL_PROVIDER, AGENT_TOOLS_ALLOW,
+AGENT_TOOLS_DENY, AGENT_EXEC_SECURITY, AGENT_EXEC_SAFE_BINS, AGENT_TASK_QUEUE, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS*,
+DURABLE_AGENT_DATA_DIR (see README.md).`;
 
 type Command = (args: string[], cleanups: Cleanups) => Promise<number>;
 
@@ -38,15 +53,20 @@ const COMMANDS: Record<string, Command> = {
   steer: steerCommand,
   abort: abortCommand,
   approve: approveCommand,
+  compact: compactCommand,
   watch: watchCommand,
   status: statusCommand,
   list: listCommand,
+  history: historyCommand,
+  export: exportCommand,
+  replay: replayCommand,
+  schedule: scheduleCommand,
   worker: workerCommand,
   server: serverCommand,
 };
 
-/** Commands that run a worker in this process and so set up the worker runtime's logging. */
-const WORKER_COMMANDS = new Set(['run', 'worker', 'server']);
+/** Commands that run a worker in this process (`replay` a replay worker) and so set up the worker runtime's logging. */
+const WORKER_COMMANDS = new Set(['run', 'worker', 'server', 'replay']);
 
 const cleanups = new Cleanups();
 
@@ -64,6 +84,14 @@ async function main([command, ...args]: string[]): Promise<number> {
 async function installRuntime(command: string | undefined): Promise<void> {
   if (!command || !WORKER_COMMANDS.has(command)) return;
   const { Runtime, DefaultLogger } = await import('@temporalio/worker');
+  if (command === 'replay') {
+    // Replay reports nondeterminism itself; Temporal Core would also log each failed workflow task.
+    Runtime.install({
+      logger: new DefaultLogger('ERROR'),
+      telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } },
+    });
+    return;
+  }
   Runtime.install({ logger: new DefaultLogger(command === 'run' ? 'ERROR' : 'WARN') });
 }
 

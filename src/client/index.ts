@@ -11,6 +11,15 @@ export {
   type WatchOptions,
 } from './agent-client';
 export { ConversationEndedError, ConversationNotFoundError, UpdateRefusedError } from './conversation-errors';
+export { buildTimeline, type ExecutionHistory } from './build-timeline';
+export { fetchConversationHistories } from './conversation-history';
+export {
+  ConversationSchedules,
+  type ConversationScheduleListing,
+  type ScheduleConversationOptions,
+} from './conversation-schedules';
+export { decodeHistoryPayloads } from './decode-history-payloads';
+export type { Timeline, TimelineItem } from './timeline';
 export type { ApprovalDecision, ApprovalSettings, PendingApproval } from '../shared/approvals';
 export type {
   AbortInput,

@@ -47,5 +47,9 @@ export function renderProgress(event: AgentEvent): string | undefined {
       return undefined;
     case 'error':
       return `! ${event.message}`;
+    case 'warning':
+      return `⚠ ${event.message}`;
+    case 'compacted':
+      return `⇣ compacted: ${event.removedMessages} older messages summarised (about ${event.tokensBefore} → ${event.tokensAfter} tokens)`;
   }
 }

@@ -1,14 +1,25 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { ApprovalDecision, ApprovalDecisionKind, PendingApproval, StandingDecision } from './approvals';
+import type { ConversationOptionsInput } from './conversation-options';
+import type { CompactionReceipt } from './compaction';
 import type { AgentEvent } from './events';
 import type { Message } from './messages';
 
 export const UserMessageInputSchema = z.object({
   text: z.string().min(1, 'message text is empty'),
   messageId: z.string().min(1),
+  /** Who sent it, as the caller vouches; decides whether `ownerOnly` tools may run (see `owners`). */
+  sender: z.string().trim().min(1, 'sender is empty').optional(),
 });
 export type UserMessageInput = z.infer<typeof UserMessageInputSchema>;
+
+/** What a client starts a conversation with: the workflow's input (it adds what continue-as-new carries). */
+export interface ConversationStartInput {
+  options?: ConversationOptionsInput;
+  /** A first message, queued before any signal: how a scheduled conversation starts with its prompt. */
+  initialMessage?: UserMessageInput;
+}
 
 /** Starts a run, or queues as a follow-up while one is running. */
 export const userMessageSignal = defineSignal<[UserMessageInput]>('userMessage');
@@ -52,6 +63,12 @@ export interface ApprovalReceipt {
  * conversation's `approvers`; a refused decision never touches state.
  */
 export const approveUpdate = defineUpdate<ApprovalReceipt, [ApprovalDecision]>('approve');
+/**
+ * Summarises the oldest turns now (at the next turn boundary when a run is in progress) whatever
+ * the budget; returns once done. `compacted: false` when there was nothing before the newest turn.
+ */
+export const compactUpdate = defineUpdate<CompactionReceipt, []>('compact');
+
 /** Tool calls waiting for a decision, oldest first. */
 export const pendingApprovalsQuery = defineQuery<PendingApproval[]>('pendingApprovals');
 
@@ -66,6 +83,8 @@ export interface ConversationStatusSummary {
   /** Sequence number of the newest event, 0 before any. */
   lastSeq: number;
   pendingApprovals: number;
+  /** The transcript's generation (it changes when compaction replaces old turns), for `transcriptPage`; 0 when absent. */
+  transcriptGeneration?: number;
 }
 export const statusQuery = defineQuery<ConversationStatusSummary>('status');
 

@@ -1,6 +1,10 @@
 import { z } from 'zod';
+import { AgentIdSchema } from './agent-id';
 import { ApprovalSettingsSchema } from './approvals';
+import { CompactionSettingsSchema } from './compaction';
 import { DEFAULT_MAX_TOOL_ITERATIONS } from './constants';
+import { ExecSecurityModeSchema } from './exec-security';
+import { ToolProfileSchema } from './tool-catalog';
 
 /** Chosen when a conversation starts; fixed for its life. */
 export const ConversationOptionsSchema = z.object({
@@ -11,8 +15,35 @@ export const ConversationOptionsSchema = z.object({
   maxToolIterations: z.number().int().min(1).default(DEFAULT_MAX_TOOL_ITERATIONS),
   /** Absolute path on the worker's machine that file and command tools are confined to; the worker's default when absent. */
   workspace: z.string().optional(),
-  /** Tools offered to the model; every tool the worker has when absent. */
+  /** Whose durable memory the memory tools read and write; conversations of one agent share it. `default` when absent. */
+  agentId: AgentIdSchema.optional(),
+  /**
+   * `exec` security mode (`full` or `safe-bin`) for this conversation. Only a stricter mode than the
+   * worker's (AGENT_EXEC_SECURITY) takes effect: the worker's is the ceiling. The worker's when absent.
+   */
+  execSecurity: ExecSecurityModeSchema.optional(),
+  /**
+   * Which tools the model is offered (the policy pipeline of tool-system.md §8.2): the profile's
+   * tools, narrowed by the worker's policy, then by `allow` and `deny`. `full` when absent.
+   */
+  profile: ToolProfileSchema.optional(),
+  /** Only these of what the profile and the worker leave (tool names, `group:` names, `*` patterns); an empty list allows nothing. */
+  allow: z.array(z.string()).optional(),
+  /** Added to the profile's tools, e.g. an embedder's own tools next to the `coding` ones. */
+  alsoAllow: z.array(z.string()).optional(),
+  /** Never these tools, whatever else allows them. */
+  deny: z.array(z.string()).optional(),
+  /** The older form of `allow`, still honoured (as a step of its own); prefer `allow`. */
   tools: z.array(z.string()).optional(),
+  /**
+   * Senders whose messages may use `ownerOnly` tools (a message's `sender`); everyone when absent. A
+   * run that took a message from anyone else, or from no named sender, is not an owner's run.
+   */
+  owners: z.array(z.string().trim().min(1)).min(1).optional(),
+  /** Summarise the oldest turns when the transcript grows past a budget; `false` never compacts. */
+  compaction: z
+    .union([z.literal(false), CompactionSettingsSchema])
+    .default({ maxTokens: 100_000, keepTokens: 20_000 }),
   /** Which tool calls wait for a person's decision, who may decide, and for how long. */
   approval: ApprovalSettingsSchema.default({}),
   /**

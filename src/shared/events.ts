@@ -79,6 +79,15 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
     /** Tool calls interrupted by this abort. */
     interrupted: z.array(z.string()),
   }),
+  /** The oldest messages were replaced by a summary; the transcript starts a new generation. */
+  z.object({
+    ...base,
+    type: z.literal('compacted'),
+    removedMessages: z.number().int(),
+    keptMessages: z.number().int(),
+    tokensBefore: z.number().int(),
+    tokensAfter: z.number().int(),
+  }),
   z.object({
     ...base,
     type: z.literal('run_finished'),
@@ -87,6 +96,8 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
     answer: z.string(),
   }),
   z.object({ ...base, type: z.literal('error'), message: z.string() }),
+  /** Something the user should fix that did not stop anything, e.g. a tool policy entry naming no tool. */
+  z.object({ ...base, type: z.literal('warning'), message: z.string() }),
 ]);
 export type AgentEvent = z.infer<typeof AgentEventSchema>;
 export type AgentEventType = AgentEvent['type'];

@@ -18,6 +18,8 @@ export const UserMessageSchema = z.object({
   content: z.string(),
   /** Client-chosen id, so a sender can find the run that answered it. */
   messageId: z.string(),
+  /** Who sent it, as the caller vouched; absent when the caller named nobody. */
+  sender: z.string().optional(),
   timestamp: z.number(),
 });
 export type UserMessage = z.infer<typeof UserMessageSchema>;

@@ -30,6 +30,8 @@ export const ToolDescriptorSchema = z.object({
   risk: RiskLevelSchema.default('low'),
   /** The tool's own approval mode; follows from `risk` when absent. */
   approval: ApprovalModeSchema.optional(),
+  /** Only an owner's run may call it (`owners`); absent in older descriptors. */
+  ownerOnly: z.boolean().optional(),
 });
 export type ToolDescriptor = z.infer<typeof ToolDescriptorSchema>;
 export type ToolDescriptorInput = z.input<typeof ToolDescriptorSchema>;

@@ -1,6 +1,6 @@
 import type { ToolResultContent } from './content';
 
-/** The error kinds of tool-call-lifecycle.md. Only ExecutionFailed and Timeout may be worth retrying. */
+/** The error kinds of tool-call-lifecycle.md. */
 export type ToolErrorKind =
   | 'NotFound'
   | 'InvalidArgs'
@@ -9,6 +9,22 @@ export type ToolErrorKind =
   | 'FileNotFound'
   | 'InvalidPath'
   | 'Timeout';
+
+/**
+ * Whether the same call may succeed if tried again. Only for read-only tools: a tool with side
+ * effects runs once whatever its error says (DESIGN.md principle 3). A missing tool or file, bad
+ * arguments, a refused path or permission give the same answer every time; a failure or a timeout
+ * may not (a flaky server, a slow disk).
+ */
+export const TOOL_ERROR_RETRYABLE: Readonly<Record<ToolErrorKind, boolean>> = {
+  NotFound: false,
+  InvalidArgs: false,
+  ExecutionFailed: true,
+  PermissionDenied: false,
+  FileNotFound: false,
+  InvalidPath: false,
+  Timeout: true,
+};
 
 export interface ToolOutcome {
   content: ToolResultContent[];

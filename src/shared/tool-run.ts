@@ -1,3 +1,5 @@
+import type { ExecSecurityMode } from './exec-security';
+
 export interface ToolRunInput {
   conversationId: string;
   /** The model's id for the call; also the idempotency key handed to the tool. */
@@ -5,6 +7,10 @@ export interface ToolRunInput {
   toolName: string;
   arguments: Record<string, unknown>;
   workspace?: string;
+  /** The conversation's agent (its memory); the default agent when absent. */
+  agentId?: string;
+  /** The conversation's `execSecurity` option; the worker's mode alone applies when absent. */
+  execSecurity?: ExecSecurityMode;
 }
 
 /** Heartbeat details of a running tool or model call, as read by watchers through describe(). */

@@ -1,12 +1,45 @@
+import path from 'node:path';
+import { dataDir } from '../worker/paths';
+import { applyPatchTool } from './apply-patch';
 import { editTool } from './edit';
-import { execTool } from './exec';
 import { globTool } from './glob';
 import { grepTool } from './grep';
 import { listDirectoryTool } from './list-directory';
+import { MemoryStore } from './memory-store';
+import { createMemoryTools } from './memory-tools';
 import { readTool } from './read';
+import { type RuntimeToolOptions, createRuntimeTools } from './runtime-tools';
+import { type SessionDirectory, TemporalSessionDirectory } from './session-directory';
+import { createSessionTools } from './session-tools';
 import type { AgentTool } from './tool';
+import { type WebFetchOptions, createWebFetchTool, webFetchTool } from './web-fetch';
 import { writeTool } from './write';
 
-export function builtinTools(): AgentTool[] {
-  return [readTool, writeTool, editTool, listDirectoryTool, grepTool, globTool, execTool] as AgentTool[];
+export interface BuiltinToolDeps {
+  /** Where memory tools keep each agent's notes; `<data dir>/memory` (DURABLE_AGENT_DATA_DIR) when absent. */
+  memory?: MemoryStore;
+  /** How session tools reach other conversations; Temporal, through the running activity's client, when absent. */
+  sessions?: SessionDirectory;
+  /** Limits of `web_fetch`; by default it reaches public addresses only. */
+  webFetch?: WebFetchOptions;
+  /** `exec` security (the worker's mode and safe bins) and background process limits; `full` mode by default. */
+  runtime?: RuntimeToolOptions;
+}
+
+export function builtinTools(deps: BuiltinToolDeps = {}): AgentTool[] {
+  return [
+    ...([
+      readTool,
+      writeTool,
+      editTool,
+      applyPatchTool,
+      listDirectoryTool,
+      grepTool,
+      globTool,
+    ] as AgentTool[]),
+    ...createRuntimeTools(deps.runtime),
+    deps.webFetch ? createWebFetchTool(deps.webFetch) : webFetchTool,
+    ...createMemoryTools(deps.memory ?? new MemoryStore(path.join(dataDir(), 'memory'))),
+    ...createSessionTools(deps.sessions ?? new TemporalSessionDirectory()),
+  ];
 }

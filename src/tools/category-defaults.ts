@@ -32,5 +32,6 @@ export function describeTool(tool: AgentTool): ToolDescriptor {
     retry: { ...(tool.idempotent ? RETRY_IDEMPOTENT : RETRY_ONCE), ...tool.retry },
     risk: tool.risk,
     approval: tool.approval ?? defaultApprovalMode(tool.risk),
+    ...(tool.ownerOnly ? { ownerOnly: true } : {}),
   };
 }

@@ -14,6 +14,7 @@ export const editTool = defineTool({
     old_string: z.string().min(1).describe('The exact text to replace'),
     new_string: z.string().describe('The replacement text'),
   }),
+  verbatimParameters: ['old_string', 'new_string'],
   category: 'files',
   idempotent: false,
   risk: 'medium',

@@ -29,6 +29,8 @@ export const grepTool = defineTool({
       .default(100)
       .describe('Stop after this many matches (default 100)'),
   }),
+  // Spaces in a regular expression are part of what it matches.
+  verbatimParameters: ['pattern'],
   category: 'search',
   idempotent: true,
   risk: 'low',

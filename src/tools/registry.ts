@@ -1,6 +1,8 @@
+import type { ModelProvider } from '../shared/model-provider';
 import type { ToolDescriptor } from '../shared/tool-descriptor';
 import { describeTool } from './category-defaults';
 import { parametersJsonSchema } from './json-schema';
+import { toolParametersFor } from './provider-schema';
 import type { AgentTool } from './tool';
 
 /** A function tool in the envelope OpenAI-compatible endpoints expect. */
@@ -9,12 +11,18 @@ export interface ModelToolSchema {
   function: { name: string; description: string; parameters: Record<string, unknown> };
 }
 
+interface Entry {
+  tool: AgentTool;
+  descriptor: ToolDescriptor;
+  /** The parameters' JSON schema before any provider's cleaning: what arguments are normalised against. */
+  parameters: Record<string, unknown>;
+  /** Model-facing schemas, made once per provider. */
+  schemas: Map<ModelProvider, ModelToolSchema>;
+}
+
 /** The tools a worker can run, with their descriptors and model-facing schemas computed once. */
 export class ToolRegistry {
-  private readonly tools = new Map<
-    string,
-    { tool: AgentTool; descriptor: ToolDescriptor; schema: ModelToolSchema }
-  >();
+  private readonly tools = new Map<string, Entry>();
 
   constructor(tools: AgentTool[]) {
     for (const tool of tools) {
@@ -24,20 +32,26 @@ export class ToolRegistry {
       this.tools.set(tool.name, {
         tool,
         descriptor: describeTool(tool),
-        schema: {
-          type: 'function',
-          function: {
-            name: tool.name,
-            description: tool.description,
-            parameters: parametersJsonSchema(tool.parameters),
-          },
-        },
+        parameters: parametersJsonSchema(tool.parameters),
+        schemas: new Map(),
       });
     }
   }
 
   get(name: string): AgentTool | undefined {
     return this.tools.get(name)?.tool;
+  }
+
+  names(): string[] {
+    return [...this.tools.keys()];
+  }
+
+  /** The same registry without the tools not named (the worker's tool policy). */
+  only(names: Iterable<string>): ToolRegistry {
+    const kept = new Set(names);
+    return new ToolRegistry(
+      [...this.tools.values()].flatMap(({ tool }) => (kept.has(tool.name) ? [tool] : [])),
+    );
   }
 
   descriptor(name: string): ToolDescriptor | undefined {
@@ -48,11 +62,35 @@ export class ToolRegistry {
     return [...this.tools.values()].map((entry) => entry.descriptor);
   }
 
-  /** Schemas for the named tools, sorted by name so the model sees a stable list. Unknown names are skipped. */
-  modelSchemas(names: string[]): ModelToolSchema[] {
+  /** The tool's parameters as JSON schema, the same for every provider. */
+  parameters(name: string): Record<string, unknown> | undefined {
+    return this.tools.get(name)?.parameters;
+  }
+
+  /**
+   * Schemas for the named tools as `provider` accepts them, sorted by name so the model sees a
+   * stable list. Unknown names are skipped.
+   */
+  modelSchemas(names: string[], provider: ModelProvider = 'openai'): ModelToolSchema[] {
     return [...new Set(names)].sort().flatMap((name) => {
       const entry = this.tools.get(name);
-      return entry ? [entry.schema] : [];
+      return entry ? [schemaFor(entry, provider)] : [];
     });
   }
+}
+
+function schemaFor(entry: Entry, provider: ModelProvider): ModelToolSchema {
+  let schema = entry.schemas.get(provider);
+  if (!schema) {
+    schema = {
+      type: 'function',
+      function: {
+        name: entry.tool.name,
+        description: entry.tool.description,
+        parameters: toolParametersFor(provider, entry.parameters),
+      },
+    };
+    entry.schemas.set(provider, schema);
+  }
+  return schema;
 }

@@ -1,7 +1,10 @@
 import type { z } from 'zod';
 import type { ApprovalMode, RiskLevel } from '../shared/approvals';
 import type { ToolResultContent } from '../shared/content';
+import type { ExecSecurityMode } from '../shared/exec-security';
 import type { ToolCategory, ToolRetry } from '../shared/tool-descriptor';
+import { type ImageSanitizationLimits, ImageRejectedError, sanitizeImage } from './image-sanitizer';
+import { ToolError } from './tool-error';
 import type { Workspace } from './workspace';
 
 /** What a tool returns: `content` goes to the model, `details` to user interfaces and logs (tool-system.md §1.3). */
@@ -15,6 +18,10 @@ export type ToolUpdate = Partial<ToolResult>;
 export interface ToolContext {
   workspace: Workspace;
   conversationId: string;
+  /** The conversation's agent: whose durable memory the memory tools use. */
+  agentId: string;
+  /** The `exec` security mode the conversation asked for; the worker's own applies when absent or looser. */
+  execSecurity?: ExecSecurityMode;
 }
 
 /**
@@ -36,6 +43,16 @@ export interface AgentTool<TParams extends z.ZodType = z.ZodType> {
   risk: RiskLevel;
   /** Overrides the approval mode that follows from `risk`. */
   approval?: ApprovalMode;
+  /**
+   * Only runs that the conversation's owners started may call it; anyone else's get the error
+   * "Tool restricted to owner senders." and the model is not offered it (tool-system.md §7.3).
+   */
+  ownerOnly?: boolean;
+  /**
+   * String parameters taken exactly as sent: not trimmed, and empty is a value, not "missing"
+   * (file contents, text to match or replace). Every other string parameter is trimmed (param-normalization.ts).
+   */
+  verbatimParameters?: readonly string[];
   /** Overrides the category's default timeouts and retry policy. */
   startToCloseTimeoutMs?: number;
   heartbeatTimeoutMs?: number;
@@ -55,4 +72,42 @@ export function defineTool<TParams extends z.ZodType>(tool: AgentTool<TParams>):
 
 export function textResult(text: string, details?: unknown): ToolResult {
   return { content: [{ type: 'text', text }], details };
+}
+
+/**
+ * An image for the model (tool-system.md §6), brought within `limits` (resized or re-encoded when
+ * larger), after an optional line of text. `details` default to the image's final size and type.
+ * Data that is not a usable image is a ToolError.
+ */
+export async function imageResult(params: {
+  /** The encoded image, as bytes or base64. */
+  data: Buffer | string;
+  mimeType: string;
+  text?: string;
+  details?: unknown;
+  limits?: Partial<ImageSanitizationLimits>;
+}): Promise<ToolResult> {
+  const data = typeof params.data === 'string' ? params.data : params.data.toString('base64');
+  try {
+    const sanitized = await sanitizeImage({ type: 'image', data, mimeType: params.mimeType }, params.limits);
+    const { mimeType } = sanitized.image;
+    return {
+      content: [...(params.text ? [{ type: 'text' as const, text: params.text }] : []), sanitized.image],
+      details: params.details ?? {
+        mimeType,
+        width: sanitized.width,
+        height: sanitized.height,
+        bytes: sanitized.bytes,
+        resized: sanitized.changed,
+      },
+    };
+  } catch (error) {
+    if (error instanceof ImageRejectedError) throw new ToolError('ExecutionFailed', error.message);
+    throw error;
+  }
+}
+
+/** A JSON payload: pretty-printed for the model, the payload itself as details (tool-system.md §6). */
+export function jsonResult(payload: unknown): ToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(payload, null, 2) ?? 'null' }], details: payload };
 }

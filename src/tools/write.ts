@@ -13,6 +13,7 @@ export const writeTool = defineTool({
     path: z.string().min(1).describe('File path, relative to the workspace root'),
     content: z.string().describe('The complete new content of the file'),
   }),
+  verbatimParameters: ['content'],
   category: 'files',
   idempotent: false,
   risk: 'medium',

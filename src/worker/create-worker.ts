@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { DataConverter } from '@temporalio/common';
-import { type NativeConnection, Worker } from '@temporalio/worker';
+import { type NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { type ActivityDeps, createActivities } from '../activities/create-activities';
+import type { ToolPolicy } from '../shared/tool-policy';
 import { agentDataConverter } from './data-converter';
+import { applyWorkerToolPolicy } from './worker-tool-policy';
 
 export interface AgentWorkerOptions {
   connection: NativeConnection;
@@ -24,9 +26,15 @@ export interface AgentWorkerOptions {
   shutdownGraceTimeMs?: number;
   /** Clients of these conversations need the same one. Default: `agentDataConverter()` from the environment. */
   dataConverter?: DataConverter;
+  /**
+   * The worker-wide (global) step of the tool policy pipeline: tools it denies, or does not allow,
+   * are neither offered to any conversation nor run. Unknown entries are logged as warnings.
+   */
+  toolPolicy?: ToolPolicy;
 }
 
-const PREBUILT_BUNDLE = path.resolve(__dirname, '..', 'workflow-bundle.js');
+/** The workflow bundle `npm run build` writes; workers and `replay` use it when present. */
+export const PREBUILT_BUNDLE = path.resolve(__dirname, '..', 'workflow-bundle.js');
 
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
   const bundlePath =
@@ -39,7 +47,16 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     ...(bundlePath
       ? { workflowBundle: { codePath: bundlePath } }
       : { workflowsPath: require.resolve('../workflows') }),
-    activities: createActivities(options.activities),
+    activities: createActivities(
+      options.toolPolicy
+        ? {
+            ...options.activities,
+            tools: applyWorkerToolPolicy(options.activities.tools, options.toolPolicy, (message) =>
+              Runtime.instance().logger.warn(message),
+            ),
+          }
+        : options.activities,
+    ),
     dataConverter: options.dataConverter ?? agentDataConverter(),
     maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? 200,
     maxHeartbeatThrottleInterval: throttle,

@@ -1,9 +1,12 @@
 import OpenAI from 'openai';
+import { type ModelProvider, ModelProviderSchema } from '../shared/model-provider';
 
 export interface ModelSettings {
   baseURL?: string;
   apiKey: string;
   model: string;
+  /** AGENT_MODEL_PROVIDER; when absent each call's model name decides (`modelProviderOf`). */
+  provider?: ModelProvider;
 }
 
 export const DEFAULT_MODEL = 'gpt-4o-mini';
@@ -13,7 +16,10 @@ export const MODEL_SETUP_HELP = `No model is configured. Point durable-agent at 
   export OPENAI_BASE_URL=http://127.0.0.1:11434/v1  # any compatible server (a key is optional)
   export AGENT_MODEL=gpt-4o-mini                    # the model name to request`;
 
-/** OPENAI_BASE_URL, OPENAI_API_KEY and AGENT_MODEL; undefined when neither an endpoint nor a key is set; throws on a malformed URL. */
+/**
+ * OPENAI_BASE_URL, OPENAI_API_KEY, AGENT_MODEL and AGENT_MODEL_PROVIDER; undefined when neither an
+ * endpoint nor a key is set; throws on a malformed URL or an unknown provider.
+ */
 export function modelSettingsFromEnv(env: NodeJS.ProcessEnv): ModelSettings | undefined {
   const baseURL = env.OPENAI_BASE_URL || undefined;
   const apiKey = env.OPENAI_API_KEY || undefined;
@@ -24,7 +30,20 @@ export function modelSettingsFromEnv(env: NodeJS.ProcessEnv): ModelSettings | un
     );
   }
   if (baseURL) new URL(baseURL); // throws a clear "Invalid URL" now rather than on every model call
-  return { baseURL, apiKey: apiKey ?? 'unused', model: env.AGENT_MODEL || DEFAULT_MODEL };
+  const provider = env.AGENT_MODEL_PROVIDER
+    ? ModelProviderSchema.safeParse(env.AGENT_MODEL_PROVIDER)
+    : undefined;
+  if (provider && !provider.success) {
+    throw new Error(
+      `AGENT_MODEL_PROVIDER must be one of ${ModelProviderSchema.options.join(', ')}, got ${JSON.stringify(env.AGENT_MODEL_PROVIDER)}`,
+    );
+  }
+  return {
+    baseURL,
+    apiKey: apiKey ?? 'unused',
+    model: env.AGENT_MODEL || DEFAULT_MODEL,
+    ...(provider?.data ? { provider: provider.data } : {}),
+  };
 }
 
 /** Temporal's retry policy decides about retries, so the client's own are off. */

@@ -7,7 +7,7 @@ import type { ToolDescriptor } from '../shared/tool-descriptor';
  * the activity marks 4xx rejections non-retryable. The heartbeat timeout only notices a dead
  * worker: the activity heartbeats on a timer while it waits for the first token.
  */
-export const modelActivities = proxyActivities<Pick<AgentActivities, 'callModel'>>({
+export const modelActivities = proxyActivities<Pick<AgentActivities, 'callModel' | 'summarizeTranscript'>>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '30 seconds',
   retry: {

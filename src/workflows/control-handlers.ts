@@ -30,7 +30,13 @@ export interface ControlTarget {
 }
 
 export function userMessageOf(input: UserMessageInput): UserMessage {
-  return { role: 'user', content: input.text, messageId: input.messageId, timestamp: workflowTime() };
+  return {
+    role: 'user',
+    content: input.text,
+    messageId: input.messageId,
+    ...(input.sender !== undefined ? { sender: input.sender } : {}),
+    timestamp: workflowTime(),
+  };
 }
 
 /**

@@ -9,9 +9,11 @@ import {
 } from '@temporalio/workflow';
 import { MAX_EVENTS_KEPT, TRANSCRIPT_PAGE_BYTES } from '../shared/constants';
 import {
+  type ConversationStartInput,
   type ConversationStatus,
   type ConversationStatusSummary,
   UserMessageInputSchema,
+  compactUpdate,
   endSignal,
   eventsQuery,
   pendingApprovalsQuery,
@@ -20,18 +22,19 @@ import {
   transcriptPageQuery,
   userMessageSignal,
 } from '../shared/conversation-api';
-import { type ConversationOptionsInput, ConversationOptionsSchema } from '../shared/conversation-options';
+import { ConversationOptionsSchema } from '../shared/conversation-options';
+import type { CompactionReceipt } from '../shared/compaction';
 import type { UserMessage } from '../shared/messages';
 import type { ToolDescriptor } from '../shared/tool-descriptor';
 import { ApprovalBook, type StandingDecisions } from './approval-book';
+import { CompactionRequests, compactIfNeeded } from './compaction';
 import { installControlHandlers, userMessageOf } from './control-handlers';
 import { type CarriedEvents, EventLog } from './event-log';
 import { RunControl } from './run-control';
 import { type CarriedTranscript, Transcript } from './transcript';
 import { lookUpTools, runTurnLoop } from './turn-loop';
 
-export interface ConversationInput {
-  options?: ConversationOptionsInput;
+export interface ConversationInput extends ConversationStartInput {
   /** Handed over by the previous run of this conversation when it continued as new. */
   carried?: CarriedConversation;
 }
@@ -69,11 +72,17 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
     throw ApplicationFailure.nonRetryable(`invalid conversation options: ${parsedOptions.error.message}`);
   }
   const options = parsedOptions.data;
+  const initialMessage = input.initialMessage && UserMessageInputSchema.safeParse(input.initialMessage);
+  if (initialMessage && !initialMessage.success) {
+    throw ApplicationFailure.nonRetryable(`invalid initial message: ${initialMessage.error.message}`);
+  }
   const conversationId = workflowInfo().workflowId;
   const { carried } = input;
   const transcript = new Transcript(carried?.transcript);
   const events = new EventLog(MAX_EVENTS_KEPT, carried?.events);
   const queue: UserMessage[] = [...(carried?.queue ?? [])];
+  // Before any signal: a scheduled conversation's prompt comes first. Never carried by continue-as-new.
+  if (initialMessage) queue.push(userMessageOf(initialMessage.data));
   let status: ConversationStatus = 'idle';
   let runCount = carried?.runCount ?? 0;
   let endRequested = carried?.endRequested ?? false;
@@ -81,6 +90,7 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
   const approvals = new ApprovalBook(options.approval, events, carried?.standingApprovals);
   /** The run in progress, if any. */
   let current: RunControl | undefined;
+  const compactionRequests = new CompactionRequests();
 
   const ignored = (what: string, reason: string): void => {
     events.record(runCount, { type: 'error', message: `${what} ignored: ${reason}` });
@@ -105,6 +115,21 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
     ignored,
   });
 
+  setHandler(
+    compactUpdate,
+    async () => {
+      const ticket = compactionRequests.request();
+      let receipt: CompactionReceipt | undefined;
+      await condition(() => (receipt = compactionRequests.receiptAfter(ticket)) !== undefined);
+      return receipt!;
+    },
+    {
+      validator: () => {
+        if (status === 'ended' || endRequested) throw new Error('the conversation is ending');
+      },
+    },
+  );
+
   const summary = (): ConversationStatusSummary => ({
     status,
     runCount,
@@ -112,6 +137,7 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
     transcriptLength: transcript.length,
     lastSeq: events.lastSeq,
     pendingApprovals: approvals.pendingCount,
+    transcriptGeneration: transcript.currentGeneration,
   });
   setHandler(statusQuery, summary);
   setHandler(stateQuery, () => ({
@@ -131,7 +157,7 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
       (options.maxHistoryEvents !== undefined && info.historyLength >= options.maxHistoryEvents)
     );
   };
-  const hasWork = () => queue.length > 0 || endRequested || historyIsLong();
+  const hasWork = () => queue.length > 0 || endRequested || historyIsLong() || compactionRequests.pending;
   /** False when the idle timeout passed with nothing to do. */
   const waitForWork = async (): Promise<boolean> => {
     if (options.idleTimeoutMs === undefined) {
@@ -163,6 +189,22 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
         },
       });
     }
+    if (queue.length === 0 && compactionRequests.take()) {
+      // Asked for while idle: compact now, outside any run.
+      const receipt = await compactIfNeeded(
+        {
+          conversationId,
+          run: runCount,
+          transcript,
+          events,
+          settings: options.compaction,
+          model: options.model,
+        },
+        true,
+      );
+      compactionRequests.report(receipt, true);
+      continue;
+    }
     if (queue.length === 0) break;
     status = 'running';
     runCount++;
@@ -181,6 +223,7 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
             tools: async () => (tools ??= await lookUpTools()),
             approvals,
             control,
+            compactionRequests,
           },
           messages,
         ),

@@ -1,6 +1,8 @@
 import { isCancellation } from '@temporalio/workflow';
 import { type ApprovalSettings, defaultApprovalMode, effectiveApprovalMode } from '../shared/approvals';
+import type { ExecSecurityMode } from '../shared/exec-security';
 import type { ToolCall, ToolResultMessage } from '../shared/messages';
+import { OWNER_ONLY_TOOL_ERROR } from '../shared/owners';
 import type { ToolDescriptor } from '../shared/tool-descriptor';
 import {
   type ToolOutcome,
@@ -18,7 +20,11 @@ export interface FanOutContext {
   conversationId: string;
   run: number;
   workspace?: string;
+  agentId?: string;
+  execSecurity?: ExecSecurityMode;
   tools: ReadonlyMap<string, ToolDescriptor>;
+  /** Every message of the run came from an owner, so `ownerOnly` tools may run. */
+  senderIsOwner: boolean;
   events: EventLog;
   approvals: ApprovalBook;
   approvalSettings: ApprovalSettings;
@@ -90,8 +96,15 @@ function toolResultMessage(call: ToolCall, outcome: ToolOutcome): ToolResultMess
 async function outcomeOf(call: ToolCall, context: FanOutContext, start: () => void): Promise<ToolOutcome> {
   const descriptor = context.tools.get(call.name);
   if (!descriptor) {
-    const known = [...context.tools.keys()].sort().join(', ');
+    const known = [...context.tools.values()]
+      .filter((tool) => context.senderIsOwner || !tool.ownerOnly)
+      .map((tool) => tool.name)
+      .sort()
+      .join(', ');
     return toolErrorOutcome(call.name, 'NotFound', `Tool not found: ${call.name}. Available tools: ${known}`);
+  }
+  if (descriptor.ownerOnly && !context.senderIsOwner) {
+    return toolErrorOutcome(call.name, 'PermissionDenied', OWNER_ONLY_TOOL_ERROR);
   }
   const parsed = parseArguments(call.arguments);
   if (!parsed.ok) return toolErrorOutcome(call.name, 'InvalidArgs', parsed.error);
@@ -121,6 +134,8 @@ async function outcomeOf(call: ToolCall, context: FanOutContext, start: () => vo
       toolName: call.name,
       arguments: parsed.value,
       workspace: context.workspace,
+      ...(context.agentId !== undefined ? { agentId: context.agentId } : {}),
+      ...(context.execSecurity !== undefined ? { execSecurity: context.execSecurity } : {}),
     });
   } catch (error) {
     if (isCancellation(error)) return toolAbortedOutcome(call.name, context.interruption());

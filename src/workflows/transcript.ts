@@ -13,15 +13,56 @@ export interface CarriedTranscript {
  * activity has already been sent, so each model call carries only what is new.
  */
 export class Transcript {
-  private readonly messages: Message[];
-  private readonly generation: number;
+  private messages: Message[];
+  private generation: number;
   private sentToModel: number;
+  /** Estimated tokens of each message, kept alongside so the total costs nothing to ask. */
+  private tokens: number[];
+  private totalTokens: number;
 
   /** Empty, or as handed over by continue-as-new (the worker's cache of it stays valid). */
   constructor(carried?: CarriedTranscript) {
     this.messages = carried ? [...carried.messages] : [];
     this.generation = carried?.generation ?? 0;
     this.sentToModel = carried?.sentToModel ?? 0;
+    this.tokens = this.messages.map(estimateTokens);
+    this.totalTokens = sum(this.tokens);
+  }
+
+  /** Changes whenever compaction rewrites earlier messages; `transcriptPage` requests name it. */
+  get currentGeneration(): number {
+    return this.generation;
+  }
+
+  /** Characters / 4 over the messages' content: rough, but the same on every replay. */
+  get estimatedTokens(): number {
+    return this.totalTokens;
+  }
+
+  /**
+   * Where compaction may cut: the start of a user message (so no tool call is ever separated from
+   * its result), as early as keeps at most `keepTokens` after it, and never before the newest
+   * user message. Undefined when there is nothing before that point worth summarising.
+   */
+  compactionPoint(keepTokens: number): number | undefined {
+    let kept = 0;
+    let point: number | undefined;
+    for (let index = this.messages.length - 1; index > 0; index--) {
+      kept += this.tokens[index]!;
+      if (this.messages[index]!.role !== 'user') continue;
+      if (point !== undefined && kept > keepTokens) break;
+      point = index;
+    }
+    return point;
+  }
+
+  /** Replaces messages [0, upTo) by `summary`. A new generation: workers' caches of the old one are never used again. */
+  compact(upTo: number, summary: Message): void {
+    this.messages = [summary, ...this.messages.slice(upTo)];
+    this.tokens = [estimateTokens(summary), ...this.tokens.slice(upTo)];
+    this.totalTokens = sum(this.tokens);
+    this.generation++;
+    this.sentToModel = 0;
   }
 
   carry(): CarriedTranscript {
@@ -34,6 +75,11 @@ export class Transcript {
 
   append(...messages: Message[]): void {
     this.messages.push(...messages);
+    for (const message of messages) {
+      const tokens = estimateTokens(message);
+      this.tokens.push(tokens);
+      this.totalTokens += tokens;
+    }
   }
 
   all(): Message[] {
@@ -71,6 +117,14 @@ export class Transcript {
     }
     return { messages, next: null };
   }
+}
+
+function estimateTokens(message: Message): number {
+  return Math.ceil(JSON.stringify(message.content).length / 4);
+}
+
+function sum(values: number[]): number {
+  return values.reduce((total, value) => total + value, 0);
 }
 
 /** UTF-8 byte length, by hand: workflow code has no Buffer. */

@@ -1,10 +1,14 @@
 import { ActivityFailure, ApplicationFailure, isCancellation } from '@temporalio/workflow';
 import { EVENT_TEXT_PREVIEW_CHARS } from '../shared/constants';
 import type { ConversationOptions } from '../shared/conversation-options';
+import { conversationToolPolicySteps } from '../shared/conversation-tool-policy';
 import { type AssistantMessage, type UserMessage, textOf, toolCallsOf } from '../shared/messages';
+import { isOwner } from '../shared/owners';
 import { type ToolDescriptor, ToolDescriptorSchema } from '../shared/tool-descriptor';
+import { applyToolPolicyPipeline } from '../shared/tool-policy';
 import { catalogActivities, modelActivities } from './activity-proxies';
 import type { ApprovalBook } from './approval-book';
+import { type CompactionRequests, compactIfNeeded } from './compaction';
 import type { EventLog } from './event-log';
 import type { RunControl } from './run-control';
 import { notStartedResults, runToolCalls } from './tool-fan-out';
@@ -21,6 +25,7 @@ export interface RunContext {
   approvals: ApprovalBook;
   /** Steer and abort for this run; the loop runs inside `control.scope`. */
   control: RunControl;
+  compactionRequests: CompactionRequests;
 }
 
 const STEERED = 'interrupted: the user steered the conversation before it finished';
@@ -50,8 +55,11 @@ export async function runTurnLoop(context: RunContext, messages: UserMessage[]):
     events.record(run, { type: 'error', message: `${what}: ${failureMessage(error)}` });
     finish('error');
   };
+  /** Whether every message this run took so far came from an owner: only then may `ownerOnly` tools run. */
+  let ownersRun = messages.every((message) => isOwner(message.sender, options.owners));
   const applySteering = (interrupted: string[]) => {
     const steering = control.takeSteering();
+    ownersRun &&= steering.every((message) => isOwner(message.sender, options.owners));
     transcript.append(...steering);
     for (const message of steering) {
       events.record(run, {
@@ -70,15 +78,37 @@ export async function runTurnLoop(context: RunContext, messages: UserMessage[]):
     failRun("could not list the worker's tools", error);
     return;
   }
-  const offered = options.tools ? options.tools.filter((name) => tools.has(name)) : [...tools.keys()];
+  // The tools the model sees are exactly those the conversation's policy steps keep; what they got wrong is said.
+  const policy = applyToolPolicyPipeline([...tools.keys()], conversationToolPolicySteps(options));
+  for (const message of policy.warnings) events.record(run, { type: 'warning', message });
+  const offered = policy.tools;
+  const offeredToModel = () => (ownersRun ? offered : offered.filter((name) => !tools.get(name)!.ownerOnly));
 
   for (let iteration = 1; ; iteration++) {
+    try {
+      const forced = context.compactionRequests.take();
+      const receipt = await compactIfNeeded(
+        {
+          conversationId: context.conversationId,
+          run,
+          transcript,
+          events,
+          settings: options.compaction,
+          model: options.model,
+        },
+        forced,
+      );
+      context.compactionRequests.report(receipt, forced);
+    } catch (error) {
+      failRun('compaction', error);
+      return;
+    }
     const delta = transcript.deltaForModel(context.conversationId);
     let reply: AssistantMessage;
     try {
       reply = await modelActivities.callModel({
         transcript: delta,
-        toolNames: offered,
+        toolNames: offeredToModel(),
         model: options.model,
         systemPrompt: options.systemPrompt,
       });
@@ -113,7 +143,10 @@ export async function runTurnLoop(context: RunContext, messages: UserMessage[]):
             conversationId: context.conversationId,
             run,
             workspace: options.workspace,
+            agentId: options.agentId,
+            execSecurity: options.execSecurity,
             tools: new Map(offered.map((name) => [name, tools.get(name)!])),
+            senderIsOwner: ownersRun,
             events,
             approvals: context.approvals,
             approvalSettings: options.approval,

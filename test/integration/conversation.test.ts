@@ -118,7 +118,8 @@ test('an unknown tool, invalid arguments and malformed JSON reach the model as e
     {
       toolCalls: [
         { id: 'call_unknown', name: 'teleport', arguments: {} },
-        { id: 'call_invalid', name: 'echo', arguments: { text: 42 } },
+        // A number for a string would be coerced; a word for a number cannot be.
+        { id: 'call_invalid', name: 'echo', arguments: { text: 'hi', delayMs: 'soon' } },
         { id: 'call_malformed', name: 'echo', arguments: '{"text": "unterminated' },
         { id: 'call_fine', name: 'echo', arguments: { text: 'ok' } },
       ],
@@ -137,7 +138,7 @@ test('an unknown tool, invalid arguments and malformed JSON reach the model as e
   expect(JSON.parse(results.call_unknown!)).toMatchObject({ status: 'error', tool: 'teleport' });
   expect(JSON.parse(results.call_unknown!).error).toContain('Tool not found: teleport');
   expect(JSON.parse(results.call_invalid!)).toMatchObject({ status: 'error', tool: 'echo' });
-  expect(JSON.parse(results.call_invalid!).error).toMatch(/invalid arguments.*text/s);
+  expect(JSON.parse(results.call_invalid!).error).toMatch(/invalid arguments.*delayMs/s);
   expect(JSON.parse(results.call_malformed!).error).toContain('not valid JSON');
   expect(results.call_fine).toBe('echo: ok');
 });

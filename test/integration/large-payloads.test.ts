@@ -50,7 +50,8 @@ test('a transcript far over the payload limit is carried across continue-as-new 
   ]);
   const id = `conv-${randomUUID()}`;
   const handle = harness().client.workflow.getHandle(id);
-  await harness().agent.send(id, 'Make noise', { options: { maxHistoryEvents: 50 } });
+  // Compaction off: the point is to carry the whole 2.4 MB across.
+  await harness().agent.send(id, 'Make noise', { options: { maxHistoryEvents: 50, compaction: false } });
   await waitForEvent(handle, 'run_finished', (event) => event.run === 1);
   // The first run is over its event limit: it continues as new with the whole transcript in its input.
   const firstRunId = await waitFor(async () => {

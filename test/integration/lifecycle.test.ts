@@ -102,6 +102,7 @@ test('events carry a bounded preview of long model text; the transcript and the 
     runCount: 1,
     queuedMessages: 0,
     pendingApprovals: 0,
+    transcriptGeneration: 0,
     transcriptLength: 2,
     lastSeq: events[events.length - 1]!.seq,
   });

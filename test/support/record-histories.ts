@@ -20,6 +20,7 @@ import {
   abortUpdate,
   approveSignal,
   approveUpdate,
+  compactUpdate,
   pendingApprovalsQuery,
   steerUpdate,
 } from '../../src/shared/conversation-api';
@@ -31,7 +32,8 @@ import { startDevServer } from '../../src/worker/dev-server';
 import { freePort } from '../../src/worker/free-port';
 import { PROJECT_TOOLS_DIR } from '../../src/worker/paths';
 import { findOrBuildTemporalCli } from '../../src/worker/temporal-cli';
-import type { ScriptStep } from './scripted-model';
+import { SUMMARY_SYSTEM_PROMPT } from '../../src/shared/compaction';
+import type { ChatRequest, ScriptStep } from './scripted-model';
 import { startScriptedModelServer } from './scripted-model-server';
 import { waitFor } from './test-worker';
 import { waitForEvent, waitForHeartbeat } from './wait-for-event';
@@ -169,6 +171,23 @@ const SCENARIOS: Scenario[] = [
     ]).flat(),
     drive: async ({ say }) => {
       for (let turn = 0; turn < 5; turn++) await say(`Turn ${turn}`);
+    },
+  },
+  {
+    // Compacts on its own past the budget, then once more on the `compact` update.
+    name: 'compaction',
+    options: { compaction: { maxTokens: 1_000, keepTokens: 400 } },
+    model: Array.from(
+      { length: 12 },
+      () => (request: ChatRequest) =>
+        request.messages[0]?.content === SUMMARY_SYSTEM_PROMPT
+          ? { text: 'The user asked for long answers and got them.' }
+          : { text: `Answer ${request.messages.length}: ${'long words '.repeat(200)}` },
+    ),
+    drive: async ({ say, handle }) => {
+      for (let turn = 1; turn <= 4; turn++) await say(`Question ${turn}`);
+      await handle.executeUpdate(compactUpdate);
+      await say('One more');
     },
   },
   {

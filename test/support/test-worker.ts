@@ -5,8 +5,11 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import OpenAI from 'openai';
+import type { ToolHooks } from '../../src/activities/tool-hooks';
 import { AgentClient } from '../../src/client/agent-client';
+import type { ToolPolicy } from '../../src/shared/tool-policy';
 import { builtinTools } from '../../src/tools/builtin-tools';
+import { MemoryStore } from '../../src/tools/memory-store';
 import { ToolRegistry } from '../../src/tools/registry';
 import type { AgentTool } from '../../src/tools/tool';
 import { createAgentWorker } from '../../src/worker/create-worker';
@@ -38,11 +41,20 @@ export async function startHarness(options: {
   tools?: AgentTool[];
   /** Replaces the built-in tools plus `tools`. */
   registry?: ToolRegistry;
+  /** Tool lifecycle hooks, as an embedder registers them. */
+  hooks?: ToolHooks[];
+  /** The worker's own (global) tool policy. */
+  toolPolicy?: ToolPolicy;
+  /** Where the memory tools keep agents' notes; a fresh temporary directory when absent. */
+  memoryDir?: string;
 }): Promise<TestHarness> {
   quietRuntime();
   const address = process.env.TEST_TEMPORAL_ADDRESS!;
   const taskQueue = `test-${randomUUID()}`;
   const workspace = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-ws-'));
+  const memory = new MemoryStore(
+    options.memoryDir ?? (await mkdtemp(path.join(os.tmpdir(), 'durable-agent-memory-'))),
+  );
   const nativeConnection = await NativeConnection.connect({ address });
   const worker = await createAgentWorker({
     connection: nativeConnection,
@@ -53,9 +65,11 @@ export async function startHarness(options: {
     activities: {
       openai: new OpenAI({ baseURL: options.modelBaseUrl, apiKey: 'test', maxRetries: 0 }),
       defaultModel: 'scripted-model',
-      tools: options.registry ?? new ToolRegistry([...builtinTools(), ...(options.tools ?? [])]),
+      tools: options.registry ?? new ToolRegistry([...builtinTools({ memory }), ...(options.tools ?? [])]),
       defaultWorkspace: workspace,
+      ...(options.hooks ? { hooks: options.hooks } : {}),
     },
+    ...(options.toolPolicy ? { toolPolicy: options.toolPolicy } : {}),
   });
   const running = worker.run();
   const connection = await Connection.connect({ address });
@@ -80,12 +94,13 @@ export async function waitFor<T>(
   check: () => Promise<T | undefined>,
   what: string,
   timeoutMs = 60_000,
+  pollMs = 100,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
 }

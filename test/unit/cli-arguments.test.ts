@@ -63,6 +63,46 @@ describe('run', () => {
     });
   });
 
+  test('tool policy flags take comma-separated lists; --sender names who sends', () => {
+    const run = parseRunArgs(
+      [
+        '--profile',
+        'coding',
+        '--allow',
+        'group:fs, exec',
+        '--also-allow',
+        'deploy',
+        '--deny',
+        'write',
+        '--owners',
+        'alice,bob',
+        '--sender',
+        'alice',
+        'go',
+      ],
+      '/tmp',
+    );
+    expect(run.options).toEqual({
+      workspace: '/tmp',
+      profile: 'coding',
+      allow: ['group:fs', 'exec'],
+      alsoAllow: ['deploy'],
+      deny: ['write'],
+      owners: ['alice', 'bob'],
+    });
+    expect(run.sender).toBe('alice');
+    expect(parseRunArgs(['--allow', '', 'go'], '/tmp').options.allow).toEqual([]);
+    expect(parseSendArgs(['--sender', 'ops', 'c-1', 'hi']).sender).toBe('ops');
+    expect(parseSteerArgs(['--sender', 'ops', 'c-1', 'hi']).sender).toBe('ops');
+  });
+
+  test("--exec-security sets the conversation's exec security mode", () => {
+    expect(parseRunArgs(['--exec-security', 'safe-bin', 'go'], '/tmp').options).toEqual({
+      workspace: '/tmp',
+      execSecurity: 'safe-bin',
+    });
+  });
+
   test('without --id a fresh conversation id is made', () => {
     expect(parseRunArgs(['hi']).conversationId).toMatch(/^conv-[0-9a-f-]{36}$/);
   });
@@ -74,6 +114,9 @@ describe('run', () => {
     [['--frobnicate', 'hi'], "run: Unknown option '--frobnicate'"],
     [[], 'run needs a prompt'],
     [['--id', 'has space', 'hi'], 'invalid conversation id "has space"'],
+    [['--profile', 'everything', 'hi'], '--profile takes minimal, coding, messaging, full, got everything'],
+    [['--exec-security', 'none', 'hi'], '--exec-security takes full or safe-bin, got none'],
+    [['--owners', ' , ', 'hi'], '--owners needs at least one name'],
   ])('%j is a usage error', (args, message) => {
     expect(usageError(() => parseRunArgs(args))).toContain(message);
   });

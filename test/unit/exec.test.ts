@@ -1,12 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { execTool } from '../../src/tools/exec';
+import { BackgroundProcesses } from '../../src/tools/background-processes';
+import { createExecTool } from '../../src/tools/exec';
+import { CommandPolicy } from '../../src/tools/exec-policy';
 import type { ToolUpdate } from '../../src/tools/tool';
 import { Workspace } from '../../src/tools/workspace';
 import { makeTempDir, removeDir, resultText, runTool, toolErrorOf } from './tool-harness';
 
 jest.setTimeout(15_000);
+
+const execTool = createExecTool({ policy: new CommandPolicy(), processes: new BackgroundProcesses() });
 
 let root: string;
 let workspace: Workspace;

@@ -81,19 +81,55 @@ test('a tool result becomes a tool message with its tool_call_id, blocks joined 
   expect(out).toEqual([{ role: 'tool', tool_call_id: 'call_9', content: 'first\nsecond' }]);
 });
 
-test('images in tool results are named by their MIME type', () => {
-  const [message] = toOpenAiMessages([
+test('images in tool results are named in the tool message and sent as image parts after the results', () => {
+  const out = toOpenAiMessages([
+    assistant([
+      { type: 'toolCall', id: 'call_img', name: 'read', arguments: '{}' },
+      { type: 'toolCall', id: 'call_txt', name: 'read', arguments: '{}' },
+      { type: 'toolCall', id: 'call_two', name: 'read', arguments: '{}' },
+    ]),
     toolResult('call_img', [
       { type: 'text', text: 'screenshot:' },
       { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' },
     ]),
+    toolResult('call_txt', [{ type: 'text', text: 'plain' }]),
+    toolResult('call_two', [
+      { type: 'image', data: '/9j/4AAQ', mimeType: 'image/jpeg' },
+      { type: 'image', data: 'R0lGODlh', mimeType: 'image/gif' },
+    ]),
+    user('next'),
   ]);
-  expect(message).toEqual({
+  // Tool messages must follow their assistant message directly: the images come after all of them.
+  expect(out.map((message) => message.role)).toEqual(['assistant', 'tool', 'tool', 'tool', 'user', 'user']);
+  expect(out[1]).toEqual({
     role: 'tool',
     tool_call_id: 'call_img',
-    content: 'screenshot:\n[image: image/png]',
+    content: 'screenshot:\n[image: image/png, attached below]',
   });
-  expect(JSON.stringify(message)).not.toContain('iVBORw0KGgo=');
+  expect(JSON.stringify(out.slice(0, 4))).not.toContain('iVBORw0KGgo=');
+  expect(out[4]).toEqual({
+    role: 'user',
+    content: [
+      { type: 'text', text: 'Image(s) returned by read (call_img):' },
+      { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+      { type: 'text', text: 'Image(s) returned by read (call_two):' },
+      { type: 'image_url', image_url: { url: 'data:image/jpeg;base64,/9j/4AAQ' } },
+      { type: 'image_url', image_url: { url: 'data:image/gif;base64,R0lGODlh' } },
+    ],
+  });
+  expect(out[5]).toEqual({ role: 'user', content: 'next' });
+});
+
+test('images at the end of the transcript still reach the model', () => {
+  const out = toOpenAiMessages([
+    toolResult('call_img', [{ type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }]),
+  ]);
+  expect(out.map((message) => message.role)).toEqual(['tool', 'user']);
+});
+
+test('tool results without images add no message', () => {
+  const out = toOpenAiMessages([toolResult('call_1', [{ type: 'text', text: 'a' }]), user('b')]);
+  expect(out.map((message) => message.role)).toEqual(['tool', 'user']);
 });
 
 test('a whole conversation keeps its order', () => {

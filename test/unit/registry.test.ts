@@ -62,7 +62,25 @@ describe('ToolRegistry.modelSchemas', () => {
   test('the builtin tools all register', () => {
     const builtin = new ToolRegistry(builtinTools());
     const names = builtin.modelSchemas(builtinTools().map((tool) => tool.name)).map((s) => s.function.name);
-    expect(names).toEqual(['edit', 'exec', 'glob', 'grep', 'list_directory', 'read', 'write']);
+    expect(names).toEqual([
+      'apply_patch',
+      'edit',
+      'exec',
+      'glob',
+      'grep',
+      'list_directory',
+      'memory_get',
+      'memory_search',
+      'memory_write',
+      'process',
+      'read',
+      'session_status',
+      'sessions_history',
+      'sessions_list',
+      'sessions_send',
+      'web_fetch',
+      'write',
+    ]);
   });
 });
 
@@ -136,6 +154,16 @@ describe('descriptors carry category defaults', () => {
       grep: [60_000, 3],
       glob: [60_000, 3],
       exec: [300_000, 1],
+      apply_patch: [30_000, 1],
+      process: [300_000, 1],
+      web_fetch: [60_000, 3],
+      memory_write: [30_000, 3],
+      memory_search: [60_000, 3],
+      memory_get: [30_000, 3],
+      sessions_list: [60_000, 3],
+      session_status: [60_000, 3],
+      sessions_history: [60_000, 3],
+      sessions_send: [270_000, 1],
     };
     for (const [name, [timeout, attempts]] of Object.entries(expected)) {
       const descriptor = registry.descriptor(name);
@@ -189,6 +217,16 @@ describe('descriptors carry category defaults', () => {
       write: 'ask',
       edit: 'ask',
       exec: 'ask',
+      apply_patch: 'ask',
+      process: 'auto',
+      web_fetch: 'auto',
+      memory_search: 'auto',
+      memory_get: 'auto',
+      memory_write: 'ask',
+      sessions_list: 'auto',
+      session_status: 'auto',
+      sessions_history: 'auto',
+      sessions_send: 'ask',
     });
   });
 

@@ -8,6 +8,17 @@ test.each<[AgentEvent, string | undefined]>([
   [
     {
       ...base,
+      type: 'compacted',
+      removedMessages: 40,
+      keptMessages: 9,
+      tokensBefore: 120_000,
+      tokensAfter: 18_000,
+    },
+    '⇣ compacted: 40 older messages summarised (about 120000 → 18000 tokens)',
+  ],
+  [
+    {
+      ...base,
       type: 'model_response',
       iteration: 1,
       text: 'Let me look.',

@@ -1,4 +1,5 @@
-import { withUniqueToolCallIds } from '../../src/activities/tool-call-ids';
+import { withProviderToolCallIds, withUniqueToolCallIds } from '../../src/activities/tool-call-ids';
+import { toOpenAiMessages } from '../../src/activities/openai-messages';
 import type { AssistantMessage, Message, ToolCall } from '../../src/shared/messages';
 
 const FRESH_ID = /^call_[0-9a-f]{24}$/;
@@ -71,4 +72,40 @@ test('text blocks, order and message fields are preserved and the input is not m
   expect(out.content[0]).toEqual({ type: 'text', text: 'before' });
   expect(out.content[2]).toEqual({ type: 'text', text: 'after' });
   expect({ ...out, content: [] }).toEqual({ ...original, content: [] });
+});
+
+describe('tool call ids as the provider accepts them', () => {
+  const transcript: Message[] = [
+    { role: 'user', content: 'go', messageId: 'm1', timestamp: 1 },
+    reply(call('call_abc123def456'), call('AbCdEfGh1'), call('call_0')),
+    resultFor('call_abc123def456'),
+    resultFor('AbCdEfGh1'),
+    resultFor('call_0'),
+  ];
+  const wire = toOpenAiMessages(transcript);
+  const sentIds = (messages: typeof wire) => ({
+    calls: messages.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => c.id) : [])),
+    results: messages.flatMap((m) => (m.role === 'tool' ? [m.tool_call_id] : [])),
+  });
+
+  test('Mistral gets nine letters and digits, the same for a call and its result, valid ids kept', () => {
+    const { calls, results } = sentIds(withProviderToolCallIds(wire, 'mistral'));
+    for (const id of calls) expect(id).toMatch(/^[a-zA-Z0-9]{9}$/);
+    expect(results).toEqual(calls);
+    expect(new Set(calls).size).toBe(3);
+    expect(calls[1]).toBe('AbCdEfGh1');
+  });
+
+  test('the same transcript is sent with the same ids every time', () => {
+    expect(withProviderToolCallIds(wire, 'mistral')).toEqual(withProviderToolCallIds(wire, 'mistral'));
+    const longer = toOpenAiMessages([...transcript, reply(call('call_next')), resultFor('call_next')]);
+    expect(sentIds(withProviderToolCallIds(longer, 'mistral')).calls.slice(0, 3)).toEqual(
+      sentIds(withProviderToolCallIds(wire, 'mistral')).calls,
+    );
+  });
+
+  test('other providers get the ids unchanged', () => {
+    expect(withProviderToolCallIds(wire, 'openai')).toBe(wire);
+    expect(withProviderToolCallIds(wire, 'gemini')).toBe(wire);
+  });
 });

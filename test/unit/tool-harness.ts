@@ -27,7 +27,7 @@ export function runTool<T extends z.ZodType>(
     tool.parameters.parse(args),
     options.signal ?? new AbortController().signal,
     options.onUpdate ?? (() => {}),
-    { workspace, conversationId: 'c' },
+    { workspace, conversationId: 'c', agentId: 'default' },
   );
 }
 

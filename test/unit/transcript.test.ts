@@ -167,3 +167,83 @@ describe('Transcript.page', () => {
     expect(() => transcript.page({ generation: -1, from: 0, to: 1 }, 1_000)).toThrow(/generation/);
   });
 });
+
+describe('Transcript compaction', () => {
+  const assistantCalling = (id: string, index: number): Message => ({
+    role: 'assistant',
+    content: [{ type: 'toolCall', id, name: 'read', arguments: '{}' }],
+    stopReason: 'toolUse',
+    model: 'm',
+    timestamp: index,
+  });
+  const result = (id: string, text: string, index: number): Message => ({
+    role: 'toolResult',
+    toolCallId: id,
+    toolName: 'read',
+    content: [{ type: 'text', text }],
+    isError: false,
+    timestamp: index,
+  });
+  /** `turns` turns of: user, assistant asking a tool, the tool's ~`resultChars` result. */
+  const turnsOf = (turns: number, resultChars: number): Message[] =>
+    Array.from({ length: turns }, (_, turn) => [
+      user(`question ${turn}`, turn * 3),
+      assistantCalling(`call_${turn}`, turn * 3 + 1),
+      result(`call_${turn}`, 'x'.repeat(resultChars), turn * 3 + 2),
+    ]).flat();
+
+  test('tokens are estimated as characters / 4 and kept up to date', () => {
+    const transcript = new Transcript();
+    transcript.append(...turnsOf(2, 4_000));
+    expect(transcript.estimatedTokens).toBeGreaterThan(2_000);
+    expect(transcript.estimatedTokens).toBeLessThan(2_200);
+  });
+
+  test('the cut is at the start of a user turn, keeping the newest turns within the budget', () => {
+    const transcript = new Transcript();
+    transcript.append(...turnsOf(10, 4_000)); // ~1,000 tokens a turn
+    const point = transcript.compactionPoint(3_500)!;
+    expect(transcript.all()[point]).toMatchObject({ role: 'user', content: 'question 7' });
+  });
+
+  test('the newest turn is always kept, even when it alone is over the budget', () => {
+    const transcript = new Transcript();
+    transcript.append(...turnsOf(3, 40_000));
+    expect(transcript.all()[transcript.compactionPoint(100)!]).toMatchObject({ content: 'question 2' });
+  });
+
+  test('nothing to compact when there is only one turn', () => {
+    const transcript = new Transcript();
+    transcript.append(...turnsOf(1, 40_000));
+    expect(transcript.compactionPoint(100)).toBeUndefined();
+  });
+
+  test('compact replaces the oldest messages by the summary and starts a new generation, sending everything again', () => {
+    const transcript = new Transcript();
+    transcript.append(...turnsOf(4, 4_000));
+    transcript.markSent(transcript.deltaForModel('conv'));
+    const point = transcript.compactionPoint(2_500)!;
+    const kept = transcript.all().slice(point);
+    const summary = user('summary', 99);
+    transcript.compact(point, summary);
+    expect(transcript.all()).toEqual([summary, ...kept]);
+    expect(transcript.deltaForModel('conv')).toEqual({
+      conversationId: 'conv',
+      generation: 1,
+      base: 0,
+      newMessages: [summary, ...kept],
+    });
+    expect(() => transcript.page({ generation: 0, from: 0, to: 1 }, 1_000)).toThrow(/generation 0 is gone/);
+    expect(transcript.estimatedTokens).toBeLessThan(2_700);
+  });
+
+  test('a carried transcript keeps its generation, what was sent and its token estimate', () => {
+    const transcript = new Transcript();
+    transcript.append(...turnsOf(3, 400));
+    transcript.compact(3, user('summary', 9));
+    transcript.markSent(transcript.deltaForModel('conv'));
+    const carried = new Transcript(transcript.carry());
+    expect(carried.deltaForModel('conv')).toEqual(transcript.deltaForModel('conv'));
+    expect(carried.estimatedTokens).toBe(transcript.estimatedTokens);
+  });
+});

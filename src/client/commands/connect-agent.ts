@@ -6,6 +6,8 @@ import { ensureServer, findRunningServer } from './local-services';
 
 export interface ConnectedAgent {
   agent: AgentClient;
+  /** The Temporal client under `agent`, with the agent's data converter. */
+  client: Client;
   settings: ConnectionSettings;
   address: string;
 }
@@ -25,9 +27,11 @@ export async function connectAgent(
   const { agentDataConverter } = await import('../../worker/data-converter');
   const connection = await connectClient(settings, address);
   cleanups.last(() => connection.close());
-  const agent = new AgentClient(
-    new Client({ connection, namespace: settings.namespace, dataConverter: agentDataConverter() }),
-    settings.taskQueue,
-  );
-  return { agent, settings, address };
+  const client = new Client({
+    connection,
+    namespace: settings.namespace,
+    dataConverter: agentDataConverter(),
+  });
+  const agent = new AgentClient(client, settings.taskQueue);
+  return { agent, client, settings, address };
 }

@@ -52,12 +52,16 @@ export async function startLocalWorker(
     { createOpenAiClient, modelSettingsFromEnv },
     { ToolRegistry },
     { builtinTools },
+    { toolPolicyFromEnv },
+    { execPolicyFromEnv },
   ] = await Promise.all([
     import('../../worker/connect'),
     import('../../worker/create-worker'),
     import('../../worker/model-settings'),
     import('../../tools/registry'),
     import('../../tools/builtin-tools'),
+    import('../../worker/worker-tool-policy'),
+    import('../../worker/exec-settings'),
   ]);
   const model = modelSettingsFromEnv(process.env);
   if (!model) throw new Error('no model is configured');
@@ -69,9 +73,11 @@ export async function startLocalWorker(
     activities: {
       openai: createOpenAiClient(model),
       defaultModel: model.model,
-      tools: new ToolRegistry(builtinTools()),
+      ...(model.provider ? { provider: model.provider } : {}),
+      tools: new ToolRegistry(builtinTools({ runtime: execPolicyFromEnv(process.env) })),
       defaultWorkspace: workspace,
     },
+    toolPolicy: toolPolicyFromEnv(process.env),
   });
   const done = worker.run();
   cleanups.first(async () => {

@@ -18,6 +18,8 @@ export interface RunArgs {
   json: boolean;
   startWorker: boolean;
   options: ConversationOptionsInput;
+  /** Who sends the prompt (checked against the conversation's `owners`). */
+  sender?: string;
 }
 
 export function parseRunArgs(args: string[], cwd = process.cwd()): RunArgs {
@@ -29,6 +31,7 @@ export function parseRunArgs(args: string[], cwd = process.cwd()): RunArgs {
       id: { type: 'string' },
       json: { type: 'boolean', default: false },
       'no-worker': { type: 'boolean', default: false },
+      sender: { type: 'string' },
     },
   });
   const prompt = positionals.join(' ').trim();
@@ -41,6 +44,7 @@ export function parseRunArgs(args: string[], cwd = process.cwd()): RunArgs {
     json: values.json,
     startWorker: !values['no-worker'],
     options: { ...conversationOptionsFromFlags(values), workspace },
+    ...(values.sender !== undefined ? { sender: values.sender } : {}),
   };
 }
 
@@ -56,7 +60,7 @@ export async function runCommand(args: string[], cleanups: Cleanups): Promise<nu
   const { agent, settings, address } = await connectAgent(cleanups, { startServer: true });
   if (run.startWorker) await startLocalWorker(settings, address, run.workspace, cleanups);
 
-  const sent = await agent.send(run.conversationId, run.prompt, { options: run.options });
+  const sent = await agent.send(run.conversationId, run.prompt, { options: run.options, sender: run.sender });
   if (!run.json) log(`conversation ${run.conversationId}`);
   const finished = await followRun({
     agent,

@@ -14,6 +14,8 @@ export interface SendArgs {
   wait: boolean;
   json: boolean;
   options: ConversationOptionsInput;
+  /** Who sends the message (checked against the conversation's `owners`). */
+  sender?: string;
 }
 
 export function parseSendArgs(args: string[]): SendArgs {
@@ -24,6 +26,7 @@ export function parseSendArgs(args: string[]): SendArgs {
       ...CONVERSATION_OPTION_FLAGS,
       'no-wait': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
+      sender: { type: 'string' },
     },
   });
   const [conversationId, ...words] = positionals;
@@ -36,6 +39,7 @@ export function parseSendArgs(args: string[]): SendArgs {
     wait: !values['no-wait'],
     json: values.json,
     options: conversationOptionsFromFlags(values),
+    ...(values.sender !== undefined ? { sender: values.sender } : {}),
   };
 }
 
@@ -46,7 +50,10 @@ export function parseSendArgs(args: string[]): SendArgs {
 export async function sendCommand(args: string[], cleanups: Cleanups): Promise<number> {
   const send = parseSendArgs(args);
   const { agent, settings } = await connectAgent(cleanups, { startServer: true });
-  const sent = await agent.send(send.conversationId, send.text, { options: send.options });
+  const sent = await agent.send(send.conversationId, send.text, {
+    options: send.options,
+    sender: send.sender,
+  });
   if (!send.json) {
     log(
       `${sent.started ? 'started conversation' : 'sent to conversation'} ${send.conversationId} (message ${sent.messageId})`,

@@ -10,6 +10,8 @@ export interface SteerArgs {
   text: string;
   wait: boolean;
   json: boolean;
+  /** Who steers (checked against the conversation's `owners`). */
+  sender?: string;
 }
 
 export function parseSteerArgs(args: string[]): SteerArgs {
@@ -19,6 +21,7 @@ export function parseSteerArgs(args: string[]): SteerArgs {
     options: {
       'no-wait': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
+      sender: { type: 'string' },
     },
   });
   const [conversationId, ...words] = positionals;
@@ -30,6 +33,7 @@ export function parseSteerArgs(args: string[]): SteerArgs {
     text,
     wait: !values['no-wait'],
     json: values.json,
+    ...(values.sender !== undefined ? { sender: values.sender } : {}),
   };
 }
 
@@ -48,7 +52,7 @@ function finishedRunSteeredBy(messageId: string): (event: AgentEvent) => boolean
 export async function steerCommand(args: string[], cleanups: Cleanups): Promise<number> {
   const steer = parseSteerArgs(args);
   const { agent } = await connectAgent(cleanups, { startServer: false });
-  const steered = await agent.steer(steer.conversationId, steer.text);
+  const steered = await agent.steer(steer.conversationId, steer.text, { sender: steer.sender });
   if (!steer.json) {
     log(
       steered.interrupting

@@ -1,0 +1,460 @@
+import type { Payload, PayloadConverter } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
+import { int64, timestampMs } from './history-numbers';
+import { RunNumbering } from './run-numbering';
+import {
+  type ActivityItem,
+  type ActivityOutcome,
+  type ExecutionStatus,
+  type ModelCallItem,
+  TIMELINE_TEXT_CHARS,
+  type Timeline,
+  type TimelineExecution,
+  type TimelineItem,
+  type ToolCallItem,
+} from './timeline';
+import {
+  cut,
+  readAbortInput,
+  readApprovalDecision,
+  readAssistantReply,
+  readModelInputMessages,
+  readStartInput,
+  readToolOutcome,
+  readToolRunInput,
+  readUserMessageInput,
+  receiptField,
+  stringOf,
+} from './timeline-values';
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+type Failure = temporal.api.failure.v1.IFailure;
+
+/** One Temporal execution's history; a conversation has one more per continue-as-new. */
+export interface ExecutionHistory {
+  runId: string;
+  history: temporal.api.history.v1.IHistory;
+}
+
+/**
+ * The timeline of a conversation from the histories of its executions (oldest first), their
+ * payloads already through the payload codecs (see `decodeHistoryPayloads`); `converter` turns each
+ * payload into its value. Pure: the same histories always give the same timeline.
+ */
+export function buildTimeline(
+  conversationId: string,
+  executions: ExecutionHistory[],
+  converter: PayloadConverter,
+): Timeline {
+  const builder = new TimelineBuilder(converter);
+  for (const execution of executions) builder.readExecution(execution);
+  return { conversationId, executions: builder.executions, items: builder.sortedItems() };
+}
+
+const APPROVAL_TIMED_OUT = 'approval timed out';
+
+/** Where an item begins. */
+interface Base {
+  at: string;
+  offsetMs: number;
+  execution: number;
+  eventId: number;
+}
+
+type ActivityItemOf = ModelCallItem | ToolCallItem | ActivityItem;
+
+interface ActivityTrack {
+  scheduledAtMs: number;
+  item: ActivityItemOf;
+}
+
+/** What one execution's events refer back to. */
+interface ExecutionState {
+  execution: TimelineExecution;
+  /** By the id of their ActivityTaskScheduled event. */
+  activities: Map<number, ActivityTrack>;
+  /** By the id of their WorkflowExecutionUpdateAccepted event. */
+  updates: Map<number, TimelineItem>;
+}
+
+type ClosedStatus = Exclude<ExecutionStatus, 'running' | 'continued_as_new'>;
+
+class TimelineBuilder {
+  readonly executions: TimelineExecution[] = [];
+  private readonly items: TimelineItem[] = [];
+  private originMs: number | undefined;
+  private readonly runs = new RunNumbering();
+  /** Tool calls by id, across executions: a call's result may only show in a later model call's input. */
+  private readonly toolCalls = new Map<string, ToolCallItem>();
+
+  constructor(private readonly converter: PayloadConverter) {}
+
+  sortedItems(): TimelineItem[] {
+    return this.items
+      .map((item, index) => ({ item, index }))
+      .sort(
+        (a, b) =>
+          a.item.execution - b.item.execution ||
+          a.item.offsetMs - b.item.offsetMs ||
+          a.item.eventId - b.item.eventId ||
+          a.index - b.index,
+      )
+      .map(({ item }) => item);
+  }
+
+  readExecution({ runId, history }: ExecutionHistory): void {
+    const execution: TimelineExecution = { runId, startedAt: '', status: 'running' };
+    this.executions.push(execution);
+    const state: ExecutionState = { execution, activities: new Map(), updates: new Map() };
+    for (const event of history.events ?? []) this.readEvent(event, state);
+  }
+
+  private readEvent(event: HistoryEvent, state: ExecutionState): void {
+    const timeMs = timestampMs(event.eventTime) ?? this.originMs ?? 0;
+    this.originMs ??= timeMs;
+    const base: Base = {
+      at: new Date(timeMs).toISOString(),
+      offsetMs: timeMs - this.originMs,
+      execution: this.executions.indexOf(state.execution) + 1,
+      eventId: int64(event.eventId),
+    };
+    const activity = (scheduledEventId: Parameters<typeof int64>[0]) =>
+      state.activities.get(int64(scheduledEventId));
+
+    if (event.workflowExecutionStartedEventAttributes) {
+      this.started(base, state.execution, event.workflowExecutionStartedEventAttributes);
+    } else if (event.workflowExecutionSignaledEventAttributes) {
+      const { signalName, input } = event.workflowExecutionSignaledEventAttributes;
+      this.message(base, 'signal', signalName ?? '', this.all(input?.payloads));
+    } else if (event.workflowExecutionUpdateAcceptedEventAttributes) {
+      const input = event.workflowExecutionUpdateAcceptedEventAttributes.acceptedRequest?.input;
+      state.updates.set(
+        base.eventId,
+        this.message(base, 'update', input?.name ?? '', this.all(input?.args?.payloads)),
+      );
+    } else if (event.workflowExecutionUpdateCompletedEventAttributes) {
+      const { acceptedEventId, outcome } = event.workflowExecutionUpdateCompletedEventAttributes;
+      const item = state.updates.get(int64(acceptedEventId));
+      if (item) this.updateCompleted(item, outcome);
+    } else if (event.activityTaskScheduledEventAttributes) {
+      const { activityType, input } = event.activityTaskScheduledEventAttributes;
+      const item = this.activityScheduled(base, activityType?.name ?? '', this.first(input?.payloads));
+      state.activities.set(base.eventId, { scheduledAtMs: timeMs, item });
+    } else if (event.activityTaskStartedEventAttributes) {
+      const { scheduledEventId, attempt } = event.activityTaskStartedEventAttributes;
+      const track = activity(scheduledEventId);
+      if (track) track.item.attempts = attempt ?? 1;
+    } else if (event.activityTaskCompletedEventAttributes) {
+      const { scheduledEventId, result } = event.activityTaskCompletedEventAttributes;
+      const track = activity(scheduledEventId);
+      if (track) this.activityClosed(track, base, timeMs, 'completed', this.first(result?.payloads));
+    } else if (event.activityTaskFailedEventAttributes) {
+      const { scheduledEventId, failure } = event.activityTaskFailedEventAttributes;
+      const track = activity(scheduledEventId);
+      if (track) this.activityClosed(track, base, timeMs, 'failed', undefined, failureText(failure));
+    } else if (event.activityTaskTimedOutEventAttributes) {
+      const { scheduledEventId, failure } = event.activityTaskTimedOutEventAttributes;
+      const track = activity(scheduledEventId);
+      if (track) this.activityClosed(track, base, timeMs, 'timed_out', undefined, failureText(failure));
+    } else if (event.activityTaskCanceledEventAttributes) {
+      const track = activity(event.activityTaskCanceledEventAttributes.scheduledEventId);
+      if (track) this.activityClosed(track, base, timeMs, 'cancelled', undefined, 'cancelled');
+    } else if (event.workflowExecutionContinuedAsNewEventAttributes) {
+      const newRunId = event.workflowExecutionContinuedAsNewEventAttributes.newExecutionRunId ?? '';
+      this.close(state.execution, base.at, 'continued_as_new');
+      this.items.push({ ...base, kind: 'continued_as_new', newRunId });
+    } else if (event.workflowExecutionCompletedEventAttributes) {
+      const result = this.first(event.workflowExecutionCompletedEventAttributes.result?.payloads);
+      this.closed(state.execution, base, 'completed', result);
+    } else if (event.workflowExecutionFailedEventAttributes) {
+      const failure = event.workflowExecutionFailedEventAttributes.failure;
+      this.closed(state.execution, base, 'failed', failureText(failure));
+    } else if (event.workflowExecutionTimedOutEventAttributes) {
+      this.closed(state.execution, base, 'timed_out');
+    } else if (event.workflowExecutionTerminatedEventAttributes) {
+      const reason = event.workflowExecutionTerminatedEventAttributes.reason || undefined;
+      this.closed(state.execution, base, 'terminated', reason);
+    } else if (event.workflowExecutionCanceledEventAttributes) {
+      this.closed(state.execution, base, 'canceled');
+    }
+  }
+
+  private started(
+    base: Base,
+    execution: TimelineExecution,
+    attributes: temporal.api.history.v1.IWorkflowExecutionStartedEventAttributes,
+  ): void {
+    execution.startedAt = base.at;
+    const input = readStartInput(this.first(attributes.input?.payloads));
+    this.runs.executionStarted({
+      ...(input.carried ? { runCount: input.carried.runCount } : {}),
+      ...(input.maxToolIterations !== undefined ? { maxToolIterations: input.maxToolIterations } : {}),
+      queuedMessageIds: input.queuedMessageIds,
+    });
+    this.items.push({
+      ...base,
+      kind: 'execution_started',
+      runId: execution.runId,
+      ...(attributes.continuedExecutionRunId ? { continuedFrom: attributes.continuedExecutionRunId } : {}),
+      taskQueue: attributes.taskQueue?.name ?? '',
+      ...(input.options !== undefined ? { options: input.options } : {}),
+      ...(input.carried ? { carried: input.carried } : {}),
+    });
+    if (input.initialMessage) {
+      this.runs.messageReceived(input.initialMessage.messageId);
+      this.items.push({ ...base, kind: 'user_message', ...cutText(input.initialMessage), via: 'start' });
+    }
+  }
+
+  /** A signal or an accepted update, by name; returns the item it became. */
+  private message(base: Base, via: 'signal' | 'update', name: string, args: unknown[]): TimelineItem {
+    const [arg] = args;
+    const inRun = this.runs.current !== undefined ? { run: this.runs.current } : {};
+    let item: TimelineItem | undefined;
+    if (name === 'userMessage' && via === 'signal') {
+      const message = readUserMessageInput(arg);
+      if (message) {
+        this.runs.messageReceived(message.messageId);
+        item = { ...base, kind: 'user_message', ...cutText(message), via };
+      }
+    } else if (name === 'steer') {
+      const message = readUserMessageInput(arg);
+      if (message) {
+        this.runs.steeringReceived(message.messageId);
+        const text = cut(message.text, TIMELINE_TEXT_CHARS);
+        item = { ...base, ...inRun, kind: 'steer', messageId: message.messageId, text, via };
+      }
+    } else if (name === 'abort') {
+      item = { ...base, ...inRun, kind: 'abort', ...readAbortInput(arg), via };
+      // A signal is taken at once; an update once it succeeds (see updateCompleted).
+      if (via === 'signal') this.runs.aborted();
+    } else if (name === 'approve') {
+      const decision = readApprovalDecision(arg);
+      if (decision) item = { ...base, ...inRun, kind: 'approval', ...decision, via };
+    } else if (name === 'end' && via === 'signal') {
+      const reason = stringOf((arg as { reason?: unknown } | undefined)?.reason);
+      item = { ...base, kind: 'end_requested', ...(reason !== undefined ? { reason } : {}) };
+    }
+    item ??= { ...base, ...inRun, kind: via, name, args };
+    this.items.push(item);
+    return item;
+  }
+
+  private updateCompleted(
+    item: TimelineItem,
+    outcome: temporal.api.update.v1.IOutcome | null | undefined,
+  ): void {
+    if (outcome?.failure) {
+      if (
+        item.kind === 'approval' ||
+        item.kind === 'steer' ||
+        item.kind === 'abort' ||
+        item.kind === 'update'
+      ) {
+        item.refused = failureText(outcome.failure);
+      }
+      return;
+    }
+    const receipt = this.first(outcome?.success?.payloads);
+    if (item.kind === 'steer') {
+      const interrupting = receiptField(receipt, 'interrupting');
+      if (typeof interrupting === 'boolean') item.interrupting = interrupting;
+    } else if (item.kind === 'abort') {
+      const run = receiptField(receipt, 'run');
+      if (typeof run === 'number') item.abortedRun = run;
+      this.runs.aborted();
+    } else if (item.kind === 'update' && receipt !== undefined) {
+      item.result = receipt;
+    }
+  }
+
+  private activityScheduled(base: Base, type: string, input: unknown): ActivityItemOf {
+    const call = type === 'runTool' ? readToolRunInput(input) : undefined;
+    let item: ActivityItemOf;
+    if (type === 'callModel') {
+      item = this.modelCallScheduled(base, input);
+    } else if (call) {
+      // The model asked for it earlier (see modelCallAnswered): it runs after all.
+      const asked = this.toolCalls.get(call.toolCallId);
+      if (asked) this.items.splice(this.items.indexOf(asked), 1);
+      const run = asked?.run ?? this.runs.current;
+      item = {
+        ...base,
+        ...(run !== undefined ? { run } : {}),
+        kind: 'tool_call',
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        arguments: call.arguments,
+        ran: true,
+        outcome: 'running',
+        attempts: 1,
+      };
+      this.toolCalls.set(call.toolCallId, item);
+    } else {
+      item = { ...base, kind: 'activity', activityType: type, outcome: 'running', attempts: 1 };
+    }
+    this.items.push(item);
+    return item;
+  }
+
+  private modelCallScheduled(base: Base, input: unknown): ModelCallItem {
+    const messages = readModelInputMessages(input);
+    const userMessageIds = messages.flatMap((message) =>
+      message.role === 'user' && typeof message.messageId === 'string' ? [message.messageId] : [],
+    );
+    const { run, iteration, took } = this.runs.modelCallScheduled(userMessageIds);
+    if (took) this.items.push({ ...base, kind: 'run_started', run, messageIds: took });
+    // Results the workflow made itself (refused, unknown, interrupted calls) reach history only here.
+    for (const message of messages) {
+      const call =
+        typeof message.toolCallId === 'string' ? this.toolCalls.get(message.toolCallId) : undefined;
+      if (message.role === 'toolResult' && call && !call.ran && call.result === undefined) {
+        this.unrunCallAnswered(call, message);
+      }
+    }
+    return { ...base, run, kind: 'model_call', iteration, outcome: 'running', attempts: 1, toolCalls: [] };
+  }
+
+  /**
+   * A call the workflow answered without running it, moved to when it was answered (after the
+   * decision that refused it); a timed-out approval shows as a decision by `timeout`.
+   */
+  private unrunCallAnswered(call: ToolCallItem, message: Record<string, unknown>): void {
+    const outcome = readToolOutcome(message);
+    if (!outcome) return;
+    setToolOutcome(call, outcome);
+    if (typeof message.timestamp === 'number' && this.originMs !== undefined) {
+      call.at = new Date(message.timestamp).toISOString();
+      call.offsetMs = message.timestamp - this.originMs;
+    }
+    this.items.splice(this.items.indexOf(call), 1);
+    const reason = blockedReason(outcome.text);
+    if (reason?.startsWith(APPROVAL_TIMED_OUT)) {
+      const { at, offsetMs, execution, eventId, run } = call;
+      this.items.push({
+        at,
+        offsetMs,
+        execution,
+        eventId,
+        ...(run !== undefined ? { run } : {}),
+        kind: 'approval',
+        toolCallId: call.toolCallId,
+        decision: 'reject_once',
+        by: 'timeout',
+        reason,
+        via: 'timeout',
+      });
+    }
+    this.items.push(call);
+  }
+
+  private activityClosed(
+    { item, scheduledAtMs }: ActivityTrack,
+    base: Base,
+    closedAtMs: number,
+    outcome: ActivityOutcome,
+    result?: unknown,
+    error?: string,
+  ): void {
+    item.outcome = outcome;
+    if (error !== undefined) item.error = error;
+    if (item.kind === 'model_call') {
+      item.latencyMs = closedAtMs - scheduledAtMs;
+      if (outcome === 'completed') this.modelCallAnswered(item, base, result);
+      else this.runs.modelCallFailed();
+      return;
+    }
+    item.durationMs = closedAtMs - scheduledAtMs;
+    const value = item.kind === 'tool_call' && outcome === 'completed' ? readToolOutcome(result) : undefined;
+    if (item.kind === 'tool_call' && value) setToolOutcome(item, value);
+  }
+
+  /** The reply's text, usage and tool calls; each tool call is "not run" until a runTool activity says otherwise. */
+  private modelCallAnswered(item: ModelCallItem, base: Base, result: unknown): void {
+    const reply = readAssistantReply(result);
+    if (!reply) return;
+    item.text = cut(reply.text, TIMELINE_TEXT_CHARS);
+    item.toolCalls = reply.toolCalls.map(({ id, name }) => ({ id, name }));
+    if (reply.model !== undefined) item.model = reply.model;
+    if (reply.usage) item.usage = reply.usage;
+    for (const call of reply.toolCalls) {
+      const asked: ToolCallItem = {
+        ...base,
+        ...(item.run !== undefined ? { run: item.run } : {}),
+        kind: 'tool_call',
+        toolCallId: call.id,
+        toolName: call.name,
+        arguments: call.arguments,
+        ran: false,
+        outcome: 'not_run',
+      };
+      this.toolCalls.set(call.id, asked);
+      this.items.push(asked);
+    }
+    this.runs.modelCallAnswered(reply.toolCalls.length);
+  }
+
+  private closed(execution: TimelineExecution, base: Base, status: ClosedStatus, detail?: unknown): void {
+    this.close(execution, base.at, status);
+    this.runs.executionClosed();
+    this.items.push({
+      ...base,
+      kind: 'execution_closed',
+      status,
+      ...(detail !== undefined ? { detail } : {}),
+    });
+  }
+
+  private close(execution: TimelineExecution, at: string, status: ExecutionStatus): void {
+    execution.status = status;
+    execution.closedAt = at;
+  }
+
+  private first(payloads: Payload[] | null | undefined): unknown {
+    return this.all(payloads)[0];
+  }
+
+  /** Each payload's value; one that cannot be read (an unknown encoding, a blob not found) says so. */
+  private all(payloads: Payload[] | null | undefined): unknown[] {
+    return (payloads ?? []).map((payload) => {
+      try {
+        return this.converter.fromPayload(payload);
+      } catch (error) {
+        return `<unreadable payload: ${(error as Error).message}>`;
+      }
+    });
+  }
+}
+
+function cutText<T extends { text: string }>(message: T): T {
+  return { ...message, text: cut(message.text, TIMELINE_TEXT_CHARS) };
+}
+
+function setToolOutcome(call: ToolCallItem, outcome: NonNullable<ReturnType<typeof readToolOutcome>>): void {
+  call.result = cut(outcome.text, TIMELINE_TEXT_CHARS);
+  if (outcome.isError !== undefined) call.isError = outcome.isError;
+  if (outcome.aborted) call.aborted = true;
+}
+
+/** A failure in one line: its message, the timeout kind, and the message of its cause. */
+function failureText(failure: Failure | null | undefined): string {
+  if (!failure) return 'failed';
+  const timeout = failure.timeoutFailureInfo?.timeoutType;
+  const parts = [failure.message || undefined];
+  if (timeout) {
+    const kind = temporal.api.enums.v1.TimeoutType[timeout]?.replace('TIMEOUT_TYPE_', '').toLowerCase();
+    parts.push(`${kind ?? 'unknown'} timeout`);
+  }
+  if (failure.cause?.message) parts.push(failure.cause.message);
+  return parts.filter(Boolean).join(': ') || 'failed';
+}
+
+/** The reason of a `{"status":"blocked","reason":…}` result, if it is one. */
+function blockedReason(text: string): string | undefined {
+  try {
+    const body = JSON.parse(text) as { status?: unknown; reason?: unknown };
+    return body.status === 'blocked' && typeof body.reason === 'string' ? body.reason : undefined;
+  } catch {
+    return undefined;
+  }
+}

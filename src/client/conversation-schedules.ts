@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type Client,
+  ScheduleAlreadyRunning,
+  ScheduleNotFoundError,
+  ScheduleOverlapPolicy,
+} from '@temporalio/client';
+import { CONVERSATION_WORKFLOW_TYPE, DEFAULT_TASK_QUEUE } from '../shared/constants';
+import { type ConversationStartInput, UserMessageInputSchema } from '../shared/conversation-api';
+import { type ConversationOptionsInput, ConversationOptionsSchema } from '../shared/conversation-options';
+import { assertConversationId } from '../shared/ids';
+import { invalidInput } from './conversation-errors';
+
+export interface ScheduleConversationOptions {
+  /** A new `sched-…` id when absent. Each conversation it starts is this id plus the time it was started. */
+  scheduleId?: string;
+  /** A cron expression (UTC), e.g. `0 9 * * 1-5`. */
+  cron: string;
+  /** The first message of every conversation the schedule starts. */
+  prompt: string;
+  /** Options of those conversations; `idleTimeoutMs` defaults to DEFAULT_SCHEDULED_IDLE_TIMEOUT_MS. */
+  options?: ConversationOptionsInput;
+}
+
+/**
+ * Scheduled conversations would otherwise stay open forever: each ends after a day without a
+ * message, which leaves time to follow one up with `send`.
+ */
+export const DEFAULT_SCHEDULED_IDLE_TIMEOUT_MS = 24 * 60 * 60 * 1_000;
+
+export interface ConversationScheduleListing {
+  scheduleId: string;
+  cron?: string;
+  prompt?: string;
+  paused: boolean;
+  nextStartAt?: Date;
+  /** Conversations it started most recently, oldest first (Temporal keeps the latest few). */
+  recentConversations: string[];
+}
+
+/** The memo a schedule carries so that `list` can show what it does. */
+interface ScheduleMemo {
+  cron?: string;
+  prompt?: string;
+}
+
+/** Conversations started on a Temporal schedule, each beginning with the same prompt. */
+export class ConversationSchedules {
+  constructor(
+    private readonly client: Client,
+    private readonly taskQueue: string = DEFAULT_TASK_QUEUE,
+  ) {}
+
+  /** Creates the schedule; returns its id. Refuses an id already used by a schedule. */
+  async create(schedule: ScheduleConversationOptions): Promise<string> {
+    const scheduleId = assertConversationId(schedule.scheduleId ?? `sched-${randomUUID().slice(0, 8)}`);
+    const message = UserMessageInputSchema.safeParse({ text: schedule.prompt, messageId: randomUUID() });
+    if (!message.success) throw invalidInput('prompt', message.error);
+    const options = ConversationOptionsSchema.safeParse({
+      idleTimeoutMs: DEFAULT_SCHEDULED_IDLE_TIMEOUT_MS,
+      ...schedule.options,
+    });
+    if (!options.success) throw invalidInput('conversation options', options.error);
+    const input: ConversationStartInput = { options: options.data, initialMessage: message.data };
+    const memo: ScheduleMemo = { cron: schedule.cron, prompt: schedule.prompt };
+    try {
+      await this.client.schedule.create({
+        scheduleId,
+        spec: { cronExpressions: [schedule.cron] },
+        action: {
+          type: 'startWorkflow',
+          workflowType: CONVERSATION_WORKFLOW_TYPE,
+          // Temporal appends the time of each start, so every conversation gets its own id.
+          workflowId: scheduleId,
+          taskQueue: this.taskQueue,
+          args: [input],
+        },
+        // Conversations stay open after answering: with the default (skip while one runs) the
+        // schedule would start only the first.
+        policies: { overlap: ScheduleOverlapPolicy.ALLOW_ALL },
+        memo: { ...memo },
+      });
+    } catch (error) {
+      if (error instanceof ScheduleAlreadyRunning) throw new Error(`schedule ${scheduleId} already exists`);
+      throw error;
+    }
+    return scheduleId;
+  }
+
+  /** Schedules that start conversations (of any task queue), from Temporal visibility. */
+  async *list(): AsyncGenerator<ConversationScheduleListing> {
+    for await (const summary of this.client.schedule.list()) {
+      if (summary.action?.workflowType !== CONVERSATION_WORKFLOW_TYPE) continue;
+      const memo = (summary.memo ?? {}) as ScheduleMemo;
+      const nextStartAt = summary.info.nextActionTimes[0];
+      yield {
+        scheduleId: summary.scheduleId,
+        ...(typeof memo.cron === 'string' ? { cron: memo.cron } : {}),
+        ...(typeof memo.prompt === 'string' ? { prompt: memo.prompt } : {}),
+        paused: summary.state.paused,
+        ...(nextStartAt ? { nextStartAt } : {}),
+        recentConversations: summary.info.recentActions.map((action) => action.action.workflow.workflowId),
+      };
+    }
+  }
+
+  /** The conversations the schedule started most recently, oldest first. */
+  async recentConversations(scheduleId: string): Promise<string[]> {
+    const description = await this.explain(scheduleId, () =>
+      this.client.schedule.getHandle(scheduleId).describe(),
+    );
+    return description.info.recentActions.map((action) => action.action.workflow.workflowId);
+  }
+
+  /** Starts a conversation now, besides the times the schedule names. */
+  async trigger(scheduleId: string): Promise<void> {
+    await this.explain(scheduleId, () =>
+      this.client.schedule.getHandle(scheduleId).trigger(ScheduleOverlapPolicy.ALLOW_ALL),
+    );
+  }
+
+  /** Deletes the schedule; the conversations it started go on. */
+  async delete(scheduleId: string): Promise<void> {
+    await this.explain(scheduleId, () => this.client.schedule.getHandle(scheduleId).delete());
+  }
+
+  private async explain<T>(scheduleId: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      if (error instanceof ScheduleNotFoundError) throw new Error(`schedule ${scheduleId} not found`);
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,87 @@
+import { DEFAULT_MAX_TOOL_ITERATIONS } from '../shared/constants';
+
+/**
+ * Numbers a conversation's runs as the workflow does, from what its history shows: a run starts
+ * with the first model call after the conversation was idle and takes the messages waiting then; it
+ * ends when a model call answers without tool calls (and no steering is waiting), when a model call
+ * fails for good, on abort, or once `maxToolIterations` model calls have asked for tools.
+ */
+export class RunNumbering {
+  private count = 0;
+  private open = false;
+  private iteration = 0;
+  /** A steering message arrived since the latest model call was scheduled: the run goes on. */
+  private steered = false;
+  /** The latest model call asked for tools at the iteration limit: the run ends once they return. */
+  private endsAfterTools = false;
+  private maxToolIterations = DEFAULT_MAX_TOOL_ITERATIONS;
+  /** Messages received (or carried over) that no run has taken yet. */
+  private readonly waiting = new Set<string>();
+
+  /** The run in progress, if any. */
+  get current(): number | undefined {
+    return this.open ? this.count : undefined;
+  }
+
+  /** A new execution starts between runs, with the count and queue a continue-as-new carried. */
+  executionStarted(start: {
+    runCount?: number;
+    maxToolIterations?: number;
+    queuedMessageIds: string[];
+  }): void {
+    this.open = false;
+    if (start.runCount !== undefined) this.count = start.runCount;
+    this.maxToolIterations = start.maxToolIterations ?? DEFAULT_MAX_TOOL_ITERATIONS;
+    for (const messageId of start.queuedMessageIds) this.waiting.add(messageId);
+  }
+
+  messageReceived(messageId: string): void {
+    this.waiting.add(messageId);
+  }
+
+  steeringReceived(messageId: string): void {
+    this.waiting.add(messageId);
+    if (!this.open) return;
+    this.steered = true;
+    this.endsAfterTools = false;
+  }
+
+  /** An abort the workflow took (a signal, or an update that succeeded). */
+  aborted(): void {
+    this.open = false;
+  }
+
+  /**
+   * A model call with the user messages of its input: the run it belongs to and its iteration, and
+   * the messages it took when it starts a run. (After compaction the input is the whole transcript
+   * again, so only messages still waiting count.)
+   */
+  modelCallScheduled(userMessageIds: string[]): { run: number; iteration: number; took?: string[] } {
+    let took: string[] | undefined;
+    if (!this.open || this.endsAfterTools) {
+      this.count++;
+      this.open = true;
+      this.iteration = 0;
+      this.endsAfterTools = false;
+      took = userMessageIds.filter((messageId) => this.waiting.delete(messageId));
+    }
+    this.iteration++;
+    this.steered = false;
+    return { run: this.count, iteration: this.iteration, ...(took ? { took } : {}) };
+  }
+
+  /** A model call that failed for good, or was cancelled by an abort, ends its run. */
+  modelCallFailed(): void {
+    this.open = false;
+  }
+
+  modelCallAnswered(toolCalls: number): void {
+    if (this.steered) return;
+    if (toolCalls === 0) this.open = false;
+    else if (this.iteration >= this.maxToolIterations) this.endsAfterTools = true;
+  }
+
+  executionClosed(): void {
+    this.open = false;
+  }
+}

@@ -1,0 +1,17 @@
+import { z } from 'zod';
+
+/**
+ * The family of model behind the OpenAI-compatible endpoint, for what differs between them: Gemini
+ * rejects many JSON-schema keywords in tool parameters, Mistral wants tool call ids of exactly nine
+ * letters and digits. `openai` is everything else, sent as is.
+ */
+export const ModelProviderSchema = z.enum(['openai', 'gemini', 'mistral']);
+export type ModelProvider = z.infer<typeof ModelProviderSchema>;
+
+/** The provider a model name implies, for when none is configured: `gemini-2.5-pro`, `mistral-large-latest`, … */
+export function modelProviderOf(model: string): ModelProvider {
+  const name = model.toLowerCase();
+  if (/gemini|gemma/.test(name)) return 'gemini';
+  if (/mistral|mixtral|codestral|devstral|magistral|ministral|pixtral/.test(name)) return 'mistral';
+  return 'openai';
+}

@@ -1,0 +1,27 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+
+/**
+ * Starts test/support/worker-process.ts in a process of its own (so a test can SIGKILL it) and
+ * resolves once it polls its task queue. `env` adds to this process's environment.
+ */
+export function spawnWorkerProcess(env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'worker-process.ts')], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('ready')) resolve(child);
+    });
+    child.once('exit', (code) => reject(new Error(`worker process exited early (${code})`)));
+  });
+}
+
+/** SIGKILLs the worker process and waits until it is gone: no shutdown, no goodbye to the server. */
+export async function killWorkerProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}

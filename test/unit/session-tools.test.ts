@@ -1,0 +1,268 @@
+import { ConversationEndedError, ConversationNotFoundError } from '../../src/client/conversation-errors';
+import type { UserMessageInput } from '../../src/shared/conversation-api';
+import type { AgentEvent } from '../../src/shared/events';
+import type { Message } from '../../src/shared/messages';
+import type { SessionDirectory, SessionHistory, SessionStatus } from '../../src/tools/session-directory';
+import { createSessionTools } from '../../src/tools/session-tools';
+import type { ToolResult } from '../../src/tools/tool';
+import { Workspace } from '../../src/tools/workspace';
+import { resultText, toolErrorOf } from './tool-harness';
+
+const SELF = 'conv-self';
+
+/** A directory of made-up sessions: `conv-b` is open, `conv-ended` has ended, nothing else exists. */
+class FakeDirectory implements SessionDirectory {
+  sent: Array<{ sessionId: string; message: UserMessageInput }> = [];
+  events_: AgentEvent[] = [];
+  transcript: Message[] = [];
+
+  async list(limit: number) {
+    return ['conv-b', SELF, 'conv-c']
+      .map((sessionId, index) => ({ sessionId, startTime: `2024-01-0${index + 1}T00:00:00.000Z` }))
+      .slice(0, limit);
+  }
+  async status(sessionId: string): Promise<SessionStatus> {
+    this.known(sessionId);
+    if (sessionId === 'conv-ended') {
+      return { sessionId, executionStatus: 'COMPLETED', startTime: 'then', closeTime: 'later' };
+    }
+    return {
+      sessionId,
+      executionStatus: 'RUNNING',
+      startTime: 'then',
+      conversation: {
+        status: 'idle',
+        runCount: 2,
+        queuedMessages: 0,
+        transcriptLength: 4,
+        lastSeq: 9,
+        pendingApprovals: 0,
+      },
+    };
+  }
+  async history(sessionId: string, last: number): Promise<SessionHistory> {
+    this.known(sessionId);
+    const from = Math.max(0, this.transcript.length - last);
+    return { transcriptLength: this.transcript.length, from, messages: this.transcript.slice(from) };
+  }
+  async send(sessionId: string, message: UserMessageInput) {
+    this.known(sessionId);
+    if (sessionId === 'conv-ended') throw new ConversationEndedError(sessionId, 'completed');
+    this.sent.push({ sessionId, message });
+    return { afterSeq: 9 };
+  }
+  async events(_sessionId: string, afterSeq: number) {
+    return this.events_.filter((event) => event.seq > afterSeq);
+  }
+  private known(sessionId: string) {
+    if (!['conv-b', 'conv-c', 'conv-ended', SELF].includes(sessionId))
+      throw new ConversationNotFoundError(sessionId);
+  }
+}
+
+let directory: FakeDirectory;
+let tools: ReturnType<typeof createSessionTools>;
+beforeEach(() => {
+  directory = new FakeDirectory();
+  tools = createSessionTools(directory);
+});
+
+const workspace = new Workspace(process.cwd());
+function call(name: string, args: unknown, signal = new AbortController().signal): Promise<ToolResult> {
+  const tool = tools.find((candidate) => candidate.name === name)!;
+  return tool.execute('call_9', tool.parameters.parse(args), signal, () => {}, {
+    workspace,
+    conversationId: SELF,
+    agentId: 'default',
+  });
+}
+const json = async (result: Promise<ToolResult>) => JSON.parse(resultText(await result));
+
+test('sessions_list marks the caller and says when there are more', async () => {
+  expect(await json(call('sessions_list', { limit: 2 }))).toEqual({
+    sessions: [
+      { sessionId: 'conv-b', startTime: '2024-01-01T00:00:00.000Z' },
+      { sessionId: SELF, startTime: '2024-01-02T00:00:00.000Z', self: true },
+    ],
+    more: true,
+  });
+  expect((await json(call('sessions_list', {}))).more).toBe(false);
+});
+
+test('session_status is the caller’s own without an id, another’s with one', async () => {
+  expect(await json(call('session_status', {}))).toMatchObject({
+    sessionId: SELF,
+    self: true,
+    executionStatus: 'RUNNING',
+    status: 'idle',
+    runCount: 2,
+  });
+  expect(await json(call('session_status', { session_id: 'conv-ended' }))).toEqual({
+    sessionId: 'conv-ended',
+    executionStatus: 'COMPLETED',
+    startTime: 'then',
+    closeTime: 'later',
+  });
+});
+
+test('sessions_history shows user and assistant messages, tool results only when asked', async () => {
+  directory.transcript = [
+    { role: 'user', content: 'hello', messageId: 'm1', timestamp: 1 },
+    {
+      role: 'assistant',
+      content: [{ type: 'toolCall', id: 'c1', name: 'read', arguments: '{}' }],
+      stopReason: 'toolUse',
+      model: 'm',
+      timestamp: 2,
+    },
+    {
+      role: 'toolResult',
+      toolCallId: 'c1',
+      toolName: 'read',
+      content: [{ type: 'text', text: 'file' }],
+      isError: false,
+      timestamp: 3,
+    },
+    {
+      role: 'assistant',
+      content: [{ type: 'text', text: 'x'.repeat(1_500) }],
+      stopReason: 'stop',
+      model: 'm',
+      timestamp: 4,
+    },
+  ];
+  const plain = await json(call('sessions_history', { session_id: 'conv-b' }));
+  expect(plain.transcriptLength).toBe(4);
+  expect(
+    plain.messages.map((message: { index: number; role: string }) => [message.index, message.role]),
+  ).toEqual([
+    [0, 'user'],
+    [1, 'assistant'],
+    [3, 'assistant'],
+  ]);
+  expect(plain.messages[1]).toEqual({ index: 1, role: 'assistant', text: '', toolCalls: ['read'] });
+  expect(plain.messages[2].text).toBe(`${'x'.repeat(1_000)}… [1500 characters]`);
+  const withTools = await json(
+    call('sessions_history', { session_id: 'conv-b', limit: 2, include_tools: true }),
+  );
+  expect(withTools.messages.map((message: { index: number }) => message.index)).toEqual([2, 3]);
+  expect(withTools.messages[0]).toEqual({
+    index: 2,
+    role: 'toolResult',
+    toolName: 'read',
+    isError: false,
+    text: 'file',
+  });
+});
+
+describe('sessions_send', () => {
+  test('sends a labelled message from this session and returns at once by default', async () => {
+    expect(await json(call('sessions_send', { session_id: 'conv-b', text: 'ping' }))).toEqual({
+      status: 'sent',
+      sessionId: 'conv-b',
+      messageId: `${SELF}:call_9`,
+    });
+    expect(directory.sent).toEqual([
+      {
+        sessionId: 'conv-b',
+        message: {
+          text: `[message from session ${SELF}]\nping`,
+          messageId: `${SELF}:call_9`,
+          sender: `session:${SELF}`,
+        },
+      },
+    ]);
+  });
+
+  test('with wait_seconds it returns the other session’s answer to this message', async () => {
+    directory.events_ = [
+      {
+        type: 'run_finished',
+        seq: 10,
+        at: 0,
+        run: 3,
+        messageIds: ['someone-else'],
+        outcome: 'answered',
+        answer: 'not ours',
+      },
+      {
+        type: 'run_finished',
+        seq: 11,
+        at: 0,
+        run: 4,
+        messageIds: [`${SELF}:call_9`],
+        outcome: 'answered',
+        answer: 'pong',
+      },
+    ];
+    expect(
+      await json(call('sessions_send', { session_id: 'conv-b', text: 'ping', wait_seconds: 5 })),
+    ).toMatchObject({
+      status: 'answered',
+      outcome: 'answered',
+      answer: 'pong',
+    });
+  });
+
+  test('without an answer in time it says the message was sent', async () => {
+    const result = await json(
+      call('sessions_send', { session_id: 'conv-b', text: 'ping', wait_seconds: 0.2 }),
+    );
+    expect(result).toMatchObject({
+      status: 'sent',
+      note: expect.stringMatching(/no answer yet after 0.2 s/),
+    });
+  });
+
+  test('interrupted while waiting, it still reports the message as sent', async () => {
+    const controller = new AbortController();
+    const pending = call(
+      'sessions_send',
+      { session_id: 'conv-b', text: 'ping', wait_seconds: 60 },
+      controller.signal,
+    );
+    setTimeout(() => controller.abort(new Error('steered')), 100);
+    expect(JSON.parse(resultText(await pending))).toMatchObject({
+      status: 'sent',
+      note: expect.stringMatching(/^no answer yet;/),
+    });
+  });
+
+  test('a session cannot message itself', async () => {
+    const error = await toolErrorOf(call('sessions_send', { session_id: SELF, text: 'loop' }));
+    expect(error.kind).toBe('InvalidArgs');
+    expect(directory.sent).toEqual([]);
+  });
+
+  test('an unknown session is not created: the model is told it does not exist', async () => {
+    const error = await toolErrorOf(call('sessions_send', { session_id: 'conv-new', text: 'hi' }));
+    expect(error.kind).toBe('FileNotFound');
+    expect(error.message).toMatch(/no session conv-new/);
+  });
+
+  test('an ended session says so', async () => {
+    const error = await toolErrorOf(call('sessions_send', { session_id: 'conv-ended', text: 'hi' }));
+    expect(error.kind).toBe('ExecutionFailed');
+    expect(error.message).toMatch(/has ended \(completed\)/);
+  });
+});
+
+test.each(['../etc', 'a/b', 'nul\u0000id', 'tab\tid', 'x'.repeat(300), '.hidden'])(
+  'hostile session id %j is refused by every tool before reaching Temporal',
+  async (sessionId) => {
+    for (const name of ['session_status', 'sessions_history', 'sessions_send']) {
+      const error = await toolErrorOf(call(name, { session_id: sessionId, text: 'x' }));
+      expect(error.kind).toBe('InvalidArgs');
+    }
+    expect(directory.sent).toEqual([]);
+  },
+);
+
+test('risk levels: reading sessions is low risk, messaging one is medium and never silently repeated', () => {
+  expect(Object.fromEntries(tools.map((tool) => [tool.name, [tool.risk, tool.idempotent]]))).toEqual({
+    sessions_list: ['low', true],
+    session_status: ['low', true],
+    sessions_history: ['low', true],
+    sessions_send: ['medium', false],
+  });
+});
