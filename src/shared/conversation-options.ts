@@ -51,6 +51,10 @@ export const ConversationOptionsSchema = z.object({
    * run's history has this many events; also whenever Temporal suggests it. Only Temporal's suggestion when absent.
    */
   maxHistoryEvents: z.number().int().min(50).optional(),
+  /** A sub-agent's conversation: it ends once its first run is over, its answer the workflow's result. */
+  endAfterFirstRun: z.boolean().optional(),
+  /** The conversations above a sub-agent's, outermost first (RAP's `thread_ancestors`). */
+  ancestors: z.array(z.string()).optional(),
   /** The conversation ends after this long without a message; never when absent. */
   idleTimeoutMs: z.number().int().positive().optional(),
 });

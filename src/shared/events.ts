@@ -79,6 +79,14 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
     /** Tool calls interrupted by this abort. */
     interrupted: z.array(z.string()),
   }),
+  /** A `sessions_spawn` call started a sub-agent: a child conversation, watchable by its id. */
+  z.object({
+    ...base,
+    type: z.literal('subagent_started'),
+    toolCallId: z.string(),
+    conversationId: z.string(),
+    task: z.string(),
+  }),
   /** The oldest messages were replaced by a summary; the transcript starts a new generation. */
   z.object({
     ...base,

@@ -11,6 +11,7 @@ import { readTool } from './read';
 import { type RuntimeToolOptions, createRuntimeTools } from './runtime-tools';
 import { type SessionDirectory, TemporalSessionDirectory } from './session-directory';
 import { createSessionTools } from './session-tools';
+import { spawnTool } from './spawn-tool';
 import type { AgentTool } from './tool';
 import { type WebFetchOptions, createWebFetchTool, webFetchTool } from './web-fetch';
 import { writeTool } from './write';
@@ -41,5 +42,6 @@ export function builtinTools(deps: BuiltinToolDeps = {}): AgentTool[] {
     deps.webFetch ? createWebFetchTool(deps.webFetch) : webFetchTool,
     ...createMemoryTools(deps.memory ?? new MemoryStore(path.join(dataDir(), 'memory'))),
     ...createSessionTools(deps.sessions ?? new TemporalSessionDirectory()),
+    spawnTool as AgentTool,
   ];
 }

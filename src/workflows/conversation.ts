@@ -58,7 +58,10 @@ const EVENTS_CARRIED = 100;
 export interface ConversationResult {
   runs: number;
   messages: number;
-  endedBy: 'end' | 'idle_timeout';
+  endedBy: 'end' | 'idle_timeout' | 'first_run';
+  /** How the last run ended and its answer: what a sub-agent's parent reads. */
+  outcome?: 'answered' | 'max_tool_iterations' | 'error' | 'aborted';
+  answer?: string;
 }
 
 /**
@@ -168,6 +171,7 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
   };
 
   let endedBy: ConversationResult['endedBy'] = 'end';
+  let lastRun: Pick<ConversationResult, 'outcome' | 'answer'> = {};
   for (;;) {
     if (!(await waitForWork())) {
       endedBy = 'idle_timeout';
@@ -211,6 +215,7 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
     const control = new RunControl(runCount);
     current = control;
     const messages = queue.splice(0);
+    const seqBefore = events.lastSeq;
     try {
       await control.scope.run(() =>
         runTurnLoop(
@@ -237,8 +242,15 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
     // Steering that an abort overtook is not lost: it starts the next run.
     queue.unshift(...control.takeSteering());
     status = 'idle';
+    for (const event of events.after(seqBefore)) {
+      if (event.type === 'run_finished') lastRun = { outcome: event.outcome, answer: event.answer };
+    }
+    if (options.endAfterFirstRun) {
+      endedBy = 'first_run';
+      break;
+    }
   }
   status = 'ended';
   await condition(allHandlersFinished);
-  return { runs: runCount, messages: transcript.length, endedBy };
+  return { runs: runCount, messages: transcript.length, endedBy, ...lastRun };
 }

@@ -3,6 +3,7 @@ import { type ApprovalSettings, defaultApprovalMode, effectiveApprovalMode } fro
 import type { ExecSecurityMode } from '../shared/exec-security';
 import type { ToolCall, ToolResultMessage } from '../shared/messages';
 import { OWNER_ONLY_TOOL_ERROR } from '../shared/owners';
+import { SPAWN_TOOL_NAME } from '../shared/sub-agents';
 import type { ToolDescriptor } from '../shared/tool-descriptor';
 import {
   type ToolOutcome,
@@ -30,6 +31,8 @@ export interface FanOutContext {
   approvalSettings: ApprovalSettings;
   /** Why a call was cancelled (steer or abort), for the model to read. */
   interruption: () => string;
+  /** Runs a `sessions_spawn` call as a child conversation; throws CancelledFailure when interrupted. */
+  spawnSubAgent: (call: ToolCall, args: Record<string, unknown>) => Promise<ToolOutcome>;
 }
 
 const PREVIEW_CHARS = 200;
@@ -127,6 +130,7 @@ async function outcomeOf(call: ToolCall, context: FanOutContext, start: () => vo
   );
   if (!approval.allowed) return toolBlockedOutcome(call.name, approval.reason);
   start();
+  if (call.name === SPAWN_TOOL_NAME) return context.spawnSubAgent(call, parsed.value);
   try {
     return await toolActivitiesFor(descriptor).runTool({
       conversationId: context.conversationId,

@@ -11,6 +11,7 @@ import type { ApprovalBook } from './approval-book';
 import { type CompactionRequests, compactIfNeeded } from './compaction';
 import type { EventLog } from './event-log';
 import type { RunControl } from './run-control';
+import { runSubAgent } from './sub-agent';
 import { notStartedResults, runToolCalls } from './tool-fan-out';
 import type { Transcript } from './transcript';
 
@@ -151,6 +152,8 @@ export async function runTurnLoop(context: RunContext, messages: UserMessage[]):
             approvals: context.approvals,
             approvalSettings: options.approval,
             interruption: () => (control.aborted ? ABORTED : STEERED),
+            spawnSubAgent: (call, args) =>
+              runSubAgent(call, args, { conversationId: context.conversationId, run, options, events }),
           }),
         );
     transcript.append(...results);

@@ -191,6 +191,17 @@ const SCENARIOS: Scenario[] = [
     },
   },
   {
+    // The parent's history: a sub-agent started as a child workflow, its answer the tool result.
+    name: 'sub-agent',
+    model: [
+      { toolCalls: [{ id: 'call_spawn', name: 'sessions_spawn', arguments: { task: 'List the files' } }] },
+      { toolCalls: [{ id: 'call_child_list', name: 'list_directory', arguments: {} }] },
+      { text: 'There is notes.txt.' },
+      { text: 'The sub-agent found notes.txt.' },
+    ],
+    drive: ({ say }) => say('Delegate a look around'),
+  },
+  {
     name: 'abort',
     options: { approval: { mode: 'auto' } },
     model: [

@@ -78,6 +78,7 @@ describe('ToolRegistry.modelSchemas', () => {
       'sessions_history',
       'sessions_list',
       'sessions_send',
+      'sessions_spawn',
       'web_fetch',
       'write',
     ]);
@@ -164,6 +165,7 @@ describe('descriptors carry category defaults', () => {
       session_status: [60_000, 3],
       sessions_history: [60_000, 3],
       sessions_send: [270_000, 1],
+      sessions_spawn: [60_000, 1],
     };
     for (const [name, [timeout, attempts]] of Object.entries(expected)) {
       const descriptor = registry.descriptor(name);
@@ -227,6 +229,7 @@ describe('descriptors carry category defaults', () => {
       session_status: 'auto',
       sessions_history: 'auto',
       sessions_send: 'ask',
+      sessions_spawn: 'auto',
     });
   });
 
