@@ -49,6 +49,8 @@ export function renderProgress(event: AgentEvent): string | undefined {
       return `! ${event.message}`;
     case 'warning':
       return `⚠ ${event.message}`;
+    case 'subagent_started':
+      return `⇉ sub-agent ${event.conversationId}: ${oneLine(event.task, 120)}`;
     case 'compacted':
       return `⇣ compacted: ${event.removedMessages} older messages summarised (about ${event.tokensBefore} → ${event.tokensAfter} tokens)`;
   }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { abortUpdate, eventsQuery } from '../../src/shared/conversation-api';
+import type { AgentEvent } from '../../src/shared/events';
 import { subAgentId } from '../../src/shared/sub-agents';
 import type { ChatRequest } from '../support/scripted-model';
 import { nockModel } from '../support/nock-model';
@@ -30,8 +31,21 @@ test('sessions_spawn runs a sub-agent as a child conversation; its answer is the
   ]);
   const id = `conv-${randomUUID()}`;
   const handle = harness().client.workflow.getHandle(id);
-  await harness().agent.send(id, 'Delegate the counting');
-  expect(await waitForEvent(handle, 'run_finished')).toMatchObject({ answer: 'The sub-agent says 8.' });
+  const sent = await harness().agent.send(id, 'Delegate the counting');
+  // A watcher of the parent sees the sub-agent's own events as progress of the spawn call.
+  const seen: AgentEvent[] = [];
+  for await (const event of harness().agent.watch(id, {
+    afterSeq: sent.afterSeq,
+    until: (event) => event.type === 'run_finished',
+  }))
+    seen.push(event);
+  expect(seen.at(-1)).toMatchObject({ type: 'run_finished', answer: 'The sub-agent says 8.' });
+  const childProgress = seen.filter(
+    (event) => event.type === 'tool_execution_update' && event.toolCallId === 'call_spawn',
+  );
+  expect(childProgress.map((event) => event.type === 'tool_execution_update' && event.text)).toEqual(
+    expect.arrayContaining([expect.stringMatching(/\.sub-call_spawn\] /)]),
+  );
 
   const started = await waitForEvent(handle, 'subagent_started');
   const childId = subAgentId(id, 'call_spawn');

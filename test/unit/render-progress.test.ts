@@ -6,6 +6,10 @@ const base = { seq: 7, at: 0, run: 2 };
 test.each<[AgentEvent, string | undefined]>([
   [{ ...base, type: 'run_started', messageIds: ['m'] }, undefined],
   [
+    { ...base, type: 'subagent_started', toolCallId: 'c', conversationId: 'p.sub-c', task: 'Look\naround' },
+    '⇉ sub-agent p.sub-c: Look around',
+  ],
+  [
     {
       ...base,
       type: 'compacted',
