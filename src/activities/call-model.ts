@@ -34,6 +34,7 @@ export function createCallModel(deps: ModelDeps) {
     try {
       const model = input.model ?? deps.defaultModel;
       const provider = deps.provider ?? modelProviderOf(model);
+      await deps.tools.ensure(input.toolNames);
       const tools = deps.tools.modelSchemas(input.toolNames, provider);
       const stream = await deps.openai.chat.completions.create(
         {

@@ -1,3 +1,4 @@
+import type { ToolListing } from '../shared/tool-descriptor';
 import { type ModelDeps, createCallModel } from './call-model';
 import { type ToolDeps, createRunTool } from './run-tool';
 import { createSummarizeTranscript } from './summarize-transcript';
@@ -21,7 +22,10 @@ export function createActivities(deps: ActivityDeps) {
     callModel: createCallModel(modelDeps),
     summarizeTranscript: createSummarizeTranscript(modelDeps),
     runTool: createRunTool(deps),
-    listTools: async () => deps.tools.descriptors(),
+    listTools: async (): Promise<ToolListing> => {
+      const warnings = await deps.tools.refresh();
+      return { tools: deps.tools.descriptors(), warnings };
+    },
   };
 }
 

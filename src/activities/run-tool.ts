@@ -87,6 +87,7 @@ export function createRunTool(deps: ToolDeps) {
 
   async function runCall(input: ToolRunInput): Promise<ToolOutcome> {
     const { toolName } = input;
+    await deps.tools.ensure([toolName]);
     const tool = deps.tools.get(toolName);
     if (!tool) return errorOutcome(toolName, 'NotFound', `Tool not found: ${toolName}`);
     const normalized = normalizeToolArguments(
@@ -160,6 +161,8 @@ export function createRunTool(deps: ToolDeps) {
         conversationId: input.conversationId,
         agentId: input.agentId ?? DEFAULT_AGENT_ID,
         ...(input.execSecurity ? { execSecurity: input.execSecurity } : {}),
+        ...(input.ancestors?.length ? { ancestors: input.ancestors } : {}),
+        ...(input.userId !== undefined ? { userId: input.userId } : {}),
       });
       const aborted = stoppedBy(context);
       if (aborted === 'other') throw context.cancellationSignal.reason;

@@ -32,6 +32,12 @@ import {
 } from '../shared/conversation-api';
 import { type ConversationOptionsInput, ConversationOptionsSchema } from '../shared/conversation-options';
 import type { AgentEvent } from '../shared/events';
+import {
+  type UserChoiceAnswer,
+  UserChoiceAnswerSchema,
+  answerUserChoiceUpdate,
+  rapViewsQuery,
+} from '../shared/rap';
 import { assertConversationId } from '../shared/ids';
 import type { ActivityProgress } from '../shared/tool-run';
 import {
@@ -220,6 +226,24 @@ export class AgentClient {
     return this.update(conversationId, 'approve', () =>
       handle.executeUpdate(approveUpdate, { args: [parsed.data] }),
     );
+  }
+
+  /**
+   * Answers a RAP tool's `user_choice` (the `user_choice_requested` event): the index chosen, or the
+   * tool's default when `selected` is absent. Refused for a call with no pending choice or an index out of range.
+   */
+  async answerUserChoice(conversationId: string, answer: UserChoiceAnswer): Promise<{ selected: number }> {
+    const parsed = UserChoiceAnswerSchema.safeParse(answer);
+    if (!parsed.success) throw invalidInput('user choice', parsed.error);
+    const handle = this.handle(conversationId);
+    return this.update(conversationId, 'answerUserChoice', () =>
+      handle.executeUpdate(answerUserChoiceUpdate, { args: [parsed.data] }),
+    );
+  }
+
+  /** The latest content of each view RAP tools pushed to the conversation, by view type. */
+  views(conversationId: string): Promise<Record<string, Record<string, unknown>>> {
+    return this.explainErrors(conversationId, () => this.handle(conversationId).query(rapViewsQuery));
   }
 
   /** From Temporal rather than the workflow, so it answers for ended conversations and with no worker running. */

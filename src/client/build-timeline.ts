@@ -190,6 +190,7 @@ class TimelineBuilder {
       ...(input.carried ? { runCount: input.carried.runCount } : {}),
       ...(input.maxToolIterations !== undefined ? { maxToolIterations: input.maxToolIterations } : {}),
       queuedMessageIds: input.queuedMessageIds,
+      ...(input.pausedRun ? { pausedRun: input.pausedRun } : {}),
     });
     this.items.push({
       ...base,

@@ -2,6 +2,7 @@
 import { abortCommand } from './commands/abort';
 import { compactCommand } from './commands/compact';
 import { approveCommand } from './commands/approve';
+import { chooseCommand } from './commands/choose';
 import { Cleanups, log } from './commands/cleanups';
 import { exportCommand } from './commands/export';
 import { historyCommand } from './commands/history';
@@ -28,6 +29,7 @@ Usage:
   durable-agent steer ID [--no-wait] [--json] [--sender NAME] "<text>"
   durable-agent abort ID [--reason TEXT] [--by NAME] [--json]
   durable-agent approve ID TOOL_CALL_ID [--always] [--reject] [--reason TEXT] [--by NAME] [--json]
+  durable-agent choose ID TOOL_CALL_ID [N] [--by NAME] [--json]
   durable-agent compact ID [--json]
   durable-agent watch ID [--json] [--until-ended]
   durable-agent status ID [--json]
@@ -53,6 +55,7 @@ const COMMANDS: Record<string, Command> = {
   steer: steerCommand,
   abort: abortCommand,
   approve: approveCommand,
+  choose: chooseCommand,
   compact: compactCommand,
   watch: watchCommand,
   status: statusCommand,

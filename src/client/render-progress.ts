@@ -51,6 +51,18 @@ export function renderProgress(event: AgentEvent): string | undefined {
       return `⚠ ${event.message}`;
     case 'subagent_started':
       return `⇉ sub-agent ${event.conversationId}: ${oneLine(event.task, 120)}`;
+    case 'subscription_event':
+      return `⚡ event from ${event.toolName} (${event.toolCallId})${event.final ? ', its last' : ''}: ${oneLine(event.text, 120)}`;
+    case 'user_choice_requested':
+      return `? ${event.toolName} asks (call ${event.toolCallId}): ${oneLine(event.prompt, 120)} ${event.choices
+        .map((choice, index) => `[${index}${index === event.default ? '*' : ''}] ${oneLine(choice, 40)}`)
+        .join(' ')}`;
+    case 'user_choice_answered':
+      return `✓ choice ${event.selected} sent for ${event.toolCallId}${event.by ? ` by ${event.by}` : ''}`;
+    case 'oauth_requested':
+      return `🔑 ${event.toolName} needs authorisation (call ${event.toolCallId}): open ${event.authUrl}`;
+    case 'view_updated':
+      return undefined;
     case 'compacted':
       return `⇣ compacted: ${event.removedMessages} older messages summarised (about ${event.tokensBefore} → ${event.tokensAfter} tokens)`;
   }

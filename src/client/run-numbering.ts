@@ -23,14 +23,24 @@ export class RunNumbering {
     return this.open ? this.count : undefined;
   }
 
-  /** A new execution starts between runs, with the count and queue a continue-as-new carried. */
+  /**
+   * A new execution starts with the count and queue a continue-as-new carried: between runs, or
+   * within a run it paused between two turns (`pausedRun`), which goes on at that model call.
+   */
   executionStarted(start: {
     runCount?: number;
     maxToolIterations?: number;
     queuedMessageIds: string[];
+    pausedRun?: { run: number; iteration: number };
   }): void {
-    this.open = false;
+    this.open = start.pausedRun !== undefined;
     if (start.runCount !== undefined) this.count = start.runCount;
+    if (start.pausedRun) {
+      this.count = start.pausedRun.run;
+      this.iteration = start.pausedRun.iteration - 1;
+      this.steered = false;
+      this.endsAfterTools = false;
+    }
     this.maxToolIterations = start.maxToolIterations ?? DEFAULT_MAX_TOOL_ITERATIONS;
     for (const messageId of start.queuedMessageIds) this.waiting.add(messageId);
   }

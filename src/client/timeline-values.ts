@@ -162,6 +162,8 @@ export interface StartInputValue {
   carried?: { messages: number; queuedMessages: number; runCount: number };
   /** Ids of the messages carried over that no run has taken yet. */
   queuedMessageIds: string[];
+  /** A run the previous execution paused between two turns, and the model call it resumes with. */
+  pausedRun?: { run: number; iteration: number };
 }
 
 /** The conversation workflow's input: `{options?, initialMessage?, carried?}`. */
@@ -175,8 +177,14 @@ export function readStartInput(value: unknown): StartInputValue {
     const messageId = stringOf(fieldsOf(message)?.messageId);
     return messageId !== undefined ? [messageId] : [];
   });
+  const paused = fieldsOf(carried?.paused);
+  const pausedRun = numberOf(paused?.run);
+  const pausedIteration = numberOf(paused?.iteration);
   return {
     queuedMessageIds,
+    ...(pausedRun !== undefined && pausedIteration !== undefined
+      ? { pausedRun: { run: pausedRun, iteration: pausedIteration } }
+      : {}),
     ...(options !== undefined ? { options } : {}),
     ...(maxToolIterations !== undefined ? { maxToolIterations } : {}),
     ...(initialMessage ? { initialMessage } : {}),

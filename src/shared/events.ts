@@ -103,6 +103,44 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
     outcome: z.enum(['answered', 'max_tool_iterations', 'error', 'aborted']),
     answer: z.string(),
   }),
+  /** A RAP subscription's event entered the transcript as a `receive_event__injected` call. */
+  z.object({
+    ...base,
+    type: z.literal('subscription_event'),
+    /** The call that started the subscription. */
+    toolCallId: z.string(),
+    toolName: z.string(),
+    text: z.string(),
+    /** The subscription's last event. */
+    final: z.boolean(),
+  }),
+  /** A RAP tool asks the user to choose; `answerUserChoice` (or `choose` on the command line) answers. */
+  z.object({
+    ...base,
+    type: z.literal('user_choice_requested'),
+    toolCallId: z.string(),
+    toolName: z.string(),
+    prompt: z.string(),
+    choices: z.array(z.string()),
+    default: z.number().int(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('user_choice_answered'),
+    toolCallId: z.string(),
+    selected: z.number().int(),
+    by: z.string().optional(),
+  }),
+  /** A RAP tool needs the user to authorise it at `authUrl`; the call stays pending until it answers. */
+  z.object({
+    ...base,
+    type: z.literal('oauth_requested'),
+    toolCallId: z.string(),
+    toolName: z.string(),
+    authUrl: z.string(),
+  }),
+  /** A RAP tool pushed new content for a view; the `rapViews` query has it. */
+  z.object({ ...base, type: z.literal('view_updated'), toolCallId: z.string(), viewType: z.string() }),
   z.object({ ...base, type: z.literal('error'), message: z.string() }),
   /** Something the user should fix that did not stop anything, e.g. a tool policy entry naming no tool. */
   z.object({ ...base, type: z.literal('warning'), message: z.string() }),

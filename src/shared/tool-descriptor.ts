@@ -32,6 +32,17 @@ export const ToolDescriptorSchema = z.object({
   approval: ApprovalModeSchema.optional(),
   /** Only an owner's run may call it (`owners`); absent in older descriptors. */
   ownerOnly: z.boolean().optional(),
+  /**
+   * The tool answers later through a callback that completes its activity (RAP): no heartbeats,
+   * and a steer or abort stops waiting for it at once instead of waiting for it to stop.
+   */
+  asyncCompletion: z.boolean().optional(),
 });
 export type ToolDescriptor = z.infer<typeof ToolDescriptorSchema>;
 export type ToolDescriptorInput = z.input<typeof ToolDescriptorSchema>;
+
+/** What the `listTools` activity returns: the worker's tools, and why any external ones are missing. */
+export interface ToolListing {
+  tools: ToolDescriptorInput[];
+  warnings: string[];
+}

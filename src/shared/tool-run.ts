@@ -11,6 +11,10 @@ export interface ToolRunInput {
   agentId?: string;
   /** The conversation's `execSecurity` option; the worker's mode alone applies when absent. */
   execSecurity?: ExecSecurityMode;
+  /** The conversations above this one, outermost first, when it is a sub-agent (RAP's `thread_ancestors`). */
+  ancestors?: string[];
+  /** Who sent the message the run answers, when named (RAP's `user_id`). */
+  userId?: string;
 }
 
 /** Heartbeat details of a running tool or model call, as read by watchers through describe(). */

@@ -33,5 +33,6 @@ export function describeTool(tool: AgentTool): ToolDescriptor {
     risk: tool.risk,
     approval: tool.approval ?? defaultApprovalMode(tool.risk),
     ...(tool.ownerOnly ? { ownerOnly: true } : {}),
+    ...(tool.asyncCompletion ? { asyncCompletion: true } : {}),
   };
 }

@@ -22,6 +22,10 @@ export interface ToolContext {
   agentId: string;
   /** The `exec` security mode the conversation asked for; the worker's own applies when absent or looser. */
   execSecurity?: ExecSecurityMode;
+  /** The conversations above this one, outermost first, when it is a sub-agent. */
+  ancestors?: string[];
+  /** Who sent the message the run answers, when named. */
+  userId?: string;
 }
 
 /**
@@ -53,6 +57,16 @@ export interface AgentTool<TParams extends z.ZodType = z.ZodType> {
    * (file contents, text to match or replace). Every other string parameter is trimmed (param-normalization.ts).
    */
   verbatimParameters?: readonly string[];
+  /**
+   * The parameters' JSON schema as an external tool server gave it (MCP, RAP). When set it is what the
+   * model sees and what arguments are normalised against; `parameters` then only has to accept objects.
+   */
+  inputJsonSchema?: Record<string, unknown>;
+  /**
+   * `execute` throws `CompleteAsyncError` once the work is handed over, and something else completes
+   * the activity later by its task token (RAP tools). Its heartbeat timeout is not used.
+   */
+  asyncCompletion?: boolean;
   /** Overrides the category's default timeouts and retry policy. */
   startToCloseTimeoutMs?: number;
   heartbeatTimeoutMs?: number;

@@ -3,18 +3,19 @@ import type { ToolRegistry } from '../tools/registry';
 
 /**
  * The global step of the policy pipeline (tool-system.md §8.2): what this worker offers at all. A
- * tool it removes is neither listed to conversations nor run, whatever a conversation allows.
+ * tool it removes is neither listed to conversations nor run, whatever a conversation allows. The
+ * same step filters the tools external sources offer whenever they are discovered.
  */
 export function applyWorkerToolPolicy(
   registry: ToolRegistry,
   policy: ToolPolicy,
   warn: (message: string) => void,
 ): ToolRegistry {
-  const { tools, warnings } = applyToolPolicyPipeline(registry.names(), [
-    { label: 'worker', allow: policy.allow, deny: policy.deny },
-  ]);
+  const step = { label: 'worker', allow: policy.allow, deny: policy.deny };
+  const { tools, warnings } = applyToolPolicyPipeline(registry.names(), [step]);
   for (const warning of warnings) warn(warning);
-  return registry.only(tools);
+  // External tools are only known once discovered; entries they do not match are not worth a warning.
+  return registry.only(tools, (names) => applyToolPolicyPipeline(names, [step]).tools);
 }
 
 /** AGENT_TOOLS_ALLOW and AGENT_TOOLS_DENY: comma-separated entries; unset or empty means no such list. */

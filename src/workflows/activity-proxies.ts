@@ -1,5 +1,6 @@
 import { ActivityCancellationType, proxyActivities } from '@temporalio/workflow';
 import type { AgentActivities } from '../activities/create-activities';
+import type { RapNotice } from '../shared/rap';
 import type { ToolDescriptor } from '../shared/tool-descriptor';
 
 /**
@@ -26,13 +27,16 @@ export const catalogActivities = proxyActivities<Pick<AgentActivities, 'listTool
 /**
  * Each tool runs with its own timeouts and retry policy, taken from its descriptor. When a steer or
  * abort cancels it, the workflow waits for the activity to stop, so whatever the tool returned
- * before stopping reaches the model.
+ * before stopping reaches the model; except for tools that answer by callback, which cannot stop.
  */
 export function toolActivitiesFor(descriptor: ToolDescriptor): Pick<AgentActivities, 'runTool'> {
   return proxyActivities<Pick<AgentActivities, 'runTool'>>({
-    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    // A tool that answers by callback cannot hear a cancel request: stop waiting for it at once.
+    cancellationType: descriptor.asyncCompletion
+      ? ActivityCancellationType.TRY_CANCEL
+      : ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     startToCloseTimeout: descriptor.startToCloseTimeoutMs,
-    heartbeatTimeout: descriptor.heartbeatTimeoutMs,
+    ...(descriptor.asyncCompletion ? {} : { heartbeatTimeout: descriptor.heartbeatTimeoutMs }),
     retry: {
       maximumAttempts: descriptor.retry.maximumAttempts,
       initialInterval: descriptor.retry.initialIntervalMs,
@@ -41,3 +45,9 @@ export function toolActivitiesFor(descriptor: ToolDescriptor): Pick<AgentActivit
     },
   });
 }
+
+/** Best-effort notices to RAP tool servers (close_thread, cancel_tool_call, a user's choice): one attempt, never retried. */
+export const noticeActivities = proxyActivities<{ sendRapNotice(notice: RapNotice): Promise<void> }>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 1 },
+});

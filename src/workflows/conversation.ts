@@ -1,5 +1,6 @@
 import {
   ApplicationFailure,
+  CancellationScope,
   allHandlersFinished,
   condition,
   continueAsNew,
@@ -25,14 +26,25 @@ import {
 import { ConversationOptionsSchema } from '../shared/conversation-options';
 import type { CompactionReceipt } from '../shared/compaction';
 import type { UserMessage } from '../shared/messages';
+import {
+  type RapNotice,
+  RapConversationMessageSchema,
+  UserChoiceAnswerSchema,
+  answerUserChoiceUpdate,
+  rapMessageSignal,
+  rapSubscriptionsQuery,
+  rapViewsQuery,
+} from '../shared/rap';
 import type { ToolDescriptor } from '../shared/tool-descriptor';
 import { ApprovalBook, type StandingDecisions } from './approval-book';
 import { CompactionRequests, compactIfNeeded } from './compaction';
+import { noticeActivities } from './activity-proxies';
 import { installControlHandlers, userMessageOf } from './control-handlers';
 import { type CarriedEvents, EventLog } from './event-log';
+import { type CarriedRapThread, RapThread } from './rap-thread';
 import { RunControl } from './run-control';
 import { type CarriedTranscript, Transcript } from './transcript';
-import { lookUpTools, runTurnLoop } from './turn-loop';
+import { type PausedRun, lookUpTools, runTurnLoop } from './turn-loop';
 
 export interface ConversationInput extends ConversationStartInput {
   /** Handed over by the previous run of this conversation when it continued as new. */
@@ -50,6 +62,10 @@ export interface CarriedConversation {
   endRequested: boolean;
   /** How many times the conversation has continued as new before this run. */
   continuations: number;
+  /** RAP subscriptions, their waiting events and views; absent in runs from before RAP. */
+  rap?: CarriedRapThread;
+  /** A run that was paused between two turns to continue as new; it resumes first. */
+  paused?: PausedRun;
 }
 
 /** Events handed to the next run, so watchers and the `state` query still see recent history. */
@@ -94,6 +110,11 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
   /** The run in progress, if any. */
   let current: RunControl | undefined;
   const compactionRequests = new CompactionRequests();
+  const rap = new RapThread(events, carried?.rap);
+  const notify = (notice: RapNotice): void => {
+    // Not waited for, and sent even from a cancelled run (the notice is about its cancelled call).
+    CancellationScope.nonCancellable(() => noticeActivities.sendRapNotice(notice)).catch(() => undefined);
+  };
 
   const ignored = (what: string, reason: string): void => {
     events.record(runCount, { type: 'error', message: `${what} ignored: ${reason}` });
@@ -150,6 +171,37 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
     approvals: { pending: approvals.pendingApprovals(), standing: approvals.standingDecisions() },
   }));
   setHandler(pendingApprovalsQuery, () => approvals.pendingApprovals());
+  setHandler(rapMessageSignal, (message) => {
+    const parsed = RapConversationMessageSchema.safeParse(message);
+    if (!parsed.success) {
+      ignored('rapMessage', parsed.error.message);
+      return;
+    }
+    if (status === 'ended') return;
+    rap.receive(parsed.data, runCount);
+  });
+  setHandler(rapSubscriptionsQuery, () => rap.activeSubscriptions());
+  setHandler(rapViewsQuery, () => rap.viewContents());
+  setHandler(
+    answerUserChoiceUpdate,
+    async (answer) => {
+      const { responseUrl, selected } = rap.takeChoice(answer, runCount);
+      await noticeActivities.sendRapNotice({
+        kind: 'user_choice_response',
+        responseUrl,
+        toolCallId: answer.toolCallId,
+        selected,
+      });
+      return { selected };
+    },
+    {
+      validator: (answer) => {
+        const parsed = UserChoiceAnswerSchema.safeParse(answer);
+        if (!parsed.success) throw new Error(`invalid answer: ${parsed.error.message}`);
+        rap.checkChoice(parsed.data);
+      },
+    },
+  );
   setHandler(eventsQuery, (afterSeq) => events.after(afterSeq));
   setHandler(transcriptPageQuery, (request) => transcript.page(request, TRANSCRIPT_PAGE_BYTES));
 
@@ -160,7 +212,8 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
       (options.maxHistoryEvents !== undefined && info.historyLength >= options.maxHistoryEvents)
     );
   };
-  const hasWork = () => queue.length > 0 || endRequested || historyIsLong() || compactionRequests.pending;
+  const hasWork = () =>
+    queue.length > 0 || rap.hasEvents || endRequested || historyIsLong() || compactionRequests.pending;
   /** False when the idle timeout passed with nothing to do. */
   const waitForWork = async (): Promise<boolean> => {
     if (options.idleTimeoutMs === undefined) {
@@ -172,28 +225,35 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
 
   let endedBy: ConversationResult['endedBy'] = 'end';
   let lastRun: Pick<ConversationResult, 'outcome' | 'answer'> = {};
+  /** Hands the conversation (and the run paused between two turns, if any) to a fresh history. */
+  const handOver = (paused?: PausedRun) =>
+    continueAsNew<typeof conversation>({
+      options: input.options,
+      carried: {
+        transcript: transcript.carry(),
+        events: events.carry(EVENTS_CARRIED),
+        standingApprovals: approvals.standingDecisions(),
+        queue: queue.splice(0),
+        runCount,
+        endRequested,
+        continuations: (carried?.continuations ?? 0) + 1,
+        rap: rap.carry(),
+        ...(paused ? { paused } : {}),
+      },
+    });
+  /** The run the previous execution paused between two turns: it goes on before anything else. */
+  let resumed = carried?.paused;
   for (;;) {
-    if (!(await waitForWork())) {
+    if (!resumed && !(await waitForWork())) {
       endedBy = 'idle_timeout';
       break;
     }
-    if (!endRequested && historyIsLong()) {
+    if (!resumed && !endRequested && historyIsLong()) {
       // Between runs: nothing is in flight but handlers, and signals that arrive meanwhile land in `queue`.
       await condition(allHandlersFinished);
-      return continueAsNew<typeof conversation>({
-        options: input.options,
-        carried: {
-          transcript: transcript.carry(),
-          events: events.carry(EVENTS_CARRIED),
-          standingApprovals: approvals.standingDecisions(),
-          queue: queue.splice(0),
-          runCount,
-          endRequested,
-          continuations: (carried?.continuations ?? 0) + 1,
-        },
-      });
+      return handOver();
     }
-    if (queue.length === 0 && compactionRequests.take()) {
+    if (!resumed && queue.length === 0 && !rap.hasEvents && compactionRequests.take()) {
       // Asked for while idle: compact now, outside any run.
       const receipt = await compactIfNeeded(
         {
@@ -209,15 +269,17 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
       compactionRequests.report(receipt, true);
       continue;
     }
-    if (queue.length === 0) break;
+    if (!resumed && queue.length === 0 && !rap.hasEvents) break;
     status = 'running';
-    runCount++;
+    if (!resumed) runCount++;
     const control = new RunControl(runCount);
     current = control;
-    const messages = queue.splice(0);
+    // A resumed run takes no new messages: they wait for the next run, as they would have.
+    const messages = resumed ? [] : queue.splice(0);
     const seqBefore = events.lastSeq;
+    let paused: PausedRun | undefined;
     try {
-      await control.scope.run(() =>
+      paused = await control.scope.run(() =>
         runTurnLoop(
           {
             conversationId,
@@ -225,12 +287,22 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
             options,
             transcript,
             events,
-            tools: async () => (tools ??= await lookUpTools()),
+            tools: async () => {
+              if (tools) return tools;
+              const listing = await lookUpTools();
+              // Said once per execution: the listing is kept until the conversation continues as new.
+              for (const message of listing.warnings) events.record(runCount, { type: 'warning', message });
+              return (tools = listing.tools);
+            },
             approvals,
             control,
             compactionRequests,
+            rap,
+            notify,
+            historyIsLong,
           },
           messages,
+          resumed,
         ),
       );
     } catch (error) {
@@ -238,7 +310,9 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
       if (!isCancellation(error) || !control.aborted) throw error;
     } finally {
       current = undefined;
+      resumed = undefined;
     }
+    if (paused) return handOver(paused);
     // Steering that an abort overtook is not lost: it starts the next run.
     queue.unshift(...control.takeSteering());
     status = 'idle';
@@ -251,6 +325,10 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
     }
   }
   status = 'ended';
+  if (tools && [...tools.values()].some((tool) => tool.asyncCompletion)) {
+    // rap spec, "Thread Closure": the tool servers may let go of what they kept for this conversation.
+    await noticeActivities.sendRapNotice({ kind: 'close_thread', conversationId }).catch(() => undefined);
+  }
   await condition(allHandlersFinished);
   return { runs: runCount, messages: transcript.length, endedBy, ...lastRun };
 }

@@ -3,6 +3,7 @@ import { type ApprovalSettings, defaultApprovalMode, effectiveApprovalMode } fro
 import type { ExecSecurityMode } from '../shared/exec-security';
 import type { ToolCall, ToolResultMessage } from '../shared/messages';
 import { OWNER_ONLY_TOOL_ERROR } from '../shared/owners';
+import { CANCEL_SUBSCRIPTION_TOOL_NAME, RECEIVE_EVENT_TOOL_NAME } from '../shared/rap';
 import { SPAWN_TOOL_NAME } from '../shared/sub-agents';
 import type { ToolDescriptor } from '../shared/tool-descriptor';
 import {
@@ -23,6 +24,10 @@ export interface FanOutContext {
   workspace?: string;
   agentId?: string;
   execSecurity?: ExecSecurityMode;
+  /** The conversations above this one, outermost first (sub-agents). */
+  ancestors?: string[];
+  /** Who sent the message the run answers, when named. */
+  userId?: string;
   tools: ReadonlyMap<string, ToolDescriptor>;
   /** Every message of the run came from an owner, so `ownerOnly` tools may run. */
   senderIsOwner: boolean;
@@ -33,9 +38,14 @@ export interface FanOutContext {
   interruption: () => string;
   /** Runs a `sessions_spawn` call as a child conversation; throws CancelledFailure when interrupted. */
   spawnSubAgent: (call: ToolCall, args: Record<string, unknown>) => Promise<ToolOutcome>;
+  /** Runs a `cancel_subscription` call: the workflow keeps the subscriptions, so it answers itself. */
+  cancelSubscription: (call: ToolCall, args: Record<string, unknown>) => ToolOutcome;
+  /** A call of a tool that answers by callback was interrupted: its server may stop the work. */
+  asyncCallInterrupted: (call: ToolCall) => void;
 }
 
 const PREVIEW_CHARS = 200;
+const RECEIVE_EVENT_REFUSED = `${RECEIVE_EVENT_TOOL_NAME} cannot be called: the runtime adds these calls itself to deliver subscription events.`;
 const ARGS_SHOWN_CHARS = 2_000;
 
 /**
@@ -97,6 +107,9 @@ function toolResultMessage(call: ToolCall, outcome: ToolOutcome): ToolResultMess
 
 /** Throws CancelledFailure when interrupted before the tool's activity was started. */
 async function outcomeOf(call: ToolCall, context: FanOutContext, start: () => void): Promise<ToolOutcome> {
+  if (call.name === RECEIVE_EVENT_TOOL_NAME) {
+    return toolErrorOutcome(call.name, 'PermissionDenied', RECEIVE_EVENT_REFUSED);
+  }
   const descriptor = context.tools.get(call.name);
   if (!descriptor) {
     const known = [...context.tools.values()]
@@ -131,6 +144,7 @@ async function outcomeOf(call: ToolCall, context: FanOutContext, start: () => vo
   if (!approval.allowed) return toolBlockedOutcome(call.name, approval.reason);
   start();
   if (call.name === SPAWN_TOOL_NAME) return context.spawnSubAgent(call, parsed.value);
+  if (call.name === CANCEL_SUBSCRIPTION_TOOL_NAME) return context.cancelSubscription(call, parsed.value);
   try {
     return await toolActivitiesFor(descriptor).runTool({
       conversationId: context.conversationId,
@@ -140,9 +154,14 @@ async function outcomeOf(call: ToolCall, context: FanOutContext, start: () => vo
       workspace: context.workspace,
       ...(context.agentId !== undefined ? { agentId: context.agentId } : {}),
       ...(context.execSecurity !== undefined ? { execSecurity: context.execSecurity } : {}),
+      ...(context.ancestors?.length ? { ancestors: context.ancestors } : {}),
+      ...(context.userId !== undefined ? { userId: context.userId } : {}),
     });
   } catch (error) {
-    if (isCancellation(error)) return toolAbortedOutcome(call.name, context.interruption());
+    if (isCancellation(error)) {
+      if (descriptor.asyncCompletion) context.asyncCallInterrupted(call);
+      return toolAbortedOutcome(call.name, context.interruption());
+    }
     return outcomeOfToolFailure(descriptor, error);
   }
 }

@@ -1,19 +1,47 @@
-import { ActivityFailure, ApplicationFailure, isCancellation } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  isCancellation,
+  patched,
+} from '@temporalio/workflow';
 import { EVENT_TEXT_PREVIEW_CHARS } from '../shared/constants';
 import type { ConversationOptions } from '../shared/conversation-options';
 import { conversationToolPolicySteps } from '../shared/conversation-tool-policy';
 import { type AssistantMessage, type UserMessage, textOf, toolCallsOf } from '../shared/messages';
 import { isOwner } from '../shared/owners';
-import { type ToolDescriptor, ToolDescriptorSchema } from '../shared/tool-descriptor';
+import type { RapNotice } from '../shared/rap';
+import { type ToolOutcome, toolErrorOutcome } from '../shared/tool-errors';
+import {
+  type ToolDescriptor,
+  type ToolDescriptorInput,
+  ToolDescriptorSchema,
+  type ToolListing,
+} from '../shared/tool-descriptor';
 import { applyToolPolicyPipeline } from '../shared/tool-policy';
 import { catalogActivities, modelActivities } from './activity-proxies';
 import type { ApprovalBook } from './approval-book';
 import { type CompactionRequests, compactIfNeeded } from './compaction';
 import type { EventLog } from './event-log';
+import type { RapThread } from './rap-thread';
 import type { RunControl } from './run-control';
 import { runSubAgent } from './sub-agent';
 import { notStartedResults, runToolCalls } from './tool-fan-out';
 import type { Transcript } from './transcript';
+
+/** A run handed over to the next execution between two turns (continue-as-new), and where it stood. */
+export interface PausedRun {
+  run: number;
+  messageIds: string[];
+  /** The model call it resumes with. */
+  iteration: number;
+  ownersRun: boolean;
+  senderOfRun?: string;
+}
+
+/** Marks executions that may continue as new between the turns of a run, not only between runs. */
+const CONTINUE_AS_NEW_BETWEEN_TURNS = 'continue-as-new-between-turns';
 
 export interface RunContext {
   conversationId: string;
@@ -27,6 +55,12 @@ export interface RunContext {
   /** Steer and abort for this run; the loop runs inside `control.scope`. */
   control: RunControl;
   compactionRequests: CompactionRequests;
+  /** RAP subscriptions and their waiting events, user choices, views. */
+  rap: RapThread;
+  /** Sends a best-effort notice to the RAP tool servers without waiting for it. */
+  notify: (notice: RapNotice) => void;
+  /** The history is long enough to continue as new (Temporal's suggestion or `maxHistoryEvents`). */
+  historyIsLong: () => boolean;
 }
 
 const STEERED = 'interrupted: the user steered the conversation before it finished';
@@ -38,11 +72,17 @@ const ABORTED = 'interrupted: the run was aborted';
  * A steering message interrupts the turn's tools and joins the transcript after their results; an
  * abort stops the run wherever it is. Every tool call the model made gets a result either way.
  */
-export async function runTurnLoop(context: RunContext, messages: UserMessage[]): Promise<void> {
+export async function runTurnLoop(
+  context: RunContext,
+  messages: UserMessage[],
+  resumed?: PausedRun,
+): Promise<PausedRun | undefined> {
   const { run, transcript, events, options, control } = context;
-  const messageIds = messages.map((message) => message.messageId);
-  transcript.append(...messages);
-  events.record(run, { type: 'run_started', messageIds });
+  const messageIds = resumed?.messageIds ?? messages.map((message) => message.messageId);
+  if (!resumed) {
+    transcript.append(...messages);
+    events.record(run, { type: 'run_started', messageIds });
+  }
   const finish = (outcome: 'answered' | 'max_tool_iterations' | 'error' | 'aborted', answer = '') =>
     events.record(run, { type: 'run_finished', messageIds, outcome, answer });
   const abortRun = (interrupted: string[]) => {
@@ -57,10 +97,18 @@ export async function runTurnLoop(context: RunContext, messages: UserMessage[]):
     finish('error');
   };
   /** Whether every message this run took so far came from an owner: only then may `ownerOnly` tools run. */
-  let ownersRun = messages.every((message) => isOwner(message.sender, options.owners));
+  // A run that only subscription events started was sent by no one: an owner's run only when everyone is one.
+  let ownersRun =
+    resumed?.ownersRun ??
+    (messages.length > 0
+      ? messages.every((message) => isOwner(message.sender, options.owners))
+      : isOwner(undefined, options.owners));
+  /** The latest named sender among the run's messages and steering. */
+  let senderOfRun = resumed ? resumed.senderOfRun : lastSender(messages);
   const applySteering = (interrupted: string[]) => {
     const steering = control.takeSteering();
     ownersRun &&= steering.every((message) => isOwner(message.sender, options.owners));
+    senderOfRun = lastSender(steering) ?? senderOfRun;
     transcript.append(...steering);
     for (const message of steering) {
       events.record(run, {
@@ -81,11 +129,14 @@ export async function runTurnLoop(context: RunContext, messages: UserMessage[]):
   }
   // The tools the model sees are exactly those the conversation's policy steps keep; what they got wrong is said.
   const policy = applyToolPolicyPipeline([...tools.keys()], conversationToolPolicySteps(options));
-  for (const message of policy.warnings) events.record(run, { type: 'warning', message });
+  if (!resumed) for (const message of policy.warnings) events.record(run, { type: 'warning', message });
   const offered = policy.tools;
   const offeredToModel = () => (ownersRun ? offered : offered.filter((name) => !tools.get(name)!.ownerOnly));
 
-  for (let iteration = 1; ; iteration++) {
+  for (let iteration = resumed?.iteration ?? 1; ; iteration++) {
+    // Subscription events that came in (before the run or during its last turn) join before the model call.
+    if (context.rap.hasEvents)
+      transcript.append(...context.rap.takeEventMessages(options.model ?? 'runtime'));
     try {
       const forced = context.compactionRequests.take();
       const receipt = await compactIfNeeded(
@@ -103,6 +154,29 @@ export async function runTurnLoop(context: RunContext, messages: UserMessage[]):
     } catch (error) {
       failRun('compaction', error);
       return;
+    }
+    // Between turns of a long run: hand over to a fresh history, which resumes the run at this turn.
+    if (
+      iteration > (resumed?.iteration ?? 1) &&
+      context.historyIsLong() &&
+      patched(CONTINUE_AS_NEW_BETWEEN_TURNS)
+    ) {
+      try {
+        await condition(allHandlersFinished);
+      } catch (error) {
+        failRun('continue-as-new', error);
+        return;
+      }
+      // A steer that came meanwhile is answered here first; the hand-over waits for the next turn.
+      if (!control.hasSteering && !control.aborted) {
+        return {
+          run,
+          messageIds,
+          iteration,
+          ownersRun,
+          ...(senderOfRun !== undefined ? { senderOfRun } : {}),
+        };
+      }
     }
     const delta = transcript.deltaForModel(context.conversationId);
     let reply: AssistantMessage;
@@ -137,6 +211,7 @@ export async function runTurnLoop(context: RunContext, messages: UserMessage[]):
     }
 
     // A steer that came during the model call applies now: the calls it asked for are not run.
+    context.rap.callsStarted(calls);
     const results = control.hasSteering
       ? notStartedResults(calls, STEERED)
       : await control.runTools(() =>
@@ -146,6 +221,8 @@ export async function runTurnLoop(context: RunContext, messages: UserMessage[]):
             workspace: options.workspace,
             agentId: options.agentId,
             execSecurity: options.execSecurity,
+            ancestors: options.ancestors,
+            userId: senderOfRun,
             tools: new Map(offered.map((name) => [name, tools.get(name)!])),
             senderIsOwner: ownersRun,
             events,
@@ -154,8 +231,16 @@ export async function runTurnLoop(context: RunContext, messages: UserMessage[]):
             interruption: () => (control.aborted ? ABORTED : STEERED),
             spawnSubAgent: (call, args) =>
               runSubAgent(call, args, { conversationId: context.conversationId, run, options, events }),
+            cancelSubscription: (call, args) => cancelSubscription(context, call.name, args),
+            asyncCallInterrupted: (call) =>
+              context.notify({
+                kind: 'cancel_tool_call',
+                conversationId: context.conversationId,
+                toolCallId: call.id,
+              }),
           }),
         );
+    context.rap.callsFinished(calls, results, run);
     transcript.append(...results);
     const interrupted = results.filter((result) => result.aborted).map((result) => result.toolCallId);
 
@@ -179,12 +264,48 @@ export async function runTurnLoop(context: RunContext, messages: UserMessage[]):
   }
 }
 
-export async function lookUpTools(): Promise<ReadonlyMap<string, ToolDescriptor>> {
+export async function lookUpTools(): Promise<{
+  tools: ReadonlyMap<string, ToolDescriptor>;
+  warnings: string[];
+}> {
+  // Workers before external tools returned the bare list, which recorded histories replay.
+  const listing: ToolListing | ToolDescriptorInput[] = await catalogActivities.listTools();
+  const { tools, warnings } = Array.isArray(listing) ? { tools: listing, warnings: [] } : listing;
   // Parsed so descriptors recorded by older workers get today's defaults (no risk recorded: never asks).
-  const descriptors = (await catalogActivities.listTools()).map((descriptor) =>
-    ToolDescriptorSchema.parse(descriptor),
-  );
-  return new Map(descriptors.map((descriptor) => [descriptor.name, descriptor]));
+  const descriptors = tools.map((descriptor) => ToolDescriptorSchema.parse(descriptor));
+  return { tools: new Map(descriptors.map((descriptor) => [descriptor.name, descriptor])), warnings };
+}
+
+/** rap spec, "Built-in cancel_subscription tool": only this conversation's active subscriptions. */
+function cancelSubscription(
+  context: RunContext,
+  toolName: string,
+  args: Record<string, unknown>,
+): ToolOutcome {
+  const id = args.tool_call_id;
+  if (typeof id !== 'string' || id === '') {
+    return toolErrorOutcome(
+      toolName,
+      'InvalidArgs',
+      'tool_call_id (the call that started the subscription) is required',
+    );
+  }
+  if (!context.rap.cancel(id)) {
+    return toolErrorOutcome(
+      toolName,
+      'NotFound',
+      `this conversation has no active subscription started by tool call ${id}`,
+    );
+  }
+  context.notify({ kind: 'cancel_tool_call', conversationId: context.conversationId, toolCallId: id });
+  return {
+    content: [{ type: 'text', text: `Subscription '${id}' cancelled successfully.` }],
+    isError: false,
+  };
+}
+
+function lastSender(messages: UserMessage[]): string | undefined {
+  return [...messages].reverse().find((message) => message.sender !== undefined)?.sender;
 }
 
 function failureMessage(error: unknown): string {

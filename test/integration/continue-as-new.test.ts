@@ -96,3 +96,47 @@ test('a long conversation continues as new with nothing lost: transcript, standi
   const seqs = state.events.map((event) => event.seq);
   expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
 });
+
+test('a long run continues as new between its turns and resumes where it stopped: every tool result kept, one run, one answer', async () => {
+  const id = `conv-${randomUUID()}`;
+  const handle = harness().client.workflow.getHandle(id);
+  const iterations = 24;
+  // One run: a tool call per model call, then an answer counting the tool results the model saw.
+  const toolResultsSeen = (request: ChatRequest) => request.messages.filter((m) => m.role === 'tool').length;
+  nockModel([
+    ...Array.from({ length: iterations }, (_, turn) => ({
+      toolCalls: [{ name: 'echo', arguments: { text: `turn ${turn}` } }],
+    })),
+    (request: ChatRequest) => ({
+      text: `saw ${toolResultsSeen(request)} results, ${usersSeen(request)} user`,
+    }),
+    (request: ChatRequest) => ({ text: `second run saw ${usersSeen(request)} users` }),
+  ]);
+
+  await harness().agent.send(id, 'work for a long time', {
+    options: { maxHistoryEvents: MAX_HISTORY_EVENTS, maxToolIterations: iterations + 1 },
+  });
+  // Sent while the first run is still going: it waits for the next run, across the hand-overs.
+  await waitForEvent(handle, 'tool_execution_end', (event) => event.run === 1);
+  await harness().agent.send(id, 'and then this');
+
+  const finished = await waitForEvent(handle, 'run_finished', (event) => event.run === 2);
+  expect(finished.answer).toBe('second run saw 2 users');
+  const state = await handle.query(stateQuery);
+  const firstRun = state.events.filter((event) => event.run === 1);
+  expect(firstRun.filter((event) => event.type === 'run_finished')).toEqual([
+    expect.objectContaining({ outcome: 'answered', answer: `saw ${iterations} results, 1 user` }),
+  ]);
+  const results = state.transcript.filter((message) => message.role === 'toolResult');
+  expect(results.map((message) => message.content[0]?.type === 'text' && message.content[0].text)).toEqual(
+    Array.from({ length: iterations }, (_, turn) => `echo: turn ${turn}`),
+  );
+
+  const runs = await runsOf(id);
+  // The first run alone needs well over the limit, so it was handed over between turns, more than once.
+  expect(runs.length).toBeGreaterThan(2);
+  for (const run of runs.slice(0, -1)) {
+    const history = await harness().client.workflow.getHandle(id, run.runId).fetchHistory();
+    expect(history.events!.length).toBeLessThan(MAX_HISTORY_EVENTS + 20);
+  }
+});

@@ -174,6 +174,19 @@ const SCENARIOS: Scenario[] = [
     },
   },
   {
+    // One run of many turns that continues as new between two of its turns and resumes in the next execution.
+    name: 'continue-as-new-mid-run',
+    options: { maxHistoryEvents: 50, maxToolIterations: 20, approval: { mode: 'auto' } },
+    recordFirstRun: true,
+    model: [
+      ...Array.from({ length: 12 }, (_, turn) => ({
+        toolCalls: [{ id: `call_mid_${turn}`, name: 'list_directory', arguments: {} }],
+      })),
+      { text: 'Looked twelve times.' },
+    ],
+    drive: ({ say }) => say('Look around, many times'),
+  },
+  {
     // Compacts on its own past the budget, then once more on the `compact` update.
     name: 'compaction',
     options: { compaction: { maxTokens: 1_000, keepTokens: 400 } },
