@@ -1,4 +1,5 @@
 import {
+  ActivityFailure,
   ApplicationFailure,
   CancellationScope,
   allHandlersFinished,
@@ -185,13 +186,20 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
   setHandler(
     answerUserChoiceUpdate,
     async (answer) => {
-      const { responseUrl, selected } = rap.takeChoice(answer, runCount);
-      await noticeActivities.sendRapNotice({
-        kind: 'user_choice_response',
-        responseUrl,
-        toolCallId: answer.toolCallId,
-        selected,
-      });
+      const { responseUrl, selected, undo } = rap.takeChoice(answer, runCount);
+      try {
+        await noticeActivities.sendRapNotice({
+          kind: 'user_choice_response',
+          responseUrl,
+          toolCallId: answer.toolCallId,
+          selected,
+        });
+      } catch (error) {
+        const why = error instanceof ActivityFailure && error.cause ? error.cause.message : String(error);
+        undo(why);
+        throw ApplicationFailure.nonRetryable(`the choice could not be sent to the tool: ${why}`);
+      }
+      rap.choiceSent(answer, selected, runCount);
       return { selected };
     },
     {

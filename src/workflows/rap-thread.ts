@@ -191,19 +191,39 @@ export class RapThread {
     }
   }
 
-  /** Takes the pending choice `answer` decides: where to send it and the index chosen (the default when dismissed). */
-  takeChoice(answer: UserChoiceAnswer, run: number): { responseUrl: string; selected: number } {
+  /**
+   * Takes the pending choice `answer` decides: where to send it and the index chosen (the default
+   * when dismissed). `undo` puts it back when the selection could not be sent, so it can be answered again.
+   */
+  takeChoice(
+    answer: UserChoiceAnswer,
+    run: number,
+  ): { responseUrl: string; selected: number; undo: (why: string) => void } {
     this.checkChoice(answer);
     const choice = this.choices.get(answer.toolCallId)!;
     this.choices.delete(answer.toolCallId);
     const selected = answer.selected ?? choice.default;
+    return {
+      responseUrl: choice.responseUrl,
+      selected,
+      undo: (why) => {
+        if (this.inFlight.has(answer.toolCallId)) this.choices.set(answer.toolCallId, choice);
+        this.log.record(run, {
+          type: 'error',
+          message: `choice ${selected} for ${answer.toolCallId} could not be sent to the tool: ${why}`,
+        });
+      },
+    };
+  }
+
+  /** The tool got the selection. */
+  choiceSent(answer: UserChoiceAnswer, selected: number, run: number): void {
     this.log.record(run, {
       type: 'user_choice_answered',
       toolCallId: answer.toolCallId,
       selected,
       ...(answer.by !== undefined ? { by: answer.by } : {}),
     });
-    return { responseUrl: choice.responseUrl, selected };
   }
 
   /**
