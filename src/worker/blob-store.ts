@@ -1,6 +1,7 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { assertBlobKey, blobKeyOf } from './blob-key';
 
 /** Content-addressed storage for payloads too large for Temporal's history. */
 export interface BlobStore {
@@ -8,8 +9,6 @@ export interface BlobStore {
   put(bytes: Uint8Array): Promise<string>;
   get(key: string): Promise<Uint8Array>;
 }
-
-const KEY = /^[0-9a-f]{64}$/;
 
 /**
  * Blobs as files named by their SHA-256, fanned out by the first two hex digits. Writes are atomic
@@ -21,7 +20,7 @@ export class DirectoryBlobStore implements BlobStore {
   constructor(readonly directory: string) {}
 
   async put(bytes: Uint8Array): Promise<string> {
-    const key = createHash('sha256').update(bytes).digest('hex');
+    const key = blobKeyOf(bytes);
     const file = this.fileOf(key);
     if (await exists(file)) return key;
     await mkdir(path.dirname(file), { recursive: true });
@@ -32,7 +31,7 @@ export class DirectoryBlobStore implements BlobStore {
   }
 
   async get(key: string): Promise<Uint8Array> {
-    if (!KEY.test(key)) throw new Error(`not a blob key: ${JSON.stringify(key.slice(0, 80))}`);
+    assertBlobKey(key);
     try {
       return await readFile(this.fileOf(key));
     } catch (error) {

@@ -1,17 +1,14 @@
-import path from 'node:path';
 import type { DataConverter } from '@temporalio/common';
-import { DirectoryBlobStore } from './blob-store';
+import { blobStoreFromEnv } from './blob-store-from-env';
 import { DEFAULT_PAYLOAD_LIMITS, LargePayloadCodec, type LargePayloadLimits } from './large-payload-codec';
-import { dataDir } from './paths';
 
 /**
  * The data converter every worker and client of durable-agent uses: the default JSON conversion
  * plus the large-payload codec. Clients that talk to conversations (AgentClient included) need it
- * too, with the same blob directory, to read what workers wrote.
+ * too, with the same blob store (blob-store-from-env.ts), to read what workers wrote.
  */
 export function agentDataConverter(env: NodeJS.ProcessEnv = process.env): DataConverter {
-  const directory = env.DURABLE_AGENT_BLOB_DIR || path.join(dataDir(env), 'blobs');
-  return { payloadCodecs: [new LargePayloadCodec(new DirectoryBlobStore(directory), limitsFrom(env))] };
+  return { payloadCodecs: [new LargePayloadCodec(blobStoreFromEnv(env), limitsFrom(env))] };
 }
 
 function limitsFrom(env: NodeJS.ProcessEnv): LargePayloadLimits {

@@ -13,6 +13,7 @@ import { MemoryStore } from '../../src/tools/memory-store';
 import { ToolRegistry } from '../../src/tools/registry';
 import type { AgentTool } from '../../src/tools/tool';
 import { createAgentWorker } from '../../src/worker/create-worker';
+import type { DataConverter } from '@temporalio/common';
 import { agentDataConverter } from '../../src/worker/data-converter';
 
 let runtimeInstalled = false;
@@ -47,7 +48,10 @@ export async function startHarness(options: {
   toolPolicy?: ToolPolicy;
   /** Where the memory tools keep agents' notes; a fresh temporary directory when absent. */
   memoryDir?: string;
+  /** For worker and client alike; `agentDataConverter()` from the environment when absent. */
+  dataConverter?: DataConverter;
 }): Promise<TestHarness> {
+  const dataConverter = options.dataConverter ?? agentDataConverter();
   quietRuntime();
   const address = process.env.TEST_TEMPORAL_ADDRESS!;
   const taskQueue = `test-${randomUUID()}`;
@@ -70,10 +74,11 @@ export async function startHarness(options: {
       ...(options.hooks ? { hooks: options.hooks } : {}),
     },
     ...(options.toolPolicy ? { toolPolicy: options.toolPolicy } : {}),
+    dataConverter,
   });
   const running = worker.run();
   const connection = await Connection.connect({ address });
-  const client = new Client({ connection, namespace: 'default', dataConverter: agentDataConverter() });
+  const client = new Client({ connection, namespace: 'default', dataConverter });
   return {
     agent: new AgentClient(client, taskQueue),
     client,

@@ -1,0 +1,46 @@
+import path from 'node:path';
+import { type BlobStore, DirectoryBlobStore } from './blob-store';
+import { dataDir } from './paths';
+import { PostgresBlobStore } from './postgres-blob-store';
+import { S3BlobStore } from './s3-blob-store';
+
+/**
+ * The blob store the environment names (DURABLE_AGENT_BLOB_STORE): `directory` (default,
+ * DURABLE_AGENT_BLOB_DIR), `s3` (DURABLE_AGENT_BLOB_S3_*) or `postgres` (DURABLE_AGENT_BLOB_POSTGRES_*).
+ * A missing or bad setting is an error naming the variable.
+ */
+export function blobStoreFromEnv(env: NodeJS.ProcessEnv): BlobStore {
+  const kind = env.DURABLE_AGENT_BLOB_STORE || 'directory';
+  switch (kind) {
+    case 'directory':
+      return new DirectoryBlobStore(env.DURABLE_AGENT_BLOB_DIR || path.join(dataDir(env), 'blobs'));
+    case 's3': {
+      const forcePathStyle = env.DURABLE_AGENT_BLOB_S3_FORCE_PATH_STYLE;
+      if (forcePathStyle !== undefined && !['', 'true', 'false'].includes(forcePathStyle)) {
+        throw new Error(
+          `DURABLE_AGENT_BLOB_S3_FORCE_PATH_STYLE must be true or false; got ${forcePathStyle}`,
+        );
+      }
+      return new S3BlobStore({
+        bucket: required(env, 'DURABLE_AGENT_BLOB_S3_BUCKET', 's3'),
+        ...(env.DURABLE_AGENT_BLOB_S3_PREFIX ? { prefix: env.DURABLE_AGENT_BLOB_S3_PREFIX } : {}),
+        ...(env.DURABLE_AGENT_BLOB_S3_ENDPOINT ? { endpoint: env.DURABLE_AGENT_BLOB_S3_ENDPOINT } : {}),
+        ...(env.DURABLE_AGENT_BLOB_S3_REGION ? { region: env.DURABLE_AGENT_BLOB_S3_REGION } : {}),
+        forcePathStyle: forcePathStyle === 'true',
+      });
+    }
+    case 'postgres':
+      return new PostgresBlobStore({
+        connectionString: required(env, 'DURABLE_AGENT_BLOB_POSTGRES_URL', 'postgres'),
+        ...(env.DURABLE_AGENT_BLOB_POSTGRES_TABLE ? { table: env.DURABLE_AGENT_BLOB_POSTGRES_TABLE } : {}),
+      });
+    default:
+      throw new Error(`DURABLE_AGENT_BLOB_STORE must be directory, s3 or postgres; got ${kind}`);
+  }
+}
+
+function required(env: NodeJS.ProcessEnv, name: string, kind: string): string {
+  const value = env[name];
+  if (!value) throw new Error(`${name} must be set when DURABLE_AGENT_BLOB_STORE is ${kind}`);
+  return value;
+}
