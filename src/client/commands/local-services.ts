@@ -54,6 +54,8 @@ export async function startLocalWorker(
     { builtinTools },
     { toolPolicyFromEnv },
     { execPolicyFromEnv },
+    { McpToolSource },
+    { mcpServersFromEnv },
   ] = await Promise.all([
     import('../../worker/connect'),
     import('../../worker/create-worker'),
@@ -62,9 +64,14 @@ export async function startLocalWorker(
     import('../../tools/builtin-tools'),
     import('../../worker/worker-tool-policy'),
     import('../../worker/exec-settings'),
+    import('../../mcp/mcp-tool-source'),
+    import('../../mcp/mcp-config-from-env'),
   ]);
   const model = modelSettingsFromEnv(process.env);
   if (!model) throw new Error('no model is configured');
+  const mcpServers = mcpServersFromEnv(process.env);
+  const sources = Object.keys(mcpServers).length ? [new McpToolSource(mcpServers)] : [];
+  const tools = new ToolRegistry(builtinTools({ runtime: execPolicyFromEnv(process.env) }), sources);
   const connection = await connectWorker(settings, address);
   const worker = await createAgentWorker({
     connection,
@@ -74,7 +81,7 @@ export async function startLocalWorker(
       openai: createOpenAiClient(model),
       defaultModel: model.model,
       ...(model.provider ? { provider: model.provider } : {}),
-      tools: new ToolRegistry(builtinTools({ runtime: execPolicyFromEnv(process.env) })),
+      tools,
       defaultWorkspace: workspace,
     },
     toolPolicy: toolPolicyFromEnv(process.env),
@@ -89,6 +96,7 @@ export async function startLocalWorker(
     }
     if (worker.getState() === 'RUNNING') worker.shutdown();
     await done.catch(() => undefined);
+    await tools.close();
     await connection.close();
   });
   return { done };

@@ -1,0 +1,78 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { McpServerConfig } from '../shared/mcp-config';
+
+/** How long a server may take to start and answer `initialize`. */
+const CONNECT_TIMEOUT_MS = 30_000;
+
+/**
+ * One MCP server's client, shared by every call on this worker. It connects on first use and
+ * again after the transport closed (the server died or dropped the session); a call in flight when
+ * that happens fails, and the next one reconnects.
+ */
+export class McpConnection {
+  private connecting: Promise<Client> | undefined;
+  private closed = false;
+
+  constructor(
+    readonly serverName: string,
+    private readonly config: McpServerConfig,
+  ) {}
+
+  client(): Promise<Client> {
+    if (this.closed)
+      return Promise.reject(new Error(`MCP server ${this.serverName}: the worker is stopping`));
+    this.connecting ??= this.connect().catch((error: unknown) => {
+      this.connecting = undefined;
+      throw error;
+    });
+    return this.connecting;
+  }
+
+  /** The stdio server's process id, while connected. */
+  get pid(): number | undefined {
+    return this.transport instanceof StdioClientTransport ? (this.transport.pid ?? undefined) : undefined;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const connecting = this.connecting;
+    this.connecting = undefined;
+    await connecting?.then((client) => client.close()).catch(() => undefined);
+  }
+
+  private transport: StdioClientTransport | StreamableHTTPClientTransport | undefined;
+
+  private async connect(): Promise<Client> {
+    const transport =
+      'command' in this.config
+        ? new StdioClientTransport({
+            command: this.config.command,
+            args: this.config.args ?? [],
+            env: { ...(process.env as Record<string, string>), ...this.config.env },
+            ...(this.config.cwd ? { cwd: this.config.cwd } : {}),
+            stderr: 'ignore',
+          })
+        : new StreamableHTTPClientTransport(new URL(this.config.url), {
+            requestInit: { headers: this.config.headers ?? {} },
+          });
+    const client = new Client({ name: 'durable-agent', version: '0.1.0' });
+    client.onclose = () => {
+      // Only the connection that closed is forgotten; a newer one stays.
+      if (this.transport === transport) {
+        this.transport = undefined;
+        this.connecting = undefined;
+      }
+    };
+    this.transport = transport;
+    try {
+      await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+    } catch (error) {
+      this.transport = undefined;
+      await client.close().catch(() => undefined);
+      throw new Error(`MCP server ${this.serverName} did not start: ${(error as Error).message}`);
+    }
+    return client;
+  }
+}
