@@ -1,3 +1,4 @@
+import { createSendRapNotice } from '../rap/rap-notices';
 import type { ToolListing } from '../shared/tool-descriptor';
 import { type ModelDeps, createCallModel } from './call-model';
 import { type ToolDeps, createRunTool } from './run-tool';
@@ -8,6 +9,8 @@ import { type TranscriptLoader, loadTranscriptFromWorkflow } from './transcript-
 export interface ActivityDeps extends Omit<ModelDeps, 'transcriptCache' | 'loadTranscript'>, ToolDeps {
   transcriptCache?: TranscriptCache;
   loadTranscript?: TranscriptLoader;
+  /** RAP tool servers' base URLs, for close_thread and cancel_tool_call notices. */
+  rapToolsets?: readonly string[];
 }
 
 /** The worker's activities, closed over their dependencies: tests pass fakes, the worker real clients. */
@@ -22,6 +25,7 @@ export function createActivities(deps: ActivityDeps) {
     callModel: createCallModel(modelDeps),
     summarizeTranscript: createSummarizeTranscript(modelDeps),
     runTool: createRunTool(deps),
+    sendRapNotice: createSendRapNotice(deps.rapToolsets ?? []),
     listTools: async (): Promise<ToolListing> => {
       const warnings = await deps.tools.refresh();
       return { tools: deps.tools.descriptors(), warnings };

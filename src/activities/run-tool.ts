@@ -1,4 +1,4 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure, CompleteAsyncError, Context } from '@temporalio/activity';
 import { z } from 'zod';
 import { DEFAULT_AGENT_ID } from '../shared/agent-id';
 import { ToolResultContentSchema } from '../shared/content';
@@ -183,6 +183,8 @@ export function createRunTool(deps: ToolDeps) {
         };
       }
     } catch (error) {
+      // The tool handed the call over (RAP): whoever holds the task token completes the activity.
+      if (error instanceof CompleteAsyncError) throw error;
       failure = error;
       if (error instanceof ToolError && !context.cancellationSignal.aborted) {
         outcome = errorOutcome(toolName, error.kind, error.message);

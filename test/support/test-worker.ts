@@ -50,11 +50,15 @@ export async function startHarness(options: {
   memoryDir?: string;
   /** For worker and client alike; `agentDataConverter()` from the environment when absent. */
   dataConverter?: DataConverter;
+  /** A queue of its own when absent; given, a new harness can take over a stopped one's conversations. */
+  taskQueue?: string;
+  /** RAP tool servers to send close_thread and cancel_tool_call notices to. */
+  rapToolsets?: string[];
 }): Promise<TestHarness> {
   const dataConverter = options.dataConverter ?? agentDataConverter();
   quietRuntime();
   const address = process.env.TEST_TEMPORAL_ADDRESS!;
-  const taskQueue = `test-${randomUUID()}`;
+  const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
   const workspace = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-ws-'));
   const memory = new MemoryStore(
     options.memoryDir ?? (await mkdtemp(path.join(os.tmpdir(), 'durable-agent-memory-'))),
@@ -72,6 +76,7 @@ export async function startHarness(options: {
       tools: options.registry ?? new ToolRegistry([...builtinTools({ memory }), ...(options.tools ?? [])]),
       defaultWorkspace: workspace,
       ...(options.hooks ? { hooks: options.hooks } : {}),
+      ...(options.rapToolsets ? { rapToolsets: options.rapToolsets } : {}),
     },
     ...(options.toolPolicy ? { toolPolicy: options.toolPolicy } : {}),
     dataConverter,

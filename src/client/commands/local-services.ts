@@ -47,7 +47,7 @@ export async function startLocalWorker(
   cleanups: Cleanups,
 ): Promise<{ done: Promise<void> }> {
   const [
-    { connectWorker },
+    { connectWorker, connectClient },
     { createAgentWorker },
     { createOpenAiClient, modelSettingsFromEnv },
     { ToolRegistry },
@@ -56,6 +56,11 @@ export async function startLocalWorker(
     { execPolicyFromEnv },
     { McpToolSource },
     { mcpServersFromEnv },
+    { rapSettingsFromEnv },
+    { RapToolSource },
+    { startRapCallbackServer },
+    { Client },
+    { agentDataConverter },
   ] = await Promise.all([
     import('../../worker/connect'),
     import('../../worker/create-worker'),
@@ -66,11 +71,20 @@ export async function startLocalWorker(
     import('../../worker/exec-settings'),
     import('../../mcp/mcp-tool-source'),
     import('../../mcp/mcp-config-from-env'),
+    import('../../rap/rap-settings'),
+    import('../../rap/rap-tool-source'),
+    import('../../rap/callback-server'),
+    import('@temporalio/client'),
+    import('../../worker/data-converter'),
   ]);
   const model = modelSettingsFromEnv(process.env);
   if (!model) throw new Error('no model is configured');
   const mcpServers = mcpServersFromEnv(process.env);
-  const sources = Object.keys(mcpServers).length ? [new McpToolSource(mcpServers)] : [];
+  const rap = rapSettingsFromEnv(process.env);
+  const sources = [
+    ...(Object.keys(mcpServers).length ? [new McpToolSource(mcpServers)] : []),
+    ...(rap ? [new RapToolSource(rap)] : []),
+  ];
   const tools = new ToolRegistry(builtinTools({ runtime: execPolicyFromEnv(process.env) }), sources);
   const connection = await connectWorker(settings, address);
   const worker = await createAgentWorker({
@@ -83,9 +97,26 @@ export async function startLocalWorker(
       ...(model.provider ? { provider: model.provider } : {}),
       tools,
       defaultWorkspace: workspace,
+      ...(rap ? { rapToolsets: rap.toolsets } : {}),
     },
     toolPolicy: toolPolicyFromEnv(process.env),
   });
+  // RAP tools call back here; the server completes their activities and signals conversations.
+  const callbackConnection = rap ? await connectClient(settings, address) : undefined;
+  const callbacks =
+    rap && callbackConnection
+      ? await startRapCallbackServer({
+          client: new Client({
+            connection: callbackConnection,
+            namespace: settings.namespace,
+            dataConverter: agentDataConverter(),
+          }),
+          secret: rap.secret,
+          host: rap.host,
+          port: rap.port,
+          log,
+        })
+      : undefined;
   const done = worker.run();
   cleanups.first(async () => {
     const inFlight = worker.getStatus().numInFlightActivities;
@@ -97,6 +128,8 @@ export async function startLocalWorker(
     if (worker.getState() === 'RUNNING') worker.shutdown();
     await done.catch(() => undefined);
     await tools.close();
+    await callbacks?.close();
+    await callbackConnection?.close();
     await connection.close();
   });
   return { done };

@@ -1,0 +1,192 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ActivityNotFoundError, type Client, WorkflowNotFoundError } from '@temporalio/client';
+import { z } from 'zod';
+import { MAX_TOOL_RESULT_BYTES } from '../shared/constants';
+import type { ToolResultContent } from '../shared/content';
+import { type RapConversationMessage, rapMessageSignal, rapSubscriptionsQuery } from '../shared/rap';
+import { type RapCallback, RapCallbackSchema } from '../shared/rap-toolset';
+import type { ToolOutcome } from '../shared/tool-errors';
+import { sanitizeOutcomeText } from '../tools/text-sanitizer';
+import { truncateToolResult } from '../tools/truncate';
+import { type CallbackBinding, verifyCallbackPath } from './callback-token';
+
+const MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+export interface RapCallbackServer {
+  /** The port it listens on (useful when started on port 0). */
+  port: number;
+  close(): Promise<void>;
+}
+
+class Refusal extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The HTTP endpoint RAP tools call back (rap spec, "Request Transport"). Every URL carries a
+ * signed binding to one call of one conversation (callback-token.ts); a forged URL, or a message
+ * naming another conversation or call, gets 4xx and changes nothing. A `tool_result` completes the
+ * call's activity by task token, once; other messages go to the conversation as `rapMessage`
+ * signals; subscription events only while the subscription is active.
+ */
+export async function startRapCallbackServer(options: {
+  client: Client;
+  secret: Buffer;
+  host: string;
+  port: number;
+  log?: (message: string) => void;
+}): Promise<RapCallbackServer> {
+  const server = http.createServer((request, response) => {
+    handle(request)
+      .then(() => answer(response, 200, 'ok'))
+      .catch((error: unknown) => {
+        if (error instanceof Refusal) return answer(response, error.status, error.message);
+        options.log?.(`RAP callback failed: ${(error as Error).message}`);
+        answer(response, 500, 'the callback could not be processed; try again');
+      });
+  });
+
+  async function handle(request: http.IncomingMessage): Promise<void> {
+    if (request.method !== 'POST') throw new Refusal(405, 'callbacks are POSTed');
+    const binding = verifyCallbackPath(new URL(request.url ?? '/', 'http://x').pathname, options.secret);
+    if (!binding) throw new Refusal(403, 'not a callback URL this runtime issued');
+    const body = await readBody(request);
+    let json: unknown;
+    try {
+      json = JSON.parse(body);
+    } catch {
+      throw new Refusal(400, 'the body is not JSON');
+    }
+    const parsed = RapCallbackSchema.safeParse(json);
+    if (!parsed.success)
+      throw new Refusal(400, `not a RAP callback message: ${z.prettifyError(parsed.error)}`);
+    const message = parsed.data;
+    if (message.group_id !== binding.conversationId)
+      throw new Refusal(403, 'group_id does not match this callback URL');
+    const callId =
+      message.type === 'subscription_event' ? message.tool_call_id : 'id' in message ? message.id : undefined;
+    if (callId !== undefined && callId !== binding.toolCallId)
+      throw new Refusal(403, 'the call id does not match this callback URL');
+    if (message.type === 'tool_result') return complete(binding, message);
+    const handle = options.client.workflow.getHandle(binding.conversationId);
+    try {
+      if (message.type === 'subscription_event') {
+        const active = await handle.query(rapSubscriptionsQuery);
+        if (!active.includes(binding.toolCallId))
+          throw new Refusal(410, 'no active subscription for this call');
+      }
+      await handle.signal(rapMessageSignal, conversationMessageOf(message, binding));
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) throw new Refusal(410, 'the conversation has ended');
+      throw error;
+    }
+  }
+
+  async function complete(binding: CallbackBinding, message: Extract<RapCallback, { type: 'tool_result' }>) {
+    const content: ToolResultContent[] = message.content ?? [{ type: 'text', text: message.text ?? '' }];
+    const details = {
+      rap: {
+        ...(message.subscription ? { subscription: true } : {}),
+        ...(message.display_as ? { displayAs: message.display_as } : {}),
+        ...(message.call_id != null ? { callId: message.call_id } : {}),
+      },
+    };
+    const outcome: ToolOutcome = sanitizeOutcomeText({
+      ...truncateToolResult(
+        { content: content.length ? content : [{ type: 'text', text: '(no output)' }], details },
+        MAX_TOOL_RESULT_BYTES,
+      ),
+      isError: false,
+    });
+    try {
+      await options.client.activity.complete(binding.taskToken, outcome);
+    } catch (error) {
+      // Completed already (a duplicate or a replay), timed out or cancelled: nothing changes.
+      if (error instanceof ActivityNotFoundError)
+        throw new Refusal(409, 'this call has already been answered or has ended');
+      throw error;
+    }
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function conversationMessageOf(
+  message: Exclude<RapCallback, { type: 'tool_result' }>,
+  binding: CallbackBinding,
+): RapConversationMessage {
+  switch (message.type) {
+    case 'subscription_event':
+      return {
+        type: 'subscription_event',
+        toolCallId: binding.toolCallId,
+        text: message.text,
+        ...(message.associative !== undefined ? { associative: message.associative } : {}),
+        ...(message.final !== undefined ? { final: message.final } : {}),
+      };
+    case 'user_choice':
+      return {
+        type: 'user_choice',
+        toolCallId: binding.toolCallId,
+        callId: message.call_id ?? null,
+        prompt: message.prompt,
+        choices: message.choices,
+        default: message.default,
+        responseUrl: message.response_url,
+      };
+    case 'oauth':
+      return {
+        type: 'oauth',
+        toolCallId: binding.toolCallId,
+        callId: message.call_id ?? null,
+        authUrl: message.auth_url,
+      };
+    case 'view_update':
+      return {
+        type: 'view_update',
+        toolCallId: binding.toolCallId,
+        viewType: message.view_type,
+        content: message.content,
+      };
+  }
+}
+
+function readBody(request: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new Refusal(413, 'the body is too large'));
+        request.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}
+
+function answer(response: http.ServerResponse, status: number, text: string): void {
+  if (response.headersSent) return;
+  response.writeHead(status, { 'content-type': 'text/plain' }).end(text);
+}

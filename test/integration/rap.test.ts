@@ -1,0 +1,291 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import nock from 'nock';
+import { stateQuery } from '../../src/shared/conversation-api';
+import { RapToolSource } from '../../src/rap/rap-tool-source';
+import { type RapCallbackServer, startRapCallbackServer } from '../../src/rap/callback-server';
+import type { RapSettings } from '../../src/rap/rap-settings';
+import { rapSubscriptionsQuery } from '../../src/shared/rap';
+import { builtinTools } from '../../src/tools/builtin-tools';
+import { ToolRegistry } from '../../src/tools/registry';
+import { agentDataConverter } from '../../src/worker/data-converter';
+import { freePort } from '../../src/worker/free-port';
+import { type RapInvocation, postCallback, startRapToolServer } from '../support/rap-tool-server';
+import type { ChatRequest } from '../support/scripted-model';
+import { NOCK_MODEL_URL, nockModel } from '../support/nock-model';
+import { type TestHarness, startHarness, waitFor } from '../support/test-worker';
+import { eventsOf, waitForEvent } from '../support/wait-for-event';
+
+/** Long enough for a loaded machine to answer in time, short enough to wait for a tool that never does. */
+const RAP_TIMEOUT_MS = 8_000;
+const failedOnce = new Set<string>();
+
+let tools: Awaited<ReturnType<typeof startRapToolServer>>;
+let other: Awaited<ReturnType<typeof startRapToolServer>>;
+let invalid: Awaited<ReturnType<typeof startRapToolServer>>;
+let settings: RapSettings;
+let harness: TestHarness;
+let callbacks: RapCallbackServer;
+let connection: Connection;
+
+async function startWorker(taskQueue?: string): Promise<void> {
+  harness = await startHarness({
+    modelBaseUrl: NOCK_MODEL_URL,
+    registry: new ToolRegistry(builtinTools(), [new RapToolSource(settings)]),
+    rapToolsets: settings.toolsets,
+    ...(taskQueue ? { taskQueue } : {}),
+  });
+  callbacks = await startRapCallbackServer({
+    client: new Client({ connection, namespace: 'default', dataConverter: agentDataConverter() }),
+    secret: settings.secret,
+    host: settings.host,
+    port: settings.port,
+  });
+}
+
+beforeAll(async () => {
+  nock.disableNetConnect();
+  nock.enableNetConnect(/127\.0\.0\.1|localhost/);
+  tools = await startRapToolServer({
+    name: 'builds',
+    tools: [
+      { name: 'lookup', annotations: { readOnly: true } },
+      { name: 'flaky' },
+      { name: 'refuses' },
+      { name: 'silent' },
+      { name: 'watch_builds' },
+      { name: 'clash' },
+    ],
+    ack: (invocation, attempt) => {
+      if (invocation.operation === 'refuses') return 400;
+      if (invocation.operation === 'flaky' && attempt === 1) {
+        failedOnce.add(invocation.id);
+        return 500;
+      }
+      return 200;
+    },
+  });
+  other = await startRapToolServer({ name: 'other', tools: [{ name: 'clash' }, { name: 'other_tool' }] });
+  invalid = await startRapToolServer({
+    name: 'invalid',
+    tools: [],
+    toolsetOverride: {
+      name: 'invalid',
+      endpoint: 'not a url',
+      tools: [{ name: 'bad_tool', description: 'x', inputSchema: {} }],
+    },
+  });
+  settings = {
+    toolsets: [tools.url, other.url, invalid.url],
+    host: '127.0.0.1',
+    port: await freePort(),
+    secret: randomBytes(32),
+    timeoutMs: RAP_TIMEOUT_MS,
+  };
+  connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
+  await startWorker();
+});
+afterAll(async () => {
+  await callbacks?.close();
+  await harness?.close();
+  await connection?.close();
+  await Promise.all([tools?.close(), other?.close(), invalid?.close()]);
+  nock.cleanAll();
+  nock.enableNetConnect();
+});
+afterEach(() => nock.cleanAll());
+
+const toolResults = (request: ChatRequest) =>
+  new Map(request.messages.filter((m) => m.role === 'tool').map((m) => [m.tool_call_id, m.content]));
+const invocationOf = (id: string) =>
+  waitFor(
+    async () => tools.invocations.find((invocation) => invocation.id === id),
+    `the invocation of ${id}`,
+  );
+
+test('a RAP tool acks, answers later by callback, and the answer is taken once; forged callbacks change nothing', async () => {
+  let offered: string[] = [];
+  let answered: ChatRequest | undefined;
+  nockModel([
+    (request) => {
+      offered = (request.tools ?? []).map((tool) => tool.function.name);
+      return { toolCalls: [{ id: 'call_lookup', name: 'lookup', arguments: { build: 7 } }] };
+    },
+    (request) => {
+      answered = request;
+      return { text: 'Build 7 is green.' };
+    },
+  ]);
+  const id = `conv-${randomUUID()}`;
+  const handle = harness.client.workflow.getHandle(id);
+  await harness.agent.send(id, 'How is build 7?', { sender: 'ana' });
+  const invocation: RapInvocation = await invocationOf('call_lookup');
+  expect(invocation).toMatchObject({
+    operation: 'lookup',
+    arguments: { build: 7 },
+    group_id: id,
+    user_id: 'ana',
+    call_id: null,
+  });
+  expect(invocation.thread_ancestors).toBeUndefined();
+  // Validation: the invalid toolset exposes nothing, the clashing name neither toolset's tool.
+  expect(offered).toEqual(expect.arrayContaining(['lookup', 'other_tool', 'cancel_subscription']));
+  expect(offered).not.toContain('clash');
+  expect(offered).not.toContain('bad_tool');
+
+  const url = new URL(invocation.callback_url);
+  const forged = `${url.origin}${url.pathname.slice(0, -4)}AAAA`;
+  const result = {
+    type: 'tool_result',
+    group_id: id,
+    id: 'call_lookup',
+    text: 'green',
+    display_as: [{ type: 'text', content: 'ok' }],
+  };
+  expect(await postCallback(forged, result)).toBe(403);
+  expect(await postCallback(invocation.callback_url, { ...result, group_id: 'conv-someone-else' })).toBe(403);
+  expect(await postCallback(invocation.callback_url, { ...result, id: 'call_other' })).toBe(403);
+  expect(await postCallback(invocation.callback_url, { type: 'tool_result', group_id: id })).toBe(400);
+
+  expect(await postCallback(invocation.callback_url, result)).toBe(200);
+  expect(await waitForEvent(handle, 'run_finished')).toMatchObject({ answer: 'Build 7 is green.' });
+  expect(toolResults(answered!).get('call_lookup')).toBe('green');
+  // A duplicate, or a replay after completion, changes nothing.
+  expect(await postCallback(invocation.callback_url, { ...result, text: 'red' })).toBe(409);
+  const state = await handle.query(stateQuery);
+  const stored = state.transcript.find((message) => message.role === 'toolResult');
+  expect(stored).toMatchObject({
+    content: [{ type: 'text', text: 'green' }],
+    details: { rap: { displayAs: [{ type: 'text', content: 'ok' }] } },
+  });
+  expect(state.runCount).toBe(1);
+  const warnings = (await eventsOf(handle)).flatMap((event) =>
+    event.type === 'warning' ? [event.message] : [],
+  );
+  expect(warnings.join('\n')).toMatch(/RAP toolset at .* offers no tools: invalid toolset/);
+  expect(warnings.join('\n')).toMatch(/RAP tool clash is defined by builds and other, so by neither/);
+});
+
+test('5xx is retried with backoff until accepted; 4xx is an error result at once; a tool that never answers times out', async () => {
+  let answered: ChatRequest | undefined;
+  nockModel([
+    {
+      toolCalls: [
+        { id: 'call_flaky', name: 'flaky', arguments: {} },
+        { id: 'call_refuses', name: 'refuses', arguments: {} },
+        { id: 'call_silent', name: 'silent', arguments: {} },
+      ],
+    },
+    (request) => {
+      answered = request;
+      return { text: 'Done.' };
+    },
+  ]);
+  const id = `conv-${randomUUID()}`;
+  await harness.agent.send(id, 'Try them all', { options: { approval: { mode: 'auto' } } });
+  const flaky = await waitFor(
+    async () =>
+      tools.invocations.filter(
+        (invocation) => invocation.id === 'call_flaky' && invocation.group_id === id,
+      )[1],
+    'the second try of flaky',
+  );
+  expect(failedOnce.has('call_flaky')).toBe(true);
+  expect(
+    await postCallback(flaky.callback_url, {
+      type: 'tool_result',
+      group_id: id,
+      id: 'call_flaky',
+      text: 'worked',
+    }),
+  ).toBe(200);
+
+  await waitForEvent(harness.client.workflow.getHandle(id), 'run_finished');
+  const results = toolResults(answered!);
+  expect(results.get('call_flaky')).toBe('worked');
+  expect(results.get('call_refuses')).toMatch(/did not accept the call: it answered 400/);
+  expect(
+    tools.invocations.filter((invocation) => invocation.id === 'call_refuses' && invocation.group_id === id),
+  ).toHaveLength(1);
+  expect(results.get('call_silent')).toMatch(/timed out|timeout/i);
+});
+
+test('a call pending while its worker restarts is completed by the callback to the new one', async () => {
+  nockModel([
+    { toolCalls: [{ id: 'call_restart', name: 'lookup', arguments: {} }] },
+    (request) => ({ text: `after restart: ${toolResults(request).get('call_restart')}` }),
+  ]);
+  const id = `conv-${randomUUID()}`;
+  await harness.agent.send(id, 'Look it up');
+  const invocation = await invocationOf('call_restart');
+  const taskQueue = harness.taskQueue;
+  await callbacks.close();
+  await harness.close();
+  await startWorker(taskQueue);
+
+  expect(
+    await postCallback(invocation.callback_url, {
+      type: 'tool_result',
+      group_id: id,
+      id: 'call_restart',
+      text: 'found it',
+    }),
+  ).toBe(200);
+  const handle = harness.client.workflow.getHandle(id);
+  expect(await waitForEvent(handle, 'run_finished')).toMatchObject({ answer: 'after restart: found it' });
+});
+
+test('subscription events wake an idle conversation until the subscription ends; close_thread is sent when it ends', async () => {
+  let eventSeen: ChatRequest | undefined;
+  nockModel([
+    { toolCalls: [{ id: 'call_watch', name: 'watch_builds', arguments: { repo: 'acme/api' } }] },
+    { text: 'Watching.' },
+    (request) => {
+      eventSeen = request;
+      return { text: 'Build 8 failed.' };
+    },
+    { text: 'No more builds.' },
+  ]);
+  const id = `conv-${randomUUID()}`;
+  const handle = harness.client.workflow.getHandle(id);
+  await harness.agent.send(id, 'Watch the builds', { options: { approval: { mode: 'auto' } } });
+  const invocation = await invocationOf('call_watch');
+  expect(
+    await postCallback(invocation.callback_url, {
+      type: 'tool_result',
+      group_id: id,
+      id: 'call_watch',
+      text: 'Subscribed. Subscription ID: sub_1',
+      subscription: true,
+    }),
+  ).toBe(200);
+  await waitForEvent(handle, 'run_finished', (event) => event.run === 1);
+  expect(await handle.query(rapSubscriptionsQuery)).toEqual(['call_watch']);
+
+  const event = {
+    type: 'subscription_event',
+    group_id: id,
+    tool_call_id: 'call_watch',
+    text: '{"build":8,"status":"failed"}',
+  };
+  expect(await postCallback(invocation.callback_url, event)).toBe(200);
+  expect(await waitForEvent(handle, 'run_finished', (finished) => finished.run === 2)).toMatchObject({
+    answer: 'Build 8 failed.',
+  });
+  expect(eventSeen!.messages.at(-1)).toMatchObject({
+    role: 'tool',
+    content: '{"build":8,"status":"failed"}',
+  });
+
+  expect(await postCallback(invocation.callback_url, { ...event, text: 'last', final: true })).toBe(200);
+  await waitForEvent(handle, 'run_finished', (finished) => finished.run === 3);
+  expect(await postCallback(invocation.callback_url, { ...event, text: 'too late' })).toBe(410);
+  expect((await handle.query(stateQuery)).runCount).toBe(3);
+
+  await harness.agent.end(id);
+  await handle.result();
+  await waitFor(
+    async () => (tools.closedThreads.includes(id) && other.closedThreads.includes(id)) || undefined,
+    'close_thread',
+  );
+});
