@@ -2,14 +2,15 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { McpServerConfig } from '../shared/mcp-config';
+import { isConnectionFailure } from './mcp-errors';
 
 /** How long a server may take to start and answer `initialize`. */
 const CONNECT_TIMEOUT_MS = 30_000;
 
 /**
  * One MCP server's client, shared by every call on this worker. It connects on first use and
- * again after the transport closed (the server died or dropped the session); a call in flight when
- * that happens fails, and the next one reconnects.
+ * again after the transport closed or failed (the server died, or an HTTP server restarted and no
+ * longer knows the session); a call in flight when that happens fails, and the next one reconnects.
  */
 export class McpConnection {
   private connecting: Promise<Client> | undefined;
@@ -30,6 +31,27 @@ export class McpConnection {
     return this.connecting;
   }
 
+  /**
+   * Runs `operation` on the client. A failure of the connection itself (not an error the server
+   * answered with, nor a timeout or an abort) drops the client, so the next operation reconnects.
+   * A `repeatable` operation (one safe to send twice, like `tools/list`) is then tried once more on
+   * a new connection, so a server that restarted since the last use is not reported as failing.
+   */
+  async use<T>(
+    operation: (client: Client) => Promise<T>,
+    options: { signal?: AbortSignal; repeatable?: boolean } = {},
+  ): Promise<T> {
+    const client = await this.client();
+    try {
+      return await operation(client);
+    } catch (error) {
+      if (options.signal?.aborted || !isConnectionFailure(error)) throw error;
+      this.forget(client);
+      if (!options.repeatable) throw error;
+    }
+    return this.use(operation, { ...options, repeatable: false });
+  }
+
   /** The stdio server's process id, while connected. */
   get pid(): number | undefined {
     return this.transport instanceof StdioClientTransport ? (this.transport.pid ?? undefined) : undefined;
@@ -43,6 +65,15 @@ export class McpConnection {
   }
 
   private transport: StdioClientTransport | StreamableHTTPClientTransport | undefined;
+  private current: Client | undefined;
+
+  private forget(client: Client): void {
+    if (this.current !== client) return;
+    this.current = undefined;
+    this.transport = undefined;
+    this.connecting = undefined;
+    void client.close().catch(() => undefined);
+  }
 
   private async connect(): Promise<Client> {
     const transport =
@@ -61,15 +92,18 @@ export class McpConnection {
     client.onclose = () => {
       // Only the connection that closed is forgotten; a newer one stays.
       if (this.transport === transport) {
+        this.current = undefined;
         this.transport = undefined;
         this.connecting = undefined;
       }
     };
     this.transport = transport;
+    this.current = client;
     try {
       await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
     } catch (error) {
       this.transport = undefined;
+      this.current = undefined;
       await client.close().catch(() => undefined);
       throw new Error(`MCP server ${this.serverName} did not start: ${(error as Error).message}`);
     }

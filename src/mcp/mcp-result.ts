@@ -1,5 +1,5 @@
 import type { ToolResultContent } from '../shared/content';
-import type { ToolResult } from '../tools/tool';
+import type { ToolResult, ToolUpdate } from '../tools/tool';
 import { ToolError } from '../tools/tool-error';
 
 /** A `tools/call` result as the MCP SDK returns it (only the fields read here). */
@@ -28,6 +28,23 @@ export function toolResultOfMcp(result: McpCallResult): ToolResult {
     ...(result.structuredContent !== undefined
       ? { details: { structuredContent: result.structuredContent } }
       : {}),
+  };
+}
+
+/** An MCP progress notification as a tool update, which the tool activity heartbeats. */
+export function updateOfProgress(progress: {
+  progress: number;
+  total?: number;
+  message?: string;
+}): ToolUpdate {
+  const total = progress.total !== undefined ? `/${progress.total}` : '';
+  const message = progress.message ? `: ${progress.message}` : '';
+  return {
+    content: [{ type: 'text', text: `progress ${progress.progress}${total}${message}` }],
+    details: {
+      progress: progress.progress,
+      ...(progress.total !== undefined ? { total: progress.total } : {}),
+    },
   };
 }
 

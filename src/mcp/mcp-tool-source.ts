@@ -4,7 +4,8 @@ import type { McpServersConfig } from '../shared/mcp-config';
 import { type AgentTool, type ToolUpdate } from '../tools/tool';
 import type { ToolDiscovery, ToolSource } from '../tools/tool-source';
 import { McpConnection } from './mcp-connection';
-import { toolResultOfMcp } from './mcp-result';
+import { callFailure } from './mcp-errors';
+import { type McpCallResult, toolResultOfMcp, updateOfProgress } from './mcp-result';
 
 /** What `tools/list` says of a tool (only the fields read here). */
 interface McpToolInfo {
@@ -21,6 +22,8 @@ interface McpToolInfo {
 }
 
 const ANY_OBJECT = z.record(z.string(), z.unknown());
+/** The `mcp` category's timeout (category-defaults.ts), for servers that set none. */
+const DEFAULT_CALL_TIMEOUT_MS = 120_000;
 
 /**
  * The tools of the configured MCP servers (tool-call-lifecycle.md, "MCP Tools"), named
@@ -46,14 +49,19 @@ export class McpToolSource implements ToolSource {
     const listed = await Promise.all(
       [...this.connections.values()].map(async (connection) => {
         try {
-          const client = await connection.client();
-          const tools: McpToolInfo[] = [];
-          let cursor: string | undefined;
-          do {
-            const page = await client.listTools(cursor ? { cursor } : {});
-            tools.push(...(page.tools as McpToolInfo[]));
-            cursor = page.nextCursor;
-          } while (cursor);
+          const tools = await connection.use(
+            async (client) => {
+              const found: McpToolInfo[] = [];
+              let cursor: string | undefined;
+              do {
+                const page = await client.listTools(cursor ? { cursor } : {});
+                found.push(...(page.tools as McpToolInfo[]));
+                cursor = page.nextCursor;
+              } while (cursor);
+              return found;
+            },
+            { repeatable: true },
+          );
           return { tools: tools.map((tool) => this.agentToolOf(connection, tool)), warnings: [] };
         } catch (error) {
           const message = error instanceof Error ? error.message : String(error);
@@ -93,32 +101,22 @@ export class McpToolSource implements ToolSource {
       // Arguments follow the server's schema, which the server checks itself.
       verbatimParameters: Object.keys((info.inputSchema.properties as Record<string, unknown>) ?? {}),
       async execute(_toolCallId, params, signal, onUpdate: (update: ToolUpdate) => void) {
-        const client = await connection.client();
-        const result = await client.callTool(
-          { name: info.name, arguments: params as Record<string, unknown> },
-          undefined,
-          {
-            signal,
-            ...(timeoutMs !== undefined ? { timeout: timeoutMs } : { timeout: 120_000 }),
-            resetTimeoutOnProgress: true,
-            onprogress: (progress) => {
-              const total = progress.total !== undefined ? `/${progress.total}` : '';
-              onUpdate({
-                content: [
-                  {
-                    type: 'text',
-                    text: `progress ${progress.progress}${total}${progress.message ? `: ${progress.message}` : ''}`,
-                  },
-                ],
-                details: {
-                  progress: progress.progress,
-                  ...(progress.total !== undefined ? { total: progress.total } : {}),
-                },
-              });
-            },
-          },
-        );
-        return toolResultOfMcp(result as Parameters<typeof toolResultOfMcp>[0]);
+        const result = await connection
+          .use(
+            (client) =>
+              client.callTool({ name: info.name, arguments: params as Record<string, unknown> }, undefined, {
+                signal,
+                timeout: timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+                // Progress proves the server is working, so it extends the request like it extends the activity.
+                resetTimeoutOnProgress: true,
+                onprogress: (progress) => onUpdate(updateOfProgress(progress)),
+              }),
+            { signal },
+          )
+          .catch((error: unknown) => {
+            throw signal.aborted ? error : callFailure(error, server, info.name);
+          });
+        return toolResultOfMcp(result as McpCallResult);
       },
     };
   }

@@ -1,80 +1,119 @@
-import { Pool } from 'pg';
+import type { Pool } from 'pg';
 import type { BlobStore } from './blob-store';
 import { assertBlobKey, blobKeyOf } from './blob-key';
 
 export interface PostgresBlobStoreOptions {
   /** `postgres://user:password@host:5432/database` */
   connectionString: string;
-  /** Created when absent. Default `durable_agent_blobs`. */
+  /** Created when absent. Default `durable_agent_blobs`; must match BLOB_TABLE_NAME. */
   table?: string;
 }
 
-const TABLE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+/** A plain lower-case SQL name, so the table can be named in statements without quoting. */
+export const BLOB_TABLE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+const UNDEFINED_TABLE = '42P01';
+/** What a CREATE TABLE IF NOT EXISTS racing another one (another worker's) can fail with. */
+const ALREADY_CREATED = ['42P07', '23505'];
 
 /**
- * Blobs as rows of a PostgreSQL table keyed by their SHA-256. The table is created on first use;
- * a second write of the same bytes changes nothing. Idle connections do not keep a process alive.
+ * Blobs as rows of a PostgreSQL table keyed by their SHA-256; a second write of the same bytes
+ * changes nothing. The table is created by the first write that finds it missing, so a role
+ * without CREATE can use a table made beforehand. `pg` is loaded and connections are opened on
+ * first use, and idle connections do not keep a process alive.
  */
 export class PostgresBlobStore implements BlobStore {
-  private readonly pool: Pool;
   private readonly table: string;
-  private ready: Promise<void> | undefined;
+  private pool: Promise<Pool> | undefined;
+  private created: Promise<void> | undefined;
 
-  constructor(options: PostgresBlobStoreOptions) {
+  constructor(private readonly options: PostgresBlobStoreOptions) {
     this.table = options.table ?? 'durable_agent_blobs';
-    if (!TABLE_NAME.test(this.table)) {
+    if (!BLOB_TABLE_NAME.test(this.table)) {
       throw new Error(
         `the blob table name must be a plain lower-case SQL name; got ${JSON.stringify(this.table)}`,
       );
     }
-    this.pool = new Pool({ connectionString: options.connectionString, max: 4, allowExitOnIdle: true });
-    // An idle connection the server dropped (a restart, a failover) is discarded by the pool; the
-    // next query opens a new one. Without a listener the error would crash the process.
-    this.pool.on('error', () => undefined);
   }
 
   async put(bytes: Uint8Array): Promise<string> {
-    await this.createTable();
     const key = blobKeyOf(bytes);
-    await this.pool.query(
-      `INSERT INTO ${this.table} (key, bytes) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`,
-      [key, Buffer.from(bytes)],
-    );
+    const pool = await this.connect();
+    const insert = () =>
+      pool.query(`INSERT INTO ${this.table} (key, bytes) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`, [
+        key,
+        Buffer.from(bytes),
+      ]);
+    try {
+      await insert();
+    } catch (error) {
+      if (codeOf(error) !== UNDEFINED_TABLE) throw error;
+      await this.createTable(pool);
+      await insert();
+    }
     return key;
   }
 
   async get(key: string): Promise<Uint8Array> {
     assertBlobKey(key);
-    await this.createTable();
-    const result = await this.pool.query<{ bytes: Buffer }>(
-      `SELECT bytes FROM ${this.table} WHERE key = $1`,
-      [key],
-    );
-    const row = result.rows[0];
-    if (!row) {
-      throw new Error(
+    const pool = await this.connect();
+    const missing = () =>
+      new Error(
         `payload blob ${key} is not in table ${this.table}: every worker and client must use the same blob store`,
       );
+    try {
+      const result = await pool.query<{ bytes: Buffer }>(`SELECT bytes FROM ${this.table} WHERE key = $1`, [
+        key,
+      ]);
+      const row = result.rows[0];
+      if (!row) throw missing();
+      return new Uint8Array(row.bytes);
+    } catch (error) {
+      if (codeOf(error) === UNDEFINED_TABLE) throw missing();
+      throw error;
     }
-    return new Uint8Array(row.bytes);
   }
 
   async close(): Promise<void> {
-    await this.pool.end();
+    const pool = this.pool;
+    this.pool = undefined;
+    if (pool) await (await pool).end();
   }
 
-  private createTable(): Promise<void> {
-    this.ready ??= this.pool
+  private connect(): Promise<Pool> {
+    this.pool ??= import('pg').then(({ Pool }) => {
+      const pool = new Pool({
+        connectionString: this.options.connectionString,
+        max: 4,
+        allowExitOnIdle: true,
+      });
+      // An idle connection the server dropped (a restart, a failover) is discarded by the pool; the
+      // next query opens a new one. Without a listener the error would crash the process.
+      pool.on('error', () => undefined);
+      return pool;
+    });
+    return this.pool;
+  }
+
+  private createTable(pool: Pool): Promise<void> {
+    this.created ??= pool
       .query(
         `CREATE TABLE IF NOT EXISTS ${this.table} (key text PRIMARY KEY, bytes bytea NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`,
       )
       .then(
         () => undefined,
         (error: unknown) => {
-          this.ready = undefined;
+          if (ALREADY_CREATED.includes(codeOf(error) ?? '')) return;
+          this.created = undefined;
           throw error;
         },
       );
-    return this.ready;
+    return this.created;
   }
+}
+
+/** The SQLSTATE of an error from the server. */
+function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
 }

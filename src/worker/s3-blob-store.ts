@@ -1,10 +1,4 @@
-import {
-  GetObjectCommand,
-  HeadObjectCommand,
-  PutObjectCommand,
-  S3Client,
-  S3ServiceException,
-} from '@aws-sdk/client-s3';
+import type * as S3Sdk from '@aws-sdk/client-s3';
 import type { BlobStore } from './blob-store';
 import { assertBlobKey, blobKeyOf } from './blob-key';
 
@@ -14,6 +8,7 @@ export interface S3BlobStoreOptions {
   prefix?: string;
   /** For S3-compatible servers (MinIO, Ceph, R2…); AWS itself when absent. */
   endpoint?: string;
+  /** Default `us-east-1`. */
   region?: string;
   /** `http://host/bucket/key` addressing, which most S3-compatible servers need. */
   forcePathStyle?: boolean;
@@ -21,42 +16,44 @@ export interface S3BlobStoreOptions {
   credentials?: { accessKeyId: string; secretAccessKey: string };
 }
 
+interface S3Connection {
+  sdk: typeof S3Sdk;
+  client: S3Sdk.S3Client;
+}
+
 /**
  * Blobs as objects of an S3 bucket, named by their SHA-256. The bucket must exist; every worker
- * and client of a namespace must use the same one.
+ * and client of a namespace must use the same one. The AWS SDK is loaded on first use: it takes
+ * a few hundred milliseconds, which a command that never meets a large payload should not pay.
  */
 export class S3BlobStore implements BlobStore {
-  private readonly client: S3Client;
   private readonly prefix: string;
+  private connection: Promise<S3Connection> | undefined;
 
   constructor(private readonly options: S3BlobStoreOptions) {
     this.prefix = options.prefix ?? '';
-    this.client = new S3Client({
-      region: options.region ?? 'us-east-1',
-      ...(options.endpoint ? { endpoint: options.endpoint } : {}),
-      ...(options.forcePathStyle ? { forcePathStyle: true } : {}),
-      ...(options.credentials ? { credentials: options.credentials } : {}),
-    });
   }
 
   async put(bytes: Uint8Array): Promise<string> {
     const key = blobKeyOf(bytes);
+    const { sdk, client } = await this.connect();
     if (await this.exists(key)) return key;
-    await this.client.send(
-      new PutObjectCommand({ Bucket: this.options.bucket, Key: this.prefix + key, Body: bytes }),
+    await client.send(
+      new sdk.PutObjectCommand({ Bucket: this.options.bucket, Key: this.prefix + key, Body: bytes }),
     );
     return key;
   }
 
   async get(key: string): Promise<Uint8Array> {
     assertBlobKey(key);
+    const { sdk, client } = await this.connect();
     try {
-      const object = await this.client.send(
-        new GetObjectCommand({ Bucket: this.options.bucket, Key: this.prefix + key }),
+      const object = await client.send(
+        new sdk.GetObjectCommand({ Bucket: this.options.bucket, Key: this.prefix + key }),
       );
       return await object.Body!.transformToByteArray();
     } catch (error) {
-      if (isMissing(error)) {
+      if (isMissing(sdk, error)) {
         throw new Error(
           `payload blob ${key} is not in s3://${this.options.bucket}/${this.prefix}: every worker and client must use the same blob store`,
         );
@@ -65,24 +62,42 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  close(): void {
-    this.client.destroy();
+  async close(): Promise<void> {
+    const connection = this.connection;
+    this.connection = undefined;
+    if (connection) (await connection).client.destroy();
+  }
+
+  private connect(): Promise<S3Connection> {
+    this.connection ??= import('@aws-sdk/client-s3').then((sdk) => ({
+      sdk,
+      client: new sdk.S3Client({
+        region: this.options.region ?? 'us-east-1',
+        ...(this.options.endpoint ? { endpoint: this.options.endpoint } : {}),
+        ...(this.options.forcePathStyle ? { forcePathStyle: true } : {}),
+        ...(this.options.credentials ? { credentials: this.options.credentials } : {}),
+      }),
+    }));
+    return this.connection;
   }
 
   private async exists(key: string): Promise<boolean> {
+    const { sdk, client } = await this.connect();
     try {
-      await this.client.send(new HeadObjectCommand({ Bucket: this.options.bucket, Key: this.prefix + key }));
+      await client.send(new sdk.HeadObjectCommand({ Bucket: this.options.bucket, Key: this.prefix + key }));
       return true;
     } catch (error) {
-      if (isMissing(error)) return false;
+      if (isMissing(sdk, error)) return false;
       throw error;
     }
   }
 }
 
-function isMissing(error: unknown): boolean {
+/** A missing object; a missing bucket is a configuration error and reported as the SDK says. */
+function isMissing(sdk: typeof S3Sdk, error: unknown): boolean {
   return (
-    error instanceof S3ServiceException &&
+    error instanceof sdk.S3ServiceException &&
+    error.name !== 'NoSuchBucket' &&
     (error.name === 'NoSuchKey' || error.name === 'NotFound' || error.$metadata.httpStatusCode === 404)
   );
 }

@@ -1,4 +1,7 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import nock from 'nock';
 import { Pool } from 'pg';
@@ -79,11 +82,58 @@ test('configuration errors name the variable', () => {
   expect(() => blobStoreFromEnv({ DURABLE_AGENT_BLOB_STORE: 'ftp' })).toThrow(
     /must be directory, s3 or postgres/,
   );
+  expect(() =>
+    blobStoreFromEnv({
+      DURABLE_AGENT_BLOB_STORE: 's3',
+      DURABLE_AGENT_BLOB_S3_BUCKET: BUCKET,
+      DURABLE_AGENT_BLOB_S3_FORCE_PATH_STYLE: 'yes',
+    }),
+  ).toThrow(/DURABLE_AGENT_BLOB_S3_FORCE_PATH_STYLE must be true or false/);
+  expect(() =>
+    blobStoreFromEnv({ ...postgresEnv(), DURABLE_AGENT_BLOB_POSTGRES_TABLE: 'blobs; drop table x' }),
+  ).toThrow(/DURABLE_AGENT_BLOB_POSTGRES_TABLE must be a plain lower-case SQL name/);
   expect(
     () =>
       new PostgresBlobStore({ connectionString: 'postgres://x@127.0.0.1/x', table: 'blobs; drop table x' }),
   ).toThrow(/plain lower-case SQL name/);
 });
+
+test('the postgres store reads without creating its table, and creates it on the first write', async () => {
+  const table = `blobs_${randomUUID().replaceAll('-', '_')}`;
+  const store = blobStoreFromEnv({ ...postgresEnv(), DURABLE_AGENT_BLOB_POSTGRES_TABLE: table });
+  const bytes = randomBytes(1000);
+  await expect(store.get(createHash('sha256').update(bytes).digest('hex'))).rejects.toThrow(
+    `is not in table ${table}`,
+  );
+  expect(await tableExists(table)).toBe(false);
+  const key = await store.put(bytes);
+  expect(await tableExists(table)).toBe(true);
+  expect(Buffer.from(await store.get(key)).equals(bytes)).toBe(true);
+  await closeStore(store);
+});
+
+test.each([
+  ['s3', s3Env],
+  ['postgres', postgresEnv],
+])(
+  'the %s store loads its client library on first use, and a short process using it exits by itself',
+  async (_kind, env) => {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', path.join(__dirname, '../support/store-one-blob.ts')],
+      {
+        env: {
+          ...process.env,
+          ...env(),
+          AWS_ACCESS_KEY_ID: S3_TEST_CREDENTIALS.accessKeyId,
+          AWS_SECRET_ACCESS_KEY: S3_TEST_CREDENTIALS.secretAccessKey,
+          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        },
+      },
+    );
+    expect(JSON.parse(stdout)).toEqual({ loadedBeforeUse: false, loadedAfterUse: true, readBack: true });
+  },
+);
 
 describe.each([
   ['s3', s3Env, async () => countS3Objects()],
@@ -145,7 +195,16 @@ async function countPostgresRows(): Promise<number> {
   }
 }
 
+async function tableExists(table: string): Promise<boolean> {
+  const pool = new Pool({ connectionString: postgres.url, max: 1 });
+  try {
+    const result = await pool.query<{ found: string | null }>('SELECT to_regclass($1)::text AS found', [table]);
+    return result.rows[0]?.found != null;
+  } finally {
+    await pool.end();
+  }
+}
+
 async function closeStore(store: BlobStore): Promise<void> {
-  if (store instanceof PostgresBlobStore) await store.close();
-  if (store instanceof S3BlobStore) store.close();
+  if (store instanceof PostgresBlobStore || store instanceof S3BlobStore) await store.close();
 }

@@ -97,7 +97,8 @@ test('two runs share one embedded server: the one that started it leaves it runn
       const ok = (last.content as string).startsWith('exit code 0');
       return { text: ok ? `${prompt} done.` : `${prompt} failed: ${last.content as string}` };
     }
-    const seconds = prompt === 'first' ? 3 : 8;
+    // The second outlasts the first by far, so it still polls when the first ends, also on a loaded machine.
+    const seconds = prompt === 'first' ? 5 : 12;
     return { toolCalls: [{ name: 'exec', arguments: { command: `sleep ${seconds}` } }] };
   };
   const shared = await startScriptedModelServer([reply, reply, reply, reply]);

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import path from 'node:path';
 import nock from 'nock';
 import { McpToolSource } from '../../src/mcp/mcp-tool-source';
@@ -18,27 +19,33 @@ const EVERYTHING = path.join(
   'index.js',
 );
 let httpServer: ChildProcess;
+let port: number;
 let source: McpToolSource;
 let harness: TestHarness;
 
-beforeAll(async () => {
-  nock.disableNetConnect();
-  nock.enableNetConnect(/127\.0\.0\.1|localhost/);
-  const port = await freePort();
-  httpServer = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], {
+async function startHttpEverything(): Promise<ChildProcess> {
+  const server = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], {
     env: { ...process.env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   await new Promise<void>((resolve, reject) => {
     let output = '';
-    httpServer.stderr!.on('data', (chunk: Buffer) => {
+    server.stderr!.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       if (/listening on port/i.test(output)) resolve();
     });
-    httpServer.once('exit', (code) =>
+    server.once('exit', (code) =>
       reject(new Error(`server-everything over HTTP exited (${code}): ${output}`)),
     );
   });
+  return server;
+}
+
+beforeAll(async () => {
+  nock.disableNetConnect();
+  nock.enableNetConnect(/127\.0\.0\.1|localhost/);
+  port = await freePort();
+  httpServer = await startHttpEverything();
   source = new McpToolSource({
     everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] },
     remote: { url: `http://127.0.0.1:${port}/mcp` },
@@ -139,4 +146,56 @@ test('a stdio server that dies is started again by the next call', async () => {
   expect(finished.answer).toMatch(/still here/);
   expect(connection.pid).toBeDefined();
   expect(connection.pid).not.toBe(before);
+});
+
+test('a call in flight when its stdio server dies fails with a clear error, and a read-only tool is tried again on a new server', async () => {
+  nockModel([
+    {
+      toolCalls: [
+        {
+          id: 'call_cut',
+          name: 'everything__trigger-long-running-operation',
+          arguments: { duration: 6, steps: 6 },
+        },
+      ],
+    },
+    (request) => ({ text: `after the crash: ${toolResults(request).get('call_cut')}` }),
+  ]);
+  const id = `conv-${randomUUID()}`;
+  const handle = harness.client.workflow.getHandle(id);
+  await harness.agent.send(id, 'Run the long operation, even if its server dies');
+  await waitForHeartbeat(
+    handle,
+    (heartbeat) => (heartbeat as { details?: { progress?: number } }).details?.progress !== undefined,
+  );
+  const connection = source.connection('everything')!;
+  const killed = connection.pid!;
+  process.kill(killed, 'SIGKILL');
+
+  const finished = await waitForEvent(handle, 'run_finished');
+  expect(finished.answer).toMatch(/after the crash: .*Long running operation completed/);
+  expect(connection.pid).not.toBe(killed);
+  // The retried attempt's start records why the first one failed.
+  const { events } = await handle.fetchHistory();
+  const retried = (events ?? [])
+    .map((event) => event.activityTaskStartedEventAttributes)
+    .find((started) => (started?.attempt ?? 1) > 1);
+  expect(retried?.lastFailure?.message).toMatch(
+    /MCP server everything was unreachable or closed the connection during trigger-long-running-operation/,
+  );
+});
+
+test('an HTTP server that restarts (forgetting its sessions) is reached again through a new session', async () => {
+  httpServer.kill('SIGKILL');
+  await once(httpServer, 'exit');
+  httpServer = await startHttpEverything();
+
+  nockModel([
+    { toolCalls: [{ id: 'call_back', name: 'remote__echo', arguments: { message: 'after a restart' } }] },
+    (request) => ({ text: `${toolResults(request).get('call_back')}` }),
+  ]);
+  const id = `conv-${randomUUID()}`;
+  await harness.agent.send(id, 'Echo over HTTP again');
+  const finished = await waitForEvent(harness.client.workflow.getHandle(id), 'run_finished');
+  expect(finished.answer).toMatch(/after a restart/);
 });

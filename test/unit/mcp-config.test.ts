@@ -2,8 +2,6 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { mcpServersFromEnv } from '../../src/mcp/mcp-config-from-env';
-import { toolResultOfMcp } from '../../src/mcp/mcp-result';
-import { ToolError } from '../../src/tools/tool-error';
 
 describe('mcpServersFromEnv', () => {
   test('reads servers by command or URL from the variable or from a file', () => {
@@ -31,32 +29,5 @@ describe('mcpServersFromEnv', () => {
     expect(() =>
       mcpServersFromEnv({ DURABLE_AGENT_MCP_SERVERS: '{}', DURABLE_AGENT_MCP_CONFIG: 'x' }),
     ).toThrow(/not both/);
-  });
-});
-
-describe('toolResultOfMcp', () => {
-  test('keeps text and images, describes resources, and keeps structured content as details', () => {
-    const result = toolResultOfMcp({
-      content: [
-        { type: 'text', text: 'hi' },
-        { type: 'image', data: 'AAAA', mimeType: 'image/png' },
-        { type: 'resource', resource: { uri: 'file:///a', text: 'inside' } },
-        { type: 'resource_link', uri: 'file:///b', name: 'b' },
-      ],
-      structuredContent: { n: 1 },
-    });
-    expect(result.content).toEqual([
-      { type: 'text', text: 'hi' },
-      { type: 'image', data: 'AAAA', mimeType: 'image/png' },
-      { type: 'text', text: 'inside' },
-      { type: 'text', text: '[resource link file:///b (b)]' },
-    ]);
-    expect(result.details).toEqual({ structuredContent: { n: 1 } });
-  });
-
-  test('an error result is the tool error the model reads', () => {
-    expect(() =>
-      toolResultOfMcp({ isError: true, content: [{ type: 'text', text: 'no such file' }] }),
-    ).toThrow(new ToolError('ExecutionFailed', 'no such file'));
   });
 });

@@ -47,20 +47,14 @@ export async function startLocalWorker(
   cleanups: Cleanups,
 ): Promise<{ done: Promise<void> }> {
   const [
-    { connectWorker, connectClient },
+    { connectWorker },
     { createAgentWorker },
     { createOpenAiClient, modelSettingsFromEnv },
     { ToolRegistry },
     { builtinTools },
     { toolPolicyFromEnv },
     { execPolicyFromEnv },
-    { McpToolSource },
-    { mcpServersFromEnv },
-    { rapSettingsFromEnv },
-    { RapToolSource },
-    { startRapCallbackServer },
-    { Client },
-    { agentDataConverter },
+    { externalToolsFromEnv },
   ] = await Promise.all([
     import('../../worker/connect'),
     import('../../worker/create-worker'),
@@ -69,23 +63,12 @@ export async function startLocalWorker(
     import('../../tools/builtin-tools'),
     import('../../worker/worker-tool-policy'),
     import('../../worker/exec-settings'),
-    import('../../mcp/mcp-tool-source'),
-    import('../../mcp/mcp-config-from-env'),
-    import('../../rap/rap-settings'),
-    import('../../rap/rap-tool-source'),
-    import('../../rap/callback-server'),
-    import('@temporalio/client'),
-    import('../../worker/data-converter'),
+    import('../../worker/external-tools'),
   ]);
   const model = modelSettingsFromEnv(process.env);
   if (!model) throw new Error('no model is configured');
-  const mcpServers = mcpServersFromEnv(process.env);
-  const rap = rapSettingsFromEnv(process.env);
-  const sources = [
-    ...(Object.keys(mcpServers).length ? [new McpToolSource(mcpServers)] : []),
-    ...(rap ? [new RapToolSource(rap)] : []),
-  ];
-  const tools = new ToolRegistry(builtinTools({ runtime: execPolicyFromEnv(process.env) }), sources);
+  const external = await externalToolsFromEnv(process.env, settings, address, log);
+  const tools = new ToolRegistry(builtinTools({ runtime: execPolicyFromEnv(process.env) }), external.sources);
   const connection = await connectWorker(settings, address);
   const worker = await createAgentWorker({
     connection,
@@ -97,26 +80,11 @@ export async function startLocalWorker(
       ...(model.provider ? { provider: model.provider } : {}),
       tools,
       defaultWorkspace: workspace,
-      ...(rap ? { rapToolsets: rap.toolsets } : {}),
+      rapToolsets: external.rapToolsets,
     },
     toolPolicy: toolPolicyFromEnv(process.env),
   });
-  // RAP tools call back here; the server completes their activities and signals conversations.
-  const callbackConnection = rap ? await connectClient(settings, address) : undefined;
-  const callbacks =
-    rap && callbackConnection
-      ? await startRapCallbackServer({
-          client: new Client({
-            connection: callbackConnection,
-            namespace: settings.namespace,
-            dataConverter: agentDataConverter(),
-          }),
-          secret: rap.secret,
-          host: rap.host,
-          port: rap.port,
-          log,
-        })
-      : undefined;
+  await external.start();
   const done = worker.run();
   cleanups.first(async () => {
     const inFlight = worker.getStatus().numInFlightActivities;
@@ -128,8 +96,7 @@ export async function startLocalWorker(
     if (worker.getState() === 'RUNNING') worker.shutdown();
     await done.catch(() => undefined);
     await tools.close();
-    await callbacks?.close();
-    await callbackConnection?.close();
+    await external.stop();
     await connection.close();
   });
   return { done };

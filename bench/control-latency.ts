@@ -1,0 +1,186 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { temporal } from '@temporalio/proto';
+import { approveUpdate, pendingApprovalsQuery, steerUpdate } from '../src/shared/conversation-api';
+import { preciseNow } from './support/clock';
+import type { BenchContext } from './support/context';
+import { DrivenConversation } from './support/driven-conversation';
+import { eventTimeMs } from './support/history';
+import { directiveText } from './support/model-server';
+import type { ToolReport } from './support/protocol';
+import { durableStack } from './support/stacks';
+import { type Summary, summarize, table } from './support/stats';
+import type { WorkerProcess } from './support/worker-process';
+
+const EventType = temporal.api.enums.v1.EventType;
+
+export interface ControlLatencyResult {
+  samples: number;
+  approve: {
+    /** `approve` update sent to the tool's first line running (tool's own clock). */
+    toToolStartMs: Summary;
+    /** The update's round trip: sent to accepted and handled. */
+    updateRoundTripMs: Summary;
+  };
+  steer: {
+    /** How long after the tool started the steer was sent: spread evenly over 0.1 to 1.1 s. */
+    delaysMs: number[];
+    /** `steer` update sent to the tool seeing its AbortSignal fire. */
+    toToolAbortMs: Summary;
+    /** `steer` update sent to the next model call being scheduled (the run went on; server clock). */
+    toNextModelCallMs: Summary;
+    updateRoundTripMs: Summary;
+  };
+  table: string;
+}
+
+function nextReport(
+  worker: WorkerProcess,
+  match: (report: ToolReport) => boolean,
+  timeoutMs = 30_000,
+): Promise<ToolReport> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      stop();
+      reject(new Error('no tool report in time'));
+    }, timeoutMs);
+    const stop = worker.onTool((report) => {
+      if (!match(report)) return;
+      clearTimeout(timer);
+      stop();
+      resolve(report);
+    });
+  });
+}
+
+/**
+ * Bench 4: how fast a person's decision reaches a tool. Approve: a conversation that asks before
+ * every `probe` call (`approval.tools.probe: 'always'`); once the call is pending, the `approve`
+ * update is sent and the probe reports when it starts. Steer: while the `wait` tool runs, the
+ * `steer` update is sent and the tool reports when its AbortSignal fires.
+ */
+export async function controlLatency(context: BenchContext): Promise<ControlLatencyResult> {
+  const samples = context.quick ? 5 : 20;
+  const stack = durableStack(context);
+  const taskQueue = `bench-control-${randomUUID()}`;
+  const worker = await stack.startWorker(taskQueue);
+  try {
+    // Approve.
+    const approving = await DrivenConversation.start(context, stack, `approve-${randomUUID()}`, taskQueue, {
+      approval: { tools: { probe: 'always' } },
+    });
+    await approving.runTurn();
+    const handle = stack.client.workflow.getHandle(approving.id);
+    const toStart: number[] = [];
+    const approveRoundTrip: number[] = [];
+    for (let i = 0; i < samples; i++) {
+      const turn = await approving.send({ tool: 'probe' });
+      let pending = await handle.query(pendingApprovalsQuery);
+      const deadline = Date.now() + 30_000;
+      while (pending.length === 0) {
+        if (Date.now() > deadline) throw new Error('the probe call never waited for approval');
+        await sleep(10);
+        pending = await handle.query(pendingApprovalsQuery);
+      }
+      const toolCallId = pending[0]!.toolCallId;
+      const started = nextReport(
+        worker,
+        (report) => report.event === 'start' && report.toolCallId === toolCallId,
+      );
+      const sent = preciseNow();
+      await handle.executeUpdate(approveUpdate, {
+        args: [{ toolCallId, decision: 'allow_once', by: 'bench' }],
+      });
+      approveRoundTrip.push(preciseNow() - sent);
+      toStart.push((await started).at - sent);
+      await approving.finished(turn);
+    }
+
+    // Steer.
+    const steering = await DrivenConversation.start(context, stack, `steer-${randomUUID()}`, taskQueue);
+    await steering.runTurn();
+    const steerHandle = stack.client.workflow.getHandle(steering.id);
+    const delays: number[] = [];
+    const toAbort: number[] = [];
+    const toNextModel: number[] = [];
+    const steerRoundTrip: number[] = [];
+    for (let i = 0; i < samples; i++) {
+      const started = nextReport(worker, (report) => report.event === 'start' && report.tool === 'wait');
+      await steering.send({ tool: 'wait' });
+      const start = await started;
+      const delay = 100 + Math.round((1_000 * i) / samples);
+      delays.push(delay);
+      await sleep(delay);
+      const aborted = nextReport(
+        worker,
+        (report) => report.event === 'abort' && report.toolCallId === start.toolCallId,
+      );
+      const steerTurn = steering.reserveTurn();
+      const sent = preciseNow();
+      await steerHandle.executeUpdate(steerUpdate, {
+        args: [{ text: directiveText({ c: steering.id, t: steerTurn }), messageId: randomUUID() }],
+      });
+      steerRoundTrip.push(preciseNow() - sent);
+      toAbort.push((await aborted).at - sent);
+      // The run goes on: the model is called again, with the tool's (aborted) result and the steering message.
+      const events = await steering.finished(steerTurn);
+      const models = events.filter(
+        (event) =>
+          event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED &&
+          event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel',
+      );
+      const next = models[models.length - 1];
+      if (next) toNextModel.push(eventTimeMs(next) - sent);
+    }
+
+    const result: ControlLatencyResult = {
+      samples,
+      approve: { toToolStartMs: summarize(toStart), updateRoundTripMs: summarize(approveRoundTrip) },
+      steer: {
+        delaysMs: delays,
+        toToolAbortMs: summarize(toAbort),
+        toNextModelCallMs: summarize(toNextModel),
+        updateRoundTripMs: summarize(steerRoundTrip),
+      },
+      table: '',
+    };
+    result.table = table(
+      ['control (durable-agent)', 'median ms', 'p95 ms', 'max ms'],
+      [
+        [
+          'approve update sent -> tool starts',
+          result.approve.toToolStartMs.median,
+          result.approve.toToolStartMs.p95,
+          result.approve.toToolStartMs.max,
+        ],
+        [
+          'approve update round trip',
+          result.approve.updateRoundTripMs.median,
+          result.approve.updateRoundTripMs.p95,
+          result.approve.updateRoundTripMs.max,
+        ],
+        [
+          'steer update sent -> tool sees abort',
+          result.steer.toToolAbortMs.median,
+          result.steer.toToolAbortMs.p95,
+          result.steer.toToolAbortMs.max,
+        ],
+        [
+          'steer update sent -> next model call scheduled',
+          result.steer.toNextModelCallMs.median,
+          result.steer.toNextModelCallMs.p95,
+          result.steer.toNextModelCallMs.max,
+        ],
+        [
+          'steer update round trip',
+          result.steer.updateRoundTripMs.median,
+          result.steer.updateRoundTripMs.p95,
+          result.steer.updateRoundTripMs.max,
+        ],
+      ],
+    );
+    return result;
+  } finally {
+    await worker.stop();
+  }
+}

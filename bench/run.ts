@@ -1,0 +1,246 @@
+/**
+ * `npm run bench`: every benchmark in one run against one local Temporal dev server, with a
+ * scripted model on 127.0.0.1 that answers at once. Each bench prints a table and writes
+ * bench/results/<bench>.json; the run ends with bench/results/summary.md, the tables of
+ * BENCHMARKS.md. Arguments: `--quick` (fewer turns, to try it out), `--only a,b` (bench names:
+ * turn, fanout, throughput, control, history, replay), `--server-config KEY=JSON` (a dynamic config
+ * value for every dev server the run starts, repeatable: for experiments).
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, Runtime, bundleWorkflowCode } from '@temporalio/worker';
+import { agentDataConverter } from '../src/worker/data-converter';
+import { controlLatency } from './control-latency';
+import { fanOut } from './fan-out';
+import { historyGrowth } from './history-growth';
+import { replay } from './replay';
+import type { BenchContext } from './support/context';
+import { AnswerHub } from './support/driven-conversation';
+import { startBenchModelServer } from './support/model-server';
+import { startBenchServer, stopAllBenchServers } from './support/server';
+import { REPO_ROOT } from './support/worker-process';
+import { throughput } from './throughput';
+import { turnOverhead } from './turn-overhead';
+
+const RESULTS_DIR = path.join(REPO_ROOT, 'bench', 'results');
+const PEER_DIR = path.join(REPO_ROOT, 'bench', 'ai-sdk-peer');
+
+const BENCHES: Array<{
+  name: string;
+  title: string;
+  run: (context: BenchContext) => Promise<{ table: string }>;
+}> = [
+  { name: 'turn', title: '1. Turn overhead', run: turnOverhead },
+  { name: 'fanout', title: '2. Fan-out', run: fanOut },
+  { name: 'throughput', title: '3. Throughput and worker memory', run: throughput },
+  { name: 'control', title: '4. Control latency', run: controlLatency },
+  { name: 'history', title: '5. History growth', run: historyGrowth },
+  { name: 'replay', title: '6. Replay', run: replay },
+];
+
+interface Options {
+  quick: boolean;
+  only: Set<string> | undefined;
+  serverConfig: Record<string, unknown>;
+}
+
+function parseArguments(argv: string[]): Options {
+  const options: Options = { quick: false, only: undefined, serverConfig: {} };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--quick') options.quick = true;
+    else if (arg === '--only') options.only = new Set((argv[++i] ?? '').split(','));
+    else if (arg === '--server-config') {
+      const [key, ...value] = (argv[++i] ?? '').split('=');
+      if (!key || value.length === 0) throw new Error('--server-config takes KEY=VALUE (a JSON value)');
+      options.serverConfig[key] = JSON.parse(value.join('='));
+    } else throw new Error(`unknown argument ${arg}`);
+  }
+  const unknown = [...(options.only ?? [])].filter((name) => !BENCHES.some((bench) => bench.name === name));
+  if (unknown.length) throw new Error(`unknown bench ${unknown.join(', ')}`);
+  return options;
+}
+
+function machine() {
+  const cpus = os.cpus();
+  return {
+    cpu: cpus[0]?.model ?? 'unknown',
+    cores: cpus.length,
+    memoryGb: Math.round(os.totalmem() / 2 ** 30),
+    platform: `${os.platform()} ${os.release()}`,
+    node: process.version,
+    /** 1, 5 and 15 minute load averages when the run started: other work on the machine skews every number. */
+    loadAverageAtStart: os.loadavg().map((value) => Math.round(value * 100) / 100),
+  };
+}
+
+/** Installs the peer's own dependencies (its lockfile) unless every one is there at its pinned version. */
+async function ensurePeerInstalled(log: (line: string) => void): Promise<void> {
+  const manifest = JSON.parse(readFileSync(path.join(PEER_DIR, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+  };
+  const installed = Object.entries(manifest.dependencies).every(([name, version]) => {
+    const file = path.join(PEER_DIR, 'node_modules', name, 'package.json');
+    return (
+      existsSync(file) && (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version === version
+    );
+  });
+  if (installed) return;
+  log('Installing the peer (bench/ai-sdk-peer: @temporalio/ai-sdk and the AI SDK) ...');
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn('npm', ['install', '--no-audit', '--no-fund'], {
+      cwd: PEER_DIR,
+      stdio: 'inherit',
+      shell: process.platform === 'win32',
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`npm install exited ${code}`))));
+  });
+}
+
+async function bundle(workflowsPath: string, file: string): Promise<string> {
+  const { code } = await bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('ERROR') });
+  await writeFile(file, code);
+  return file;
+}
+
+/** The Markdown BENCHMARKS.md takes: the machine, then each bench's table. */
+function summaryMarkdown(
+  about: ReturnType<typeof machine> & {
+    temporal: string;
+    quick: boolean;
+    serverConfig: Record<string, unknown>;
+  },
+  sections: Array<{ title: string; seconds?: number; table?: string; error?: string }>,
+  totalSeconds: number,
+): string {
+  const load = about.loadAverageAtStart.join(', ');
+  const lines = [
+    `Run of ${new Date().toISOString().slice(0, 10)}${about.quick ? ' (--quick)' : ''}: ${about.cpu}, ` +
+      `${about.cores} cores, ${about.memoryGb} GB, ${about.platform}, Node ${about.node}; ` +
+      `load average at the start ${load} (1, 5, 15 min); ${about.temporal}; ${totalSeconds} s in all.`,
+  ];
+  if (Object.keys(about.serverConfig).length)
+    lines.push('', `Dev server dynamic config: \`${JSON.stringify(about.serverConfig)}\`.`);
+  for (const section of sections) {
+    lines.push('', `### ${section.title}`, '');
+    lines.push(section.table ?? `FAILED: ${section.error?.split('\n')[0]}`);
+    if (section.seconds !== undefined) lines.push('', `(${section.seconds} s)`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+async function main(): Promise<number> {
+  const options = parseArguments(process.argv.slice(2));
+  const selected = BENCHES.filter((bench) => !options.only || options.only.has(bench.name));
+  const log = (line: string) => console.log(line);
+  const began = Date.now();
+  const atStart = machine();
+
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  await mkdir(RESULTS_DIR, { recursive: true });
+  const scratch = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-bench-'));
+  // Workers and clients share one blob directory, as the large-payload codec requires.
+  process.env.DURABLE_AGENT_BLOB_DIR = path.join(scratch, 'blobs');
+  // Worker processes make their workspaces there too (support/scratch.ts); it goes at the end.
+  process.env.BENCH_SCRATCH_DIR = scratch;
+
+  await ensurePeerInstalled(log);
+  log('Bundling the workflows ...');
+  const durableBundle = await bundle(
+    require.resolve('../src/workflows'),
+    path.join(scratch, 'durable-agent-workflows.js'),
+  );
+  const bareBundle = await bundle(require.resolve('./support/bare-workflow'), path.join(scratch, 'bare.js'));
+
+  log('Starting the Temporal dev server and the scripted model ...');
+  const server = await startBenchServer({ dynamicConfig: options.serverConfig, log });
+  const about = {
+    ...atStart,
+    temporal: server.cliPath
+      ? execFileSync(server.cliPath, ['--version'], { encoding: 'utf8' }).trim()
+      : 'dev server downloaded by @temporalio/testing',
+    quick: options.quick,
+    serverConfig: options.serverConfig,
+  };
+  const model = await startBenchModelServer();
+  const connection = await Connection.connect({ address: server.address });
+  const context: BenchContext = {
+    address: server.address,
+    durableClient: new Client({ connection, namespace: 'default', dataConverter: agentDataConverter() }),
+    peerClient: new Client({ connection, namespace: 'default' }),
+    model,
+    answers: new AnswerHub(model),
+    durableBundle,
+    // The peer's worker bundles its workflows (with its own Temporal SDK) here the first time.
+    peerBundle: path.join(scratch, 'ai-sdk-peer-workflows.js'),
+    bareBundle,
+    serverConfig: options.serverConfig,
+    quick: options.quick,
+    log,
+  };
+
+  const sections: Array<{ name: string; title: string; seconds?: number; table?: string; error?: string }> =
+    [];
+  try {
+    for (const bench of selected) {
+      log(`\n## ${bench.title}`);
+      const started = Date.now();
+      let record: Record<string, unknown>;
+      try {
+        const result = await bench.run(context);
+        const seconds = Math.round((Date.now() - started) / 100) / 10;
+        log(`\n${result.table}\n\n(${seconds} s)`);
+        record = { seconds, result };
+        sections.push({ name: bench.name, title: bench.title, seconds, table: result.table });
+      } catch (error) {
+        // One bench failing does not lose the others' numbers.
+        const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+        log(`\n${bench.name} FAILED: ${message}`);
+        record = { error: message };
+        sections.push({ name: bench.name, title: bench.title, error: message });
+      }
+      const file = {
+        bench: bench.name,
+        title: bench.title,
+        finishedAt: new Date().toISOString(),
+        about,
+        ...record,
+      };
+      await writeFile(path.join(RESULTS_DIR, `${bench.name}.json`), `${JSON.stringify(file, null, 2)}\n`);
+    }
+  } finally {
+    await connection.close();
+    await model.close();
+    await server.stop();
+    await rm(scratch, { recursive: true, force: true });
+  }
+  const totalSeconds = Math.round((Date.now() - began) / 1000);
+  const summary = { about, totalSeconds, benches: sections };
+  await writeFile(path.join(RESULTS_DIR, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
+  await writeFile(path.join(RESULTS_DIR, 'summary.md'), summaryMarkdown(about, sections, totalSeconds));
+  const failures = sections.filter((section) => section.error).length;
+  log(
+    `\nBenches done in ${totalSeconds} s (${failures} failed); bench/results/ has the JSON and summary.md.`,
+  );
+  return failures;
+}
+
+// An interrupted run stops the dev servers it started (its worker processes stop with it).
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    void stopAllBenchServers().finally(() => process.exit(130));
+  });
+}
+
+main().then(
+  (failures) => process.exit(failures ? 1 : 0),
+  (error: unknown) => {
+    console.error(error);
+    void stopAllBenchServers().finally(() => process.exit(1));
+  },
+);

@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import { type AgentTool, defineTool, textResult } from '../../src/tools/tool';
+import { preciseNow } from './clock';
+import type { ToolReport } from './protocol';
+
+/** What a tool reports about itself, for the control-latency bench (times from `preciseNow`). */
+export type ToolSignal = Omit<ToolReport, 'type'>;
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+
+/**
+ * The tools the benches call, all low risk (no approval unless a conversation asks for one):
+ * `noop` answers at once, `sleep` waits `ms` (500 by default), `probe` reports when it starts,
+ * `wait` reports when it starts and when it sees its abort signal.
+ */
+export function benchTools(report: (signal: ToolSignal) => void = () => undefined): AgentTool[] {
+  const noop = defineTool({
+    name: 'noop',
+    label: 'No-op',
+    description: 'Does nothing and answers ok.',
+    parameters: z.object({}),
+    category: 'other',
+    idempotent: true,
+    risk: 'low',
+    async execute() {
+      return textResult('ok');
+    },
+  });
+  const sleepTool = defineTool({
+    name: 'sleep',
+    label: 'Sleep',
+    description: 'Waits, then answers ok.',
+    parameters: z.object({ ms: z.number().int().min(0).max(60_000).default(500) }),
+    category: 'other',
+    idempotent: true,
+    risk: 'low',
+    async execute(_id, params, signal) {
+      await sleep(params.ms, signal);
+      return textResult('ok');
+    },
+  });
+  const probe = defineTool({
+    name: 'probe',
+    label: 'Probe',
+    description: 'Reports that it started, then answers ok.',
+    parameters: z.object({}),
+    category: 'other',
+    idempotent: true,
+    risk: 'low',
+    async execute(toolCallId) {
+      report({ event: 'start', tool: 'probe', toolCallId, at: preciseNow() });
+      return textResult('ok');
+    },
+  });
+  const wait = defineTool({
+    name: 'wait',
+    label: 'Wait',
+    description:
+      'Waits until cancelled (at most 30 s), reporting when it starts and when it is told to stop.',
+    parameters: z.object({}),
+    category: 'other',
+    idempotent: true,
+    risk: 'low',
+    async execute(toolCallId, _params, signal) {
+      report({ event: 'start', tool: 'wait', toolCallId, at: preciseNow() });
+      signal.addEventListener(
+        'abort',
+        () => report({ event: 'abort', tool: 'wait', toolCallId, at: preciseNow() }),
+        { once: true },
+      );
+      await sleep(30_000, signal);
+      return textResult(signal.aborted ? 'stopped' : 'waited');
+    },
+  });
+  return [noop, sleepTool, probe, wait];
+}

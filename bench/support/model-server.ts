@@ -1,0 +1,191 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * What a benchmark's user message asks the model for. The text of every bench message is
+ * `bench {json}`; the model reads the newest user message and answers instantly, the same way for
+ * any number of requests: with `calls` calls of `tool` when the user spoke last, with text after
+ * tool results.
+ */
+export interface Directive {
+  /** Conversation id, so the server can tell the driver which conversation got its answer. */
+  c: string;
+  /** Turn number within the conversation. */
+  t: number;
+  /** Tool to call; absent: answer with text at once. */
+  tool?: string;
+  /** Parallel calls of `tool` (default 1). */
+  calls?: number;
+  /** Arguments of every call (default {}). */
+  args?: Record<string, unknown>;
+}
+
+export function directiveText(directive: Directive): string {
+  return `bench ${JSON.stringify(directive)}`;
+}
+
+export function parseDirective(text: string): Directive | undefined {
+  if (!text.startsWith('bench ')) return undefined;
+  try {
+    return JSON.parse(text.slice('bench '.length)) as Directive;
+  } catch {
+    return undefined;
+  }
+}
+
+interface WireMessage {
+  role: string;
+  content?: unknown;
+}
+
+interface ChatRequest {
+  model: string;
+  messages: WireMessage[];
+  stream?: boolean;
+}
+
+interface Reply {
+  text?: string;
+  toolCalls?: Array<{ id: string; name: string; arguments: string }>;
+}
+
+export interface ModelServerStats {
+  requests: number;
+  toolCallReplies: number;
+  textReplies: number;
+}
+
+export interface BenchModelServer {
+  /** OpenAI-compatible base URL, e.g. http://127.0.0.1:PORT/v1 */
+  baseUrl: string;
+  stats: ModelServerStats;
+  /** Called after a text answer to a bench directive has been written to the wire. */
+  onAnswer: ((directive: Directive) => void) | undefined;
+  close(): Promise<void>;
+}
+
+function textOfContent(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((part: unknown) =>
+        part && typeof part === 'object' && 'text' in part && typeof part.text === 'string' ? part.text : '',
+      )
+      .join('');
+  }
+  return '';
+}
+
+let callCounter = 0;
+
+/** The reply to a request: tool calls when the user spoke last, else text. Pure apart from the call ids. */
+export function replyTo(messages: WireMessage[]): { reply: Reply; directive?: Directive } {
+  const last = messages[messages.length - 1];
+  const lastUser = [...messages].reverse().find((message) => message.role === 'user');
+  const directive = lastUser ? parseDirective(textOfContent(lastUser.content)) : undefined;
+  if (last?.role === 'user' && directive?.tool) {
+    const args = JSON.stringify(directive.args ?? {});
+    const toolCalls = Array.from({ length: directive.calls ?? 1 }, () => ({
+      id: `call_${(++callCounter).toString(36)}`,
+      name: directive.tool!,
+      arguments: args,
+    }));
+    return { reply: { toolCalls }, directive };
+  }
+  return { reply: { text: directive ? `done ${directive.c} turn ${directive.t}` : 'done' }, directive };
+}
+
+function sseBody(reply: Reply, model: string): string {
+  const id = `chatcmpl-${(++callCounter).toString(36)}`;
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+    `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  let body = chunk({ role: 'assistant' });
+  if (reply.text) body += chunk({ content: reply.text });
+  (reply.toolCalls ?? []).forEach((call, index) => {
+    body += chunk({
+      tool_calls: [
+        { index, id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } },
+      ],
+    });
+  });
+  body += chunk({}, reply.toolCalls?.length ? 'tool_calls' : 'stop');
+  body += `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model, choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } })}\n\n`;
+  return `${body}data: [DONE]\n\n`;
+}
+
+function jsonBody(reply: Reply, model: string): string {
+  return JSON.stringify({
+    id: `chatcmpl-${(++callCounter).toString(36)}`,
+    object: 'chat.completion',
+    created: 0,
+    model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: reply.text ?? null,
+          ...(reply.toolCalls?.length
+            ? {
+                tool_calls: reply.toolCalls.map((call) => ({
+                  id: call.id,
+                  type: 'function',
+                  function: { name: call.name, arguments: call.arguments },
+                })),
+              }
+            : {}),
+        },
+        finish_reason: reply.toolCalls?.length ? 'tool_calls' : 'stop',
+      },
+    ],
+    usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+  });
+}
+
+/**
+ * A scripted OpenAI-compatible chat-completions endpoint on 127.0.0.1 that answers at once:
+ * streamed (server-sent events) when the request asks for a stream, one JSON body otherwise.
+ */
+export async function startBenchModelServer(): Promise<BenchModelServer> {
+  const stats: ModelServerStats = { requests: 0, toolCallReplies: 0, textReplies: 0 };
+  const state: BenchModelServer = {
+    baseUrl: '',
+    stats,
+    onAnswer: undefined,
+    close: async () => undefined,
+  };
+  const server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      if (request.method !== 'POST' || !request.url?.endsWith('/chat/completions')) {
+        response.writeHead(404).end();
+        return;
+      }
+      stats.requests++;
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequest;
+      const { reply, directive } = replyTo(body.messages);
+      if (reply.toolCalls) stats.toolCallReplies++;
+      else stats.textReplies++;
+      const streamed = body.stream === true;
+      const payload = streamed ? sseBody(reply, body.model) : jsonBody(reply, body.model);
+      response.writeHead(200, {
+        'content-type': streamed ? 'text/event-stream' : 'application/json',
+        'content-length': Buffer.byteLength(payload),
+      });
+      response.end(payload, () => {
+        if (!reply.toolCalls && directive) state.onAnswer?.(directive);
+      });
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  state.baseUrl = `http://127.0.0.1:${port}/v1`;
+  state.close = () =>
+    new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return state;
+}

@@ -1,0 +1,220 @@
+import { randomUUID } from 'node:crypto';
+import { Connection } from '@temporalio/client';
+import { preciseNow } from './support/clock';
+import { type BenchContext, withServer } from './support/context';
+import { type DispatchProbe, probeDispatch } from './support/dispatch-probe';
+import { DrivenConversation } from './support/driven-conversation';
+import { InProcessLoop } from './support/floor';
+import { type TurnBreakdown, breakdown } from './support/history';
+import { type Stack, bareStack, durableStack, peerStack } from './support/stacks';
+import { type Summary, round, summarize, table } from './support/stats';
+
+type StackTurns = TurnOverheadResult['stacks'][string];
+
+export interface TurnOverheadResult {
+  turns: number;
+  warmupTurns: number;
+  floor: Summary;
+  /** Task dispatch by the server alone: a workflow started while a plain client's poll waits. */
+  dispatch: DispatchProbe;
+  /** On a server with `system.enableActivityEagerExecution` (off by default, and in the dev server). */
+  eagerActivities: { turns: number; stacks: Record<string, StackTurns> };
+  stacks: Record<
+    string,
+    {
+      /** Message sent to run finished, as the client sees it. */
+      turnMs: Summary;
+      /** Message recorded to the workflow task that finished the run, by the server's clock. */
+      serverTurnMs: Summary;
+      /** `median(stack) - median(floor)` (and the same for p95), and the ratio of the medians. */
+      addedMsMedian: number;
+      addedMsP95: number;
+      ratioMedian: number;
+      /** Mean time per turn in each part, from history timestamps (server clock). */
+      profile: {
+        workflowTasks: number;
+        workflowTaskQueueMs: number;
+        workflowTaskRunMs: number;
+        activities: Record<string, { count: number; queueMs: number; runMs: number }>;
+      };
+    }
+  >;
+  table: string;
+}
+
+function meanProfile(profiles: TurnBreakdown[]): TurnOverheadResult['stacks'][string]['profile'] {
+  const n = profiles.length;
+  const activities: Record<string, { count: number; queueMs: number; runMs: number }> = {};
+  for (const profile of profiles) {
+    for (const [type, entry] of Object.entries(profile.activities)) {
+      const sum = (activities[type] ??= { count: 0, queueMs: 0, runMs: 0 });
+      sum.count += entry.count / n;
+      sum.queueMs += entry.queueMs / n;
+      sum.runMs += entry.runMs / n;
+    }
+  }
+  for (const entry of Object.values(activities)) {
+    entry.count = round(entry.count);
+    entry.queueMs = round(entry.queueMs);
+    entry.runMs = round(entry.runMs);
+  }
+  return {
+    workflowTasks: round(profiles.reduce((sum, p) => sum + p.workflowTasks, 0) / n),
+    workflowTaskQueueMs: round(profiles.reduce((sum, p) => sum + p.workflowTaskQueueMs, 0) / n),
+    workflowTaskRunMs: round(profiles.reduce((sum, p) => sum + p.workflowTaskRunMs, 0) / n),
+    activities,
+  };
+}
+
+async function measureStack(
+  context: BenchContext,
+  stack: Stack,
+  warmup: number,
+  turns: number,
+): Promise<{ times: number[]; profiles: TurnBreakdown[] }> {
+  const taskQueue = `bench-turn-${stack.name}-${randomUUID()}`;
+  const worker = await stack.startWorker(taskQueue);
+  try {
+    const conversation = await DrivenConversation.start(
+      context,
+      stack,
+      `turn-${stack.name}-${randomUUID()}`,
+      taskQueue,
+    );
+    for (let i = 0; i < warmup; i++) await conversation.runTurn();
+    const times: number[] = [];
+    const profiles: TurnBreakdown[] = [];
+    for (let i = 0; i < turns; i++) {
+      const started = preciseNow();
+      const events = await conversation.runTurn();
+      times.push(preciseNow() - started);
+      profiles.push(breakdown(events, conversation.typeOf));
+    }
+    return { times, profiles };
+  } finally {
+    await worker.stop();
+  }
+}
+
+/**
+ * Bench 1: a turn is one model call that asks for the no-op tool, the tool, and the model call that
+ * answers. Timed from sending the message to the run having finished in the workflow, against the
+ * same loop in-process (the floor).
+ */
+export async function turnOverhead(context: BenchContext): Promise<TurnOverheadResult> {
+  const warmup = context.quick ? 3 : 5;
+  const turns = context.quick ? 20 : 50;
+  const eagerTurns = context.quick ? 10 : 20;
+
+  const floorLoop = new InProcessLoop(context.model.baseUrl);
+  for (let i = 0; i < warmup; i++) await floorLoop.runTurn();
+  const floorTimes: number[] = [];
+  for (let i = 0; i < turns; i++) {
+    const started = preciseNow();
+    await floorLoop.runTurn();
+    floorTimes.push(preciseNow() - started);
+  }
+  const floor = summarize(floorTimes);
+  context.log(`  floor (in-process): median ${floor.median} ms`);
+
+  const probeConnection = await Connection.connect({ address: context.address });
+  const dispatch = await probeDispatch(probeConnection).finally(() => probeConnection.close());
+  context.log(`  server dispatch: median ${dispatch.fresh.median} ms fresh, ${dispatch.warm.median} ms warm`);
+
+  const result: TurnOverheadResult = {
+    turns,
+    warmupTurns: warmup,
+    floor,
+    dispatch,
+    stacks: {},
+    eagerActivities: { turns: eagerTurns, stacks: {} },
+    table: '',
+  };
+  const measure = async (on: BenchContext, into: Record<string, StackTurns>, count: number) => {
+    for (const stack of [bareStack(on), durableStack(on), peerStack(on)]) {
+      const { times, profiles } = await measureStack(on, stack, warmup, count);
+      const turnMs = summarize(times);
+      into[stack.name] = {
+        turnMs,
+        serverTurnMs: summarize(profiles.flatMap((profile) => profile.signalToEndMs ?? [])),
+        addedMsMedian: round(turnMs.median - floor.median),
+        addedMsP95: round(turnMs.p95 - floor.p95),
+        ratioMedian: round(turnMs.median / floor.median, 1),
+        profile: meanProfile(profiles),
+      };
+      context.log(`  ${stack.name}: median ${turnMs.median} ms`);
+    }
+  };
+  await measure(context, result.stacks, turns);
+  // The experiment behind the explanation: the same turns on a server that hands activities to the
+  // worker in its workflow task completion (eager activity dispatch), skipping the task queue.
+  context.log('  with eager activity dispatch:');
+  await withServer(context, { 'system.enableActivityEagerExecution': true }, (eager) =>
+    measure(eager, result.eagerActivities.stacks, eagerTurns),
+  );
+
+  const rows: Array<Array<string | number>> = [
+    ['in-process loop (floor)', floor.median, floor.p95, '1.0', '0', '0', '-', '-'],
+  ];
+  const profileRows: Array<Array<string | number>> = [];
+  const addRows = (stacks: Record<string, StackTurns>, suffix: string) => {
+    const bare = stacks['temporal-bare'];
+    for (const [name, entry] of Object.entries(stacks)) {
+      rows.push([
+        `${name}${suffix}`,
+        entry.turnMs.median,
+        entry.turnMs.p95,
+        entry.ratioMedian.toFixed(1),
+        entry.addedMsMedian,
+        entry.addedMsP95,
+        entry.serverTurnMs.median,
+        name === 'temporal-bare' || !bare ? '-' : round(entry.turnMs.median - bare.turnMs.median),
+      ]);
+      const activities = Object.entries(entry.profile.activities)
+        .map(([type, a]) => `${type} ${a.count}x: ${a.queueMs} / ${a.runMs}`)
+        .join('; ');
+      profileRows.push([
+        `${name}${suffix}`,
+        entry.profile.workflowTasks,
+        entry.profile.workflowTaskQueueMs,
+        entry.profile.workflowTaskRunMs,
+        activities,
+      ]);
+    }
+  };
+  addRows(result.stacks, '');
+  addRows(result.eagerActivities.stacks, ' (eager activities)');
+  result.table = `${table(
+    [
+      'turn (model + no-op tool + model)',
+      'median ms',
+      'p95 ms',
+      'x floor (median)',
+      '+ms median',
+      '+ms p95',
+      'server-side median ms',
+      '+ms over bare Temporal',
+    ],
+    rows,
+  )}\n\n${table(
+    [
+      'where a turn goes (mean per turn, server clock)',
+      'workflow tasks',
+      'WFT queue ms',
+      'WFT run ms',
+      'activities: queue ms / run ms',
+    ],
+    profileRows,
+  )}\n\n${table(
+    ['Temporal server dispatch (plain gRPC client, no worker)', 'median ms', 'p95 ms'],
+    [
+      [
+        'poll waiting, workflow started: first 15 on a new connection',
+        dispatch.fresh.median,
+        dispatch.fresh.p95,
+      ],
+      ['the same, the 45 after those', dispatch.warm.median, dispatch.warm.p95],
+    ],
+  )}`;
+  return result;
+}
