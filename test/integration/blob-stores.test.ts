@@ -198,7 +198,9 @@ async function countPostgresRows(): Promise<number> {
 async function tableExists(table: string): Promise<boolean> {
   const pool = new Pool({ connectionString: postgres.url, max: 1 });
   try {
-    const result = await pool.query<{ found: string | null }>('SELECT to_regclass($1)::text AS found', [table]);
+    const result = await pool.query<{ found: string | null }>('SELECT to_regclass($1)::text AS found', [
+      table,
+    ]);
     return result.rows[0]?.found != null;
   } finally {
     await pool.end();

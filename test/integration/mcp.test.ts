@@ -59,7 +59,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await harness?.close();
   await source?.close();
-  httpServer?.kill();
+  if (httpServer && httpServer.exitCode === null && httpServer.signalCode === null) {
+    const exited = once(httpServer, 'exit');
+    httpServer.kill();
+    await exited;
+  }
   nock.cleanAll();
   nock.enableNetConnect();
 });

@@ -13,7 +13,9 @@ async function main(): Promise<void> {
   const bytes = randomBytes(50_000);
   const key = await store.put(bytes);
   const readBack = Buffer.from(await store.get(key)).equals(bytes);
-  process.stdout.write(`${JSON.stringify({ loadedBeforeUse, loadedAfterUse: clientLibraryLoaded(), readBack })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ loadedBeforeUse, loadedAfterUse: clientLibraryLoaded(), readBack })}\n`,
+  );
 }
 
 main().catch((error: unknown) => {
