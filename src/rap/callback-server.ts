@@ -7,6 +7,7 @@ import type { ToolResultContent } from '../shared/content';
 import { type RapConversationMessage, rapMessageSignal, rapSubscriptionsQuery } from '../shared/rap';
 import { type RapCallback, RapCallbackSchema } from '../shared/rap-toolset';
 import type { ToolOutcome } from '../shared/tool-errors';
+import { sanitizeContentImages } from '../tools/image-sanitizer';
 import { sanitizeOutcomeText } from '../tools/text-sanitizer';
 import { truncateToolResult } from '../tools/truncate';
 import { type CallbackBinding, verifyCallbackPath } from './callback-token';
@@ -97,11 +98,12 @@ export async function startRapCallbackServer(options: {
         ...(message.call_id != null ? { callId: message.call_id } : {}),
       },
     };
+    // Images brought within the model's limits, then sanitised and cut like any tool's result (run-tool.ts).
+    const sanitized = content.length
+      ? await sanitizeContentImages(content)
+      : [{ type: 'text' as const, text: '(no output)' }];
     const outcome: ToolOutcome = sanitizeOutcomeText({
-      ...truncateToolResult(
-        { content: content.length ? content : [{ type: 'text', text: '(no output)' }], details },
-        MAX_TOOL_RESULT_BYTES,
-      ),
+      ...truncateToolResult({ content: sanitized, details }, MAX_TOOL_RESULT_BYTES),
       isError: false,
     });
     try {
@@ -175,8 +177,9 @@ function readBody(request: http.IncomingMessage): Promise<string> {
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_BODY_BYTES) {
+        // The rest is read and dropped, so the 413 reaches the tool.
         reject(new Refusal(413, 'the body is too large'));
-        request.destroy();
+        chunks.length = 0;
         return;
       }
       chunks.push(chunk);

@@ -78,7 +78,7 @@ export class RapToolSource implements ToolSource {
       name: definition.name,
       label: definition.name,
       description: definition.description,
-      parameters: ANY_OBJECT,
+      parameters: argumentsCheckedAgainst(definition.inputSchema),
       inputJsonSchema: definition.inputSchema,
       category: 'other',
       // Dispatch retries itself; a call the tool accepted is never sent again.
@@ -181,6 +181,24 @@ const cancelSubscriptionTool: AgentTool = {
     );
   },
 };
+
+/**
+ * Objects, checked against the tool's inputSchema before dispatch (the spec's SHOULD) but passed on
+ * as the model sent them: the JSON schema's defaults are not filled in. A schema zod cannot read
+ * (external `$ref`s) is left to the tool to check.
+ */
+function argumentsCheckedAgainst(inputSchema: Record<string, unknown>): z.ZodType {
+  let check: z.ZodType;
+  try {
+    check = z.fromJSONSchema(inputSchema as Parameters<typeof z.fromJSONSchema>[0]);
+  } catch {
+    return ANY_OBJECT;
+  }
+  return ANY_OBJECT.superRefine((args, context) => {
+    const checked = check.safeParse(args);
+    if (!checked.success) for (const issue of checked.error.issues) context.addIssue({ ...issue });
+  });
+}
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

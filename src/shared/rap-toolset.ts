@@ -40,6 +40,26 @@ export const RapToolsetSchema = z
   });
 export type RapToolset = z.infer<typeof RapToolsetSchema>;
 
+/**
+ * An image item of a result's `content`: the spec names its type `mediaType`; `mimeType` (MCP's
+ * name) is taken too. Either way it becomes the runtime's image content.
+ */
+const RapImageItemSchema = z
+  .object({
+    type: z.literal('image'),
+    data: z.string(),
+    mediaType: z.string().min(1).optional(),
+    mimeType: z.string().min(1).optional(),
+  })
+  .refine((item) => item.mediaType !== undefined || item.mimeType !== undefined, {
+    message: 'an image item needs its mediaType',
+  })
+  .transform((item) => ({
+    type: 'image' as const,
+    data: item.data,
+    mimeType: (item.mediaType ?? item.mimeType)!,
+  }));
+
 const callIds = {
   group_id: z.string().min(1),
   id: z.string().min(1),
@@ -54,12 +74,7 @@ export const RapCallbackSchema = z.discriminatedUnion('type', [
       ...callIds,
       text: z.string().optional(),
       content: z
-        .array(
-          z.union([
-            z.object({ type: z.literal('text'), text: z.string() }),
-            z.object({ type: z.literal('image'), data: z.string(), mimeType: z.string() }),
-          ]),
-        )
+        .array(z.union([z.object({ type: z.literal('text'), text: z.string() }), RapImageItemSchema]))
         .optional(),
       display_as: z.array(z.unknown()).optional(),
       subscription: z.boolean().optional(),
@@ -75,14 +90,19 @@ export const RapCallbackSchema = z.discriminatedUnion('type', [
     associative: z.boolean().optional(),
     final: z.boolean().optional(),
   }),
-  z.object({
-    type: z.literal('user_choice'),
-    ...callIds,
-    prompt: z.string(),
-    choices: z.array(z.string()).min(1),
-    default: z.number().int().min(0),
-    response_url: z.string().url(),
-  }),
+  z
+    .object({
+      type: z.literal('user_choice'),
+      ...callIds,
+      prompt: z.string(),
+      choices: z.array(z.string()).min(1),
+      default: z.number().int().min(0),
+      response_url: z.string().url(),
+    })
+    .refine((message) => message.default < message.choices.length, {
+      message: 'default must be an index into choices',
+      path: ['default'],
+    }),
   z.object({ type: z.literal('oauth'), ...callIds, auth_url: z.string().url() }),
   z.object({
     type: z.literal('view_update'),

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import nock from 'nock';
+import sharp from 'sharp';
 import { stateQuery } from '../../src/shared/conversation-api';
 import { RapToolSource } from '../../src/rap/rap-tool-source';
 import { type RapCallbackServer, startRapCallbackServer } from '../../src/rap/callback-server';
@@ -55,6 +56,14 @@ beforeAll(async () => {
       { name: 'silent' },
       { name: 'watch_builds' },
       { name: 'clash' },
+      {
+        name: 'screenshot',
+        inputSchema: {
+          type: 'object',
+          properties: { page: { type: 'integer', minimum: 1 } },
+          required: ['page'],
+        },
+      },
     ],
     ack: (invocation, attempt) => {
       if (invocation.operation === 'refuses') return 400;
@@ -208,6 +217,57 @@ test('5xx is retried with backoff until accepted; 4xx is an error result at once
     tools.invocations.filter((invocation) => invocation.id === 'call_refuses' && invocation.group_id === id),
   ).toHaveLength(1);
   expect(results.get('call_silent')).toMatch(/timed out|timeout/i);
+});
+
+test('arguments that break the inputSchema are refused before dispatch; an image result (mediaType) is brought within the limits', async () => {
+  let answered: ChatRequest | undefined;
+  nockModel([
+    {
+      toolCalls: [
+        { id: 'call_shot', name: 'screenshot', arguments: { page: 2 } },
+        { id: 'call_bad_shot', name: 'screenshot', arguments: { page: 0 } },
+      ],
+    },
+    (request) => {
+      answered = request;
+      return { text: 'A large picture.' };
+    },
+  ]);
+  const id = `conv-${randomUUID()}`;
+  const handle = harness.client.workflow.getHandle(id);
+  await harness.agent.send(id, 'Show page 2', { options: { approval: { mode: 'auto' } } });
+  const invocation = await invocationOf('call_shot');
+  expect(invocation.arguments).toEqual({ page: 2 });
+
+  const width = 2_600;
+  const height = 1_300;
+  const pixels = Buffer.alloc(width * height * 3);
+  for (let index = 0; index < pixels.length; index++) pixels[index] = (index * 7919) % 251;
+  const png = await sharp(pixels, { raw: { width, height, channels: 3 } })
+    .png()
+    .toBuffer();
+  expect(
+    await postCallback(invocation.callback_url, {
+      type: 'tool_result',
+      group_id: id,
+      id: 'call_shot',
+      content: [
+        { type: 'text', text: 'page 2:' },
+        { type: 'image', data: png.toString('base64'), mediaType: 'image/png' },
+      ],
+    }),
+  ).toBe(200);
+  await waitForEvent(handle, 'run_finished');
+
+  expect(tools.invocations.some((call) => call.id === 'call_bad_shot')).toBe(false);
+  expect(toolResults(answered!).get('call_bad_shot')).toMatch(/invalid arguments/);
+  const stored = (await handle.query(stateQuery)).transcript.find(
+    (message) => message.role === 'toolResult' && message.toolCallId === 'call_shot',
+  );
+  const image = stored?.role === 'toolResult' ? stored.content[1] : undefined;
+  expect(image).toMatchObject({ type: 'image', mimeType: expect.stringMatching(/^image\//) });
+  const metadata = await sharp(Buffer.from(image?.type === 'image' ? image.data : '', 'base64')).metadata();
+  expect(metadata.width).toBeLessThanOrEqual(2_000);
 });
 
 test('a call pending while its worker restarts is completed by the callback to the new one', async () => {
