@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { CompleteAsyncError, Context } from '@temporalio/activity';
 import { z } from 'zod';
 import type { RiskLevel } from '../shared/approvals';
@@ -129,7 +130,7 @@ export class RapToolSource implements ToolSource {
     });
     let problem = '';
     for (let attempt = 1; attempt <= DISPATCH_ATTEMPTS; attempt++) {
-      if (attempt > 1) await sleep(FIRST_RETRY_MS * 2 ** (attempt - 2), signal);
+      if (attempt > 1) await delay(FIRST_RETRY_MS * 2 ** (attempt - 2), undefined, { signal });
       let status: number;
       try {
         const response = await this.fetchImpl(toolset.endpoint, {
@@ -197,15 +198,5 @@ function argumentsCheckedAgainst(inputSchema: Record<string, unknown>): z.ZodTyp
   return ANY_OBJECT.superRefine((args, context) => {
     const checked = check.safeParse(args);
     if (!checked.success) for (const issue of checked.error.issues) context.addIssue({ ...issue });
-  });
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    });
   });
 }
