@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import { type BenchContext, withServer } from './support/context';
+import type { BenchContext } from './support/context';
 import { DrivenConversation } from './support/driven-conversation';
 import { measureRun } from './support/history';
 import { type Stack, durableStack, peerStack } from './support/stacks';
@@ -92,16 +92,13 @@ export async function historyGrowth(context: BenchContext): Promise<HistoryGrowt
   const turns = context.quick ? 50 : 200;
   const checkpoints = context.quick ? [1, 10, 25, 50] : [1, 10, 25, 50, 100, 150, 200];
   const result: HistoryGrowthResult = { turns, stacks: {}, table: '' };
-  // Eager activity dispatch makes the turns quicker; the history holds the same events.
-  await withServer(context, { 'system.enableActivityEagerExecution': true }, async (eager) => {
-    for (const stack of [durableStack(eager), peerStack(eager)]) {
-      result.stacks[stack.name] = await grow(eager, stack, checkpoints, LIMIT_SECONDS);
-      const last = result.stacks[stack.name]!.checkpoints.at(-1);
-      context.log(
-        `  ${stack.name}: ${last?.turns} turns, ${last?.bytes} bytes, ${last?.bytesPerTurn} bytes/turn at the end`,
-      );
-    }
-  });
+  for (const stack of [durableStack(context), peerStack(context)]) {
+    result.stacks[stack.name] = await grow(context, stack, checkpoints, LIMIT_SECONDS);
+    const last = result.stacks[stack.name]!.checkpoints.at(-1);
+    context.log(
+      `  ${stack.name}: ${last?.turns} turns, ${last?.bytes} bytes, ${last?.bytesPerTurn} bytes/turn at the end`,
+    );
+  }
   const rows: Array<Array<string | number>> = [];
   for (const [name, entry] of Object.entries(result.stacks)) {
     for (const checkpoint of entry.checkpoints) {

@@ -34,11 +34,9 @@ export interface ReplayResult {
  */
 export async function replay(context: BenchContext): Promise<ReplayResult> {
   const turns = context.quick ? 100 : 1_000;
-  // Eager activity dispatch only makes recording faster; the history holds the same events.
   const dynamicConfig = {
     'limit.historyCount.suggestContinueAsNew': 1_000_000,
     'limit.historySize.suggestContinueAsNew': 1_000_000_000,
-    'system.enableActivityEagerExecution': true,
   };
   return withServer(context, dynamicConfig, async (serverContext) => {
     const stack = durableStack(serverContext);

@@ -18,6 +18,27 @@ export interface DevServerOptions {
   /** Where the server's own output goes; kept in memory (last 8 KB) when absent. */
   logFile?: string;
   readyTimeoutMs?: number;
+  /** Dynamic config values (`--dynamic-config-value KEY=JSON`), over `DEV_SERVER_DYNAMIC_CONFIG`. */
+  dynamicConfig?: Record<string, unknown>;
+}
+
+/**
+ * What the embedded server changes from Temporal's defaults. The dev server has one history shard,
+ * and Temporal reads a shard's transfer queue (every workflow and activity task passes through it on
+ * its way to a worker) at most 20 times a second, so under steady traffic each task waited 35-50 ms
+ * there: 7 tasks a turn made a turn cost about 340 ms. At 1,000 reads a second the wait is gone
+ * (BENCHMARKS.md, "Where a turn's time goes").
+ */
+export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, unknown>> = {
+  'history.transferProcessorMaxPollRPS': 1_000,
+};
+
+/** `--dynamic-config-value` arguments for the defaults above with `overrides` on top. */
+export function dynamicConfigArgs(overrides: Record<string, unknown> = {}): string[] {
+  return Object.entries({ ...DEV_SERVER_DYNAMIC_CONFIG, ...overrides }).flatMap(([key, value]) => [
+    '--dynamic-config-value',
+    `${key}=${JSON.stringify(value)}`,
+  ]);
 }
 
 export interface RunningServer {
@@ -56,6 +77,7 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
     'warn',
     ...(options.uiPort ? ['--ui-port', String(options.uiPort), '--ui-ip', '127.0.0.1'] : ['--headless']),
     ...(options.dbFile ? ['--db-filename', options.dbFile] : []),
+    ...dynamicConfigArgs(options.dynamicConfig),
   ];
   // With a log file the server writes to it directly, so it can outlive this process (detach()).
   const logFd = options.logFile ? openSync(options.logFile, 'a') : undefined;
@@ -107,6 +129,7 @@ async function startDownloadedServer(
       ui: options.uiPort !== undefined,
       uiPort: options.uiPort,
       dbFilename: options.dbFile,
+      extraArgs: dynamicConfigArgs(options.dynamicConfig),
     },
   });
   return { address, stop: () => env.teardown(), detach: () => undefined };
