@@ -12,8 +12,9 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, Runtime, bundleWorkflowCode } from '@temporalio/worker';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { agentDataConverter } from '../src/worker/data-converter';
+import { bundleAgentWorkflows } from '../src/worker/workflow-bundle';
 import { controlLatency } from './control-latency';
 import { fanOut } from './fan-out';
 import { historyGrowth } from './history-growth';
@@ -103,8 +104,7 @@ async function ensurePeerInstalled(log: (line: string) => void): Promise<void> {
 }
 
 async function bundle(workflowsPath: string, file: string): Promise<string> {
-  const { code } = await bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('ERROR') });
-  await writeFile(file, code);
+  await writeFile(file, await bundleAgentWorkflows({ workflowsPath, logger: new DefaultLogger('ERROR') }));
   return file;
 }
 

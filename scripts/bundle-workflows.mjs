@@ -1,12 +1,13 @@
 // Bundles the compiled workflows once at build time, so starting a worker does not run webpack.
 import { writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode } from '@temporalio/worker';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { code } = await bundleWorkflowCode({
-  workflowsPath: path.join(root, 'dist', 'workflows', 'index.js'),
-  logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} },
-});
-await writeFile(path.join(root, 'dist', 'workflow-bundle.js'), code);
+const require = createRequire(import.meta.url);
+// The compiled helper, so this bundle is built with the same options as every other one.
+const { bundleAgentWorkflows, PREBUILT_BUNDLE } = require(
+  path.join(root, 'dist', 'worker', 'workflow-bundle.js'),
+);
+await writeFile(PREBUILT_BUNDLE, await bundleAgentWorkflows());

@@ -1,11 +1,10 @@
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import type { DataConverter } from '@temporalio/common';
 import { type NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { type ActivityDeps, createActivities } from '../activities/create-activities';
 import type { ToolPolicy } from '../shared/tool-policy';
 import { agentDataConverter } from './data-converter';
 import { applyWorkerToolPolicy } from './worker-tool-policy';
+import { workflowCodeOption } from './workflow-bundle';
 
 export interface AgentWorkerOptions {
   connection: NativeConnection;
@@ -33,20 +32,13 @@ export interface AgentWorkerOptions {
   toolPolicy?: ToolPolicy;
 }
 
-/** The workflow bundle `npm run build` writes; workers and `replay` use it when present. */
-export const PREBUILT_BUNDLE = path.resolve(__dirname, '..', 'workflow-bundle.js');
-
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
-  const bundlePath =
-    options.workflowBundlePath ?? (existsSync(PREBUILT_BUNDLE) ? PREBUILT_BUNDLE : undefined);
   const throttle = options.heartbeatThrottleMs ?? 1_000;
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    ...(bundlePath
-      ? { workflowBundle: { codePath: bundlePath } }
-      : { workflowsPath: require.resolve('../workflows') }),
+    ...workflowCodeOption(options.workflowBundlePath),
     activities: createActivities(
       options.toolPolicy
         ? {

@@ -1,9 +1,8 @@
-import { existsSync } from 'node:fs';
 import type { DataConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
-import { PREBUILT_BUNDLE } from './create-worker';
 import { agentDataConverter } from './data-converter';
+import { workflowCodeOption } from './workflow-bundle';
 
 export interface HistoryToReplay {
   workflowId: string;
@@ -36,14 +35,10 @@ export async function replayHistories(
   histories: HistoryToReplay[],
   options: ReplayOptions = {},
 ): Promise<ReplayOutcome[]> {
-  const bundlePath =
-    options.workflowBundlePath ?? (existsSync(PREBUILT_BUNDLE) ? PREBUILT_BUNDLE : undefined);
   const outcomes: ReplayOutcome[] = [];
   const results = Worker.runReplayHistories(
     {
-      ...(bundlePath
-        ? { workflowBundle: { codePath: bundlePath } }
-        : { workflowsPath: require.resolve('../workflows') }),
+      ...workflowCodeOption(options.workflowBundlePath),
       dataConverter: options.dataConverter ?? agentDataConverter(),
       replayName: 'durable-agent-replay',
     },

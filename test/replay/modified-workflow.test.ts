@@ -2,10 +2,11 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { DefaultLogger, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { parseNondeterminism } from '../../src/client/nondeterminism';
 import { replayHistories } from '../../src/worker/replay-histories';
+import { bundleAgentWorkflows } from '../../src/worker/workflow-bundle';
 import { workflowIdOf } from '../../src/client/history-file';
 
 // The other half of the replay guarantee: a change to what the workflow schedules, made without
@@ -40,9 +41,8 @@ beforeAll(async () => {
   } catch {
     // Installed already by another test file in this Jest worker.
   }
-  const { code } = await bundleWorkflowCode({
+  const code = await bundleAgentWorkflows({
     workflowsPath: require.resolve('../support/modified-conversation'),
-    logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} },
   });
   await writeFile(bundlePath, code);
 });

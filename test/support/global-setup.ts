@@ -1,11 +1,11 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { startDevServer } from '../../src/worker/dev-server';
 import { freePort } from '../../src/worker/free-port';
 import { PROJECT_TOOLS_DIR } from '../../src/worker/paths';
 import { findOrBuildTemporalCli } from '../../src/worker/temporal-cli';
+import { bundleAgentWorkflows } from '../../src/worker/workflow-bundle';
 
 /** One real Temporal dev server (in memory) and one workflow bundle for the whole test run. */
 export default async function globalSetup(): Promise<void> {
@@ -15,10 +15,7 @@ export default async function globalSetup(): Promise<void> {
     log: console.log,
   });
   const server = await startDevServer({ cliPath, port: await freePort() });
-  const { code } = await bundleWorkflowCode({
-    workflowsPath: require.resolve('../../src/workflows'),
-    logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} },
-  });
+  const code = await bundleAgentWorkflows();
   const bundlePath = path.join(os.tmpdir(), `durable-agent-workflows-${process.pid}.js`);
   await writeFile(bundlePath, code);
   process.env.TEST_TEMPORAL_ADDRESS = server.address;

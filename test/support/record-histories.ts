@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
-import { DefaultLogger, NativeConnection, Runtime, bundleWorkflowCode } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import OpenAI from 'openai';
 import { AgentClient } from '../../src/client/agent-client';
 import type { ApprovalDecision } from '../../src/shared/approvals';
@@ -32,6 +32,7 @@ import { startDevServer } from '../../src/worker/dev-server';
 import { freePort } from '../../src/worker/free-port';
 import { PROJECT_TOOLS_DIR } from '../../src/worker/paths';
 import { findOrBuildTemporalCli } from '../../src/worker/temporal-cli';
+import { bundleAgentWorkflows } from '../../src/worker/workflow-bundle';
 import { SUMMARY_SYSTEM_PROMPT } from '../../src/shared/compaction';
 import type { ChatRequest, ScriptStep } from './scripted-model';
 import { startScriptedModelServer } from './scripted-model-server';
@@ -250,7 +251,7 @@ async function main(names: string[]) {
     log: console.log,
   });
   const server = await startDevServer({ cliPath, port: await freePort() });
-  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows') });
+  const code = await bundleAgentWorkflows();
   const workspace = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-record-'));
   // Bundled from source, never a stale dist/ bundle.
   const bundlePath = path.join(workspace, '..', `durable-agent-record-bundle-${process.pid}.js`);

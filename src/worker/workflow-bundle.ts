@@ -1,0 +1,48 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { type BundleOptions, bundleWorkflowCode } from '@temporalio/worker';
+
+/** The workflow bundle `npm run build` writes; workers and `replay` use it when present. */
+export const PREBUILT_BUNDLE = path.resolve(__dirname, '..', 'workflow-bundle.js');
+
+const WORKFLOWS_DIR = path.resolve(__dirname, '..', 'workflows');
+
+/**
+ * What every bundle of the conversation workflows is built with: zod preloaded, so one copy of it
+ * serves every workflow a worker thread has cached (src/workflows/shared-zod.ts says why).
+ */
+export function agentBundlerOptions(): Pick<BundleOptions, 'preloadModules'> {
+  return { preloadModules: [require.resolve(path.join(WORKFLOWS_DIR, 'shared-zod'))] };
+}
+
+/** Where a worker gets its workflow code: a prebuilt bundle when there is one, else bundled at start. */
+export function workflowCodeOption(
+  bundlePath = existsSync(PREBUILT_BUNDLE) ? PREBUILT_BUNDLE : undefined,
+):
+  | { workflowBundle: { codePath: string } }
+  | { workflowsPath: string; bundlerOptions: Pick<BundleOptions, 'preloadModules'> } {
+  return bundlePath
+    ? { workflowBundle: { codePath: bundlePath } }
+    : { workflowsPath: require.resolve(WORKFLOWS_DIR), bundlerOptions: agentBundlerOptions() };
+}
+
+/** Bundles `workflowsPath` (by default the conversation workflows) with the project's bundler options. */
+export async function bundleAgentWorkflows(
+  options: { workflowsPath?: string; logger?: BundleOptions['logger'] } = {},
+): Promise<string> {
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: options.workflowsPath ?? require.resolve(WORKFLOWS_DIR),
+    logger: options.logger ?? quietLogger,
+    ...agentBundlerOptions(),
+  });
+  return code;
+}
+
+const quietLogger: NonNullable<BundleOptions['logger']> = {
+  trace() {},
+  debug() {},
+  info() {},
+  warn: (message, meta) => console.warn(message, meta ?? ''),
+  error: (message, meta) => console.error(message, meta ?? ''),
+  log() {},
+};

@@ -1,0 +1,13 @@
+/**
+ * zod, loaded once per workflow thread and shared by every workflow in it (the bundler's
+ * `preloadModules`, see src/worker/workflow-bundle.ts). Any other module of the bundle is
+ * instantiated anew for each workflow in the worker's cache, and zod's own modules cost about
+ * 0.75 MB each time. Temporal deep-freezes what is shared; zod sets its default locale, memoizer and
+ * code-generation check on first use, so they are set here, before the freeze.
+ */
+import { z } from 'zod';
+
+z.object({ warmUp: z.string() }).safeParse({ warmUp: 1 });
+void z.core.util.allowsEval.value;
+
+export const sharedZod = z;
