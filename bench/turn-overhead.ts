@@ -19,6 +19,8 @@ export interface TurnOverheadResult {
   floor: Summary;
   /** Task dispatch by the server alone: a workflow started while a plain client's poll waits. */
   dispatch: DispatchProbe;
+  /** The same on the stock dev server. */
+  stockDispatch?: DispatchProbe;
   /**
    * On a dev server with Temporal's default `history.transferProcessorMaxPollRPS` (20) instead of
    * the project's (DEV_SERVER_DYNAMIC_CONFIG): what that setting buys.
@@ -101,6 +103,17 @@ async function measureStack(
   }
 }
 
+function dispatchRows(suffix: string, probed: DispatchProbe): Array<Array<string | number>> {
+  return [
+    [
+      `poll waiting, workflow started: first 15 on a new connection${suffix}`,
+      probed.fresh.median,
+      probed.fresh.p95,
+    ],
+    [`the same, the 45 after those${suffix}`, probed.warm.median, probed.warm.p95],
+  ];
+}
+
 /**
  * Bench 1: a turn is one model call that asks for the no-op tool, the tool, and the model call that
  * answers. Timed from sending the message to the run having finished in the workflow, against the
@@ -122,9 +135,13 @@ export async function turnOverhead(context: BenchContext): Promise<TurnOverheadR
   const floor = summarize(floorTimes);
   context.log(`  floor (in-process): median ${floor.median} ms`);
 
-  const probeConnection = await Connection.connect({ address: context.address });
-  const dispatch = await probeDispatch(probeConnection).finally(() => probeConnection.close());
-  context.log(`  server dispatch: median ${dispatch.fresh.median} ms fresh, ${dispatch.warm.median} ms warm`);
+  const probe = async (address: string) => {
+    const connection = await Connection.connect({ address });
+    const probed = await probeDispatch(connection).finally(() => connection.close());
+    context.log(`  server dispatch: median ${probed.fresh.median} ms fresh, ${probed.warm.median} ms warm`);
+    return probed;
+  };
+  const dispatch = await probe(context.address);
 
   const result: TurnOverheadResult = {
     turns,
@@ -154,9 +171,10 @@ export async function turnOverhead(context: BenchContext): Promise<TurnOverheadR
   // The experiment behind the explanation: the same turns where each shard's transfer queue is read
   // at most 20 times a second, Temporal's default.
   context.log(`  on a dev server with Temporal's default ${TRANSFER_READS}:`);
-  await withServer(context, { [TRANSFER_READS]: 20 }, (stock) =>
-    measure(stock, result.stockServer.stacks, stockTurns),
-  );
+  await withServer(context, { [TRANSFER_READS]: 20 }, async (stock) => {
+    result.stockDispatch = await probe(stock.address);
+    await measure(stock, result.stockServer.stacks, stockTurns);
+  });
 
   const rows: Array<Array<string | number>> = [
     ['in-process loop (floor)', floor.median, floor.p95, '1.0', '0', '0', '-', '-'],
@@ -213,12 +231,8 @@ export async function turnOverhead(context: BenchContext): Promise<TurnOverheadR
   )}\n\n${table(
     ['Temporal server dispatch (plain gRPC client, no worker)', 'median ms', 'p95 ms'],
     [
-      [
-        'poll waiting, workflow started: first 15 on a new connection',
-        dispatch.fresh.median,
-        dispatch.fresh.p95,
-      ],
-      ['the same, the 45 after those', dispatch.warm.median, dispatch.warm.p95],
+      ...dispatchRows('', dispatch),
+      ...(result.stockDispatch ? dispatchRows(' (stock dev server)', result.stockDispatch) : []),
     ],
   )}`;
   return result;
