@@ -12,7 +12,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { DefaultLogger, Runtime, bundleWorkflowCode } from '@temporalio/worker';
 import { agentDataConverter } from '../src/worker/data-converter';
 import { bundleAgentWorkflows } from '../src/worker/workflow-bundle';
 import { controlLatency } from './control-latency';
@@ -103,8 +103,8 @@ async function ensurePeerInstalled(log: (line: string) => void): Promise<void> {
   });
 }
 
-async function bundle(workflowsPath: string, file: string): Promise<string> {
-  await writeFile(file, await bundleAgentWorkflows({ workflowsPath, logger: new DefaultLogger('ERROR') }));
+async function writeBundle(file: string, code: string): Promise<string> {
+  await writeFile(file, code);
   return file;
 }
 
@@ -151,11 +151,16 @@ async function main(): Promise<number> {
 
   await ensurePeerInstalled(log);
   log('Bundling the workflows ...');
-  const durableBundle = await bundle(
-    require.resolve('../src/workflows'),
+  const logger = new DefaultLogger('ERROR');
+  const durableBundle = await writeBundle(
     path.join(scratch, 'durable-agent-workflows.js'),
+    await bundleAgentWorkflows({ logger }),
   );
-  const bareBundle = await bundle(require.resolve('./support/bare-workflow'), path.join(scratch, 'bare.js'));
+  // The bare loop gets Temporal's plain bundle: the project's bundler options are part of durable-agent.
+  const bareBundle = await writeBundle(
+    path.join(scratch, 'bare.js'),
+    (await bundleWorkflowCode({ workflowsPath: require.resolve('./support/bare-workflow'), logger })).code,
+  );
 
   log('Starting the Temporal dev server and the scripted model ...');
   const server = await startBenchServer({ dynamicConfig: options.serverConfig, log });

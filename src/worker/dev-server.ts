@@ -29,12 +29,12 @@ export interface DevServerOptions {
  * there: 7 tasks a turn made a turn cost about 340 ms. At 1,000 reads a second the wait is gone
  * (BENCHMARKS.md, "Where a turn's time goes").
  */
-export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, unknown>> = {
+const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, unknown>> = {
   'history.transferProcessorMaxPollRPS': 1_000,
 };
 
 /** `--dynamic-config-value` arguments for the defaults above with `overrides` on top. */
-export function dynamicConfigArgs(overrides: Record<string, unknown> = {}): string[] {
+function dynamicConfigArgs(overrides: Record<string, unknown> = {}): string[] {
   return Object.entries({ ...DEV_SERVER_DYNAMIC_CONFIG, ...overrides }).flatMap(([key, value]) => [
     '--dynamic-config-value',
     `${key}=${JSON.stringify(value)}`,

@@ -11,7 +11,7 @@ const WORKFLOWS_DIR = path.resolve(__dirname, '..', 'workflows');
  * What every bundle of the conversation workflows is built with: zod preloaded, so one copy of it
  * serves every workflow a worker thread has cached (src/workflows/shared-zod.ts says why).
  */
-export function agentBundlerOptions(): Pick<BundleOptions, 'preloadModules'> {
+function agentBundlerOptions(): Pick<BundleOptions, 'preloadModules'> {
   return { preloadModules: [require.resolve(path.join(WORKFLOWS_DIR, 'shared-zod'))] };
 }
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { WorkflowFailedError } from '@temporalio/client';
 import { userMessageSignal } from '../../src/shared/conversation-api';
 import type { conversation } from '../../src/workflows/conversation';
@@ -36,4 +37,14 @@ test('conversations sharing one zod each validate their own input, and refusals 
   expect((await ask(harness().agent, first, 'Still there?')).finished).toMatchObject({
     answer: 'Second answer.',
   });
+});
+
+test('the workflow bundle loads zod in its preload step, before any workflow, so the worker thread shares it', async () => {
+  const bundle = await readFile(process.env.TEST_WORKFLOW_BUNDLE!, 'utf8');
+  const preload = /exports\.preloadModules = function preloadModules\(\) \{([\s\S]*?)\n\}/.exec(bundle)?.[1];
+  const moduleId = /"(\.\/[^"]*shared-zod\.[jt]s)"\)/.exec(preload ?? '')?.[1];
+  expect(moduleId).toBeDefined();
+  const fromModule = bundle.slice(bundle.indexOf(`/***/ "${moduleId}"`));
+  const moduleBody = fromModule.slice(0, fromModule.indexOf('/***/ }'));
+  expect(moduleBody).toContain('"./node_modules/zod/index.cjs")');
 });
