@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type Client,
   ScheduleAlreadyRunning,
@@ -112,11 +113,21 @@ export class ConversationSchedules {
     return description.info.recentActions.map((action) => action.action.workflow.workflowId);
   }
 
-  /** Starts a conversation now, besides the times the schedule names. */
+  /**
+   * Starts a conversation now, besides the times the schedule names. Temporal names each one by the
+   * second it was scheduled for, and refuses a second start in the same second while the first
+   * conversation is open (over and over, holding up the schedule), so this waits until the second of
+   * the schedule's newest start has passed: at most a second, by this machine's clock.
+   */
   async trigger(scheduleId: string): Promise<void> {
-    await this.explain(scheduleId, () =>
-      this.client.schedule.getHandle(scheduleId).trigger(ScheduleOverlapPolicy.ALLOW_ALL),
-    );
+    const handle = this.client.schedule.getHandle(scheduleId);
+    const newest = (await this.explain(scheduleId, () => handle.describe())).info.recentActions.at(-1);
+    if (newest) {
+      const nextSecond = Math.floor(newest.scheduledAt.getTime() / 1_000) * 1_000 + 1_000;
+      const wait = nextSecond - Date.now();
+      if (wait > 0) await sleep(wait);
+    }
+    await this.explain(scheduleId, () => handle.trigger(ScheduleOverlapPolicy.ALLOW_ALL));
   }
 
   /** Deletes the schedule; the conversations it started go on. */
