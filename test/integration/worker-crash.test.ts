@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -47,6 +47,8 @@ test('a worker killed while a tool runs: a new worker finishes the conversation,
     { text: 'Counted to thirty.' },
   ]);
   const markerDir = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-crash-'));
+  // The first attempt cannot finish before the worker is killed, however slow the machine.
+  await writeFile(path.join(markerDir, 'hold'), '');
   const env = {
     TASK_QUEUE: `crash-${randomUUID()}`,
     OPENAI_BASE_URL: model.baseUrl,
@@ -72,6 +74,7 @@ test('a worker killed while a tool runs: a new worker finishes the conversation,
   first.kill('SIGKILL');
   await exited;
   await startWorkerProcess(env);
+  await rm(path.join(markerDir, 'hold'));
 
   const follow = agent.follow(sent);
   let next = await follow.next();

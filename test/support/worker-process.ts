@@ -2,7 +2,7 @@
  * A worker in its own process, so a test can SIGKILL it. Configured by environment:
  * TEST_TEMPORAL_ADDRESS, TEST_WORKFLOW_BUNDLE, TASK_QUEUE, OPENAI_BASE_URL, WORKSPACE, MARKER_DIR.
  */
-import { appendFile } from 'node:fs/promises';
+import { access, appendFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import OpenAI from 'openai';
@@ -31,10 +31,12 @@ const slowCountTool = defineTool({
   retry: { initialIntervalMs: 200 },
   async execute(toolCallId, params, signal, onUpdate) {
     await appendFile(path.join(env('MARKER_DIR'), 'attempts'), `${process.pid} ${toolCallId}\n`);
-    for (let step = 1; step <= params.n; step++) {
+    // While MARKER_DIR/hold exists the count does not finish, so a test can kill the worker mid-call
+    // however slowly the machine runs.
+    for (let step = 1; step <= params.n || (await exists(path.join(env('MARKER_DIR'), 'hold'))); step++) {
       if (signal.aborted) throw signal.reason;
       await new Promise((resolve) => setTimeout(resolve, 100));
-      onUpdate({ details: { step } });
+      onUpdate({ details: { step: Math.min(step, params.n) } });
     }
     return textResult(`counted to ${params.n}`);
   },
@@ -64,3 +66,10 @@ main().catch((error) => {
   process.stderr.write(`${(error as Error).stack}\n`);
   process.exit(1);
 });
+
+function exists(file: string): Promise<boolean> {
+  return access(file).then(
+    () => true,
+    () => false,
+  );
+}
