@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import fastGlob from 'fast-glob';
 import { z } from 'zod';
-import { IGNORED_DIRECTORIES, assertContainedPattern } from './glob';
+import { GLOB_SAFETY_OPTIONS, IGNORED_DIRECTORIES, assertContainedPattern } from './glob';
 import { compileLinearRegex } from './linear-regex';
 import { readRegularFile } from './safe-file';
 import { defineTool, textResult } from './tool';
@@ -153,7 +153,7 @@ async function filesUnder(
     followSymbolicLinks: false,
     ignore: IGNORED_DIRECTORIES,
     suppressErrors: true,
-    extglob: false,
+    ...GLOB_SAFETY_OPTIONS,
   })) {
     if (files.length >= MAX_FILES) {
       more = true;
