@@ -70,12 +70,13 @@ export const grepTool = defineTool({
     let longLines = 0;
     let stopped = '';
     let sliceStart = performance.now();
-    // Between files and every few lines the loop turns, so heartbeats and other conversations go on.
+    // The loop turns between files and after every SLICE_MS of matching (checked line by line:
+    // one line may take milliseconds), so heartbeats and other conversations go on.
     const pause = async () => {
-      if (performance.now() - sliceStart < SLICE_MS) return;
       await yieldToEventLoop();
       sliceStart = performance.now();
     };
+    const sliceOver = () => performance.now() - sliceStart >= SLICE_MS;
     for (const file of files) {
       if (signal.aborted || matches.length >= params.max_results) break;
       if (performance.now() - started > MAX_SEARCH_MS) {
@@ -86,7 +87,7 @@ export const grepTool = defineTool({
         stopped = `${MAX_BYTES_SCANNED} bytes were searched`;
         break;
       }
-      await pause();
+      if (sliceOver()) await pause();
       scanned++;
       if (scanned % 500 === 0) onUpdate({ details: { scanned, of: files.length, matches: matches.length } });
       // A symlinked file may point outside the workspace; only read what really lies inside.
@@ -102,7 +103,7 @@ export const grepTool = defineTool({
       bytesScanned += bytes.length;
       const lines = bytes.toString('utf8').split('\n');
       for (let index = 0; index < lines.length && matches.length < params.max_results; index++) {
-        if (index % 64 === 0) {
+        if (sliceOver()) {
           await pause();
           if (signal.aborted) break;
         }

@@ -19,6 +19,8 @@ export interface LinearRegex {
 export const MAX_PATTERN_INSTRUCTIONS = 4_000;
 
 export function compileLinearRegex(pattern: string, ignoreCase: boolean): LinearRegex {
+  // Checked before translating: the translation turns `\k<name>` into the letter k.
+  if (hasBackreference(pattern)) throw new ToolError('InvalidArgs', BACKREFERENCES);
   let compiled: RE2JS;
   try {
     compiled = RE2JS.compile(RE2JS.translateRegExp(pattern), ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
@@ -35,13 +37,24 @@ export function compileLinearRegex(pattern: string, ignoreCase: boolean): Linear
   return { test: (text) => compiled.test(text), instructions };
 }
 
+const ENGINE = 'grep uses the RE2 engine (linear time, RE2 syntax)';
+const BACKREFERENCES = `backreferences (\\1, \\k<name>) are not supported: ${ENGINE}; search for the text itself`;
+
+/** An unescaped `\1`…`\9` or `\k<`: escapes are skipped in pairs, so `\\1` (a backslash, then 1) is not one. */
+function hasBackreference(pattern: string): boolean {
+  for (let index = 0; index < pattern.length; index++) {
+    if (pattern[index] !== '\\') continue;
+    const next = pattern[index + 1] ?? '';
+    if (/[1-9]/.test(next) || (next === 'k' && pattern[index + 2] === '<')) return true;
+    index++;
+  }
+  return false;
+}
+
 function unsupportedSyntax(pattern: string, reason: string): string {
-  const engine = 'grep uses the RE2 engine (linear time, RE2 syntax)';
   if (/\(\?<?[=!]/.test(pattern))
-    return `lookahead and lookbehind ((?=…), (?!…), (?<=…), (?<!…)) are not supported: ${engine}; match the surrounding text instead`;
-  if (/\\[1-9]|\\k</.test(pattern))
-    return `backreferences (\\1, \\k<name>) are not supported: ${engine}; search for the text itself`;
-  return `invalid regular expression: ${reason.replace(/^error parsing regexp: /, '')}; ${engine}, with no backreferences or lookaround, repeat counts up to 1000`;
+    return `lookahead and lookbehind ((?=…), (?!…), (?<=…), (?<!…)) are not supported: ${ENGINE}; match the surrounding text instead`;
+  return `invalid regular expression: ${reason.replace(/^error parsing regexp: /, '')}; ${ENGINE}, with no backreferences or lookaround, repeat counts up to 1000`;
 }
 
 /** re2js keeps the program's size internal; a missing size counts as the largest allowed. */
