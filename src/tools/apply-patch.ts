@@ -1,8 +1,9 @@
-import { lstat, readFile } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import { z } from 'zod';
 import { type FileChange, FileChangesFailed, type FileOps, commitFileChanges } from './atomic-file-changes';
-import { toolErrorFromFs } from './fs-errors';
+import { MAX_EDIT_BYTES } from './edit';
 import { applyHunks } from './patch-hunks';
+import { readRegularText } from './safe-file';
 import { defineTool, textResult } from './tool';
 import { ToolError } from './tool-error';
 import { type FilePatch, PatchError, parseUnifiedDiff } from './unified-diff';
@@ -105,8 +106,9 @@ async function plan(patches: FilePatch[], workspace: Workspace): Promise<Planned
       planned.push({ shown, change: { kind: 'add', path: target, content: fit('') }, added, removed });
       continue;
     }
-    const original = await readFile(target, 'utf8').catch((error: unknown) => {
-      throw toolErrorFromFs(error, shown);
+    const original = await readRegularText(target, shown, {
+      maxBytes: MAX_EDIT_BYTES,
+      advice: 'Change it with exec (e.g. sed) instead, in its own step.',
     });
     if (patch.kind === 'delete') {
       if (patch.hunks.length > 0 && fit(original) !== '') {

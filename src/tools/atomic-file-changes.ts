@@ -1,6 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import path from 'node:path';
+import { readRegularText } from './safe-file';
+
+/** The largest file a commit re-reads to check it is unchanged; callers read nothing larger. */
+const MAX_CHECKED_BYTES = 64 * 1024 * 1024;
 
 /** One file's new state: its whole new content, or gone. `expected` is the content the change was computed from. */
 export type FileChange =
@@ -8,10 +12,14 @@ export type FileChange =
   | { kind: 'update'; path: string; content: string; expected: string }
   | { kind: 'delete'; path: string; expected: string };
 
-/** The file system calls used, so tests can make one of them fail. */
+/**
+ * The file system calls that change files, so tests can make one of them fail. The check that a
+ * target still holds what a change was computed from always reads through the regular-file reader,
+ * which refuses FIFOs and devices instead of waiting on them.
+ */
 export type FileOps = Pick<
   typeof fs,
-  'writeFile' | 'readFile' | 'rename' | 'link' | 'unlink' | 'mkdir' | 'rmdir' | 'copyFile' | 'stat' | 'chmod'
+  'writeFile' | 'rename' | 'link' | 'unlink' | 'mkdir' | 'rmdir' | 'copyFile' | 'stat' | 'chmod'
 >;
 
 /** A commit that failed; nothing it touched was left changed unless `rollbackFailures` says otherwise. */
@@ -74,7 +82,10 @@ export async function commitFileChanges(changes: FileChange[], ops: FileOps = fs
     }
     for (const change of changes) {
       if (change.kind === 'add') continue;
-      const current = await ops.readFile(change.path, 'utf8');
+      const current = await readRegularText(change.path, change.path, {
+        maxBytes: MAX_CHECKED_BYTES,
+        advice: 'It grew while the patch was being applied.',
+      });
       if (current !== change.expected)
         throw new Error(`${change.path} changed while the patch was being applied`);
     }

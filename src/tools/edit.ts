@@ -1,14 +1,16 @@
-import { readFile, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { toolErrorFromFs } from './fs-errors';
+import { readRegularText, writeRegularFile } from './safe-file';
 import { defineTool, textResult } from './tool';
 import { ToolError } from './tool-error';
+
+/** Files are edited in memory; larger ones are refused before they are read. */
+export const MAX_EDIT_BYTES = 10 * 1024 * 1024;
 
 export const editTool = defineTool({
   name: 'edit',
   label: 'Edit file',
   description:
-    'Replace one exact occurrence of old_string with new_string in a workspace file. old_string must match exactly once; include surrounding lines to make it unique.',
+    'Replace one exact occurrence of old_string with new_string in a workspace file. old_string must match exactly once; include surrounding lines to make it unique. Files up to 10 MB.',
   parameters: z.object({
     path: z.string().min(1).describe('File path, relative to the workspace root'),
     old_string: z.string().min(1).describe('The exact text to replace'),
@@ -21,12 +23,10 @@ export const editTool = defineTool({
   async execute(_toolCallId, params, _signal, _onUpdate, { workspace }) {
     const file = await workspace.resolve(params.path);
     const shown = workspace.relative(file);
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (error) {
-      throw toolErrorFromFs(error, shown);
-    }
+    const text = await readRegularText(file, shown, {
+      maxBytes: MAX_EDIT_BYTES,
+      advice: 'Change it with exec (e.g. sed) or rewrite it in parts.',
+    });
     const first = text.indexOf(params.old_string);
     if (first === -1) throw new ToolError('InvalidArgs', `old_string was not found in ${shown}`);
     const matches = countOccurrences(text, params.old_string);
@@ -37,11 +37,7 @@ export const editTool = defineTool({
       );
     }
     const updated = text.slice(0, first) + params.new_string + text.slice(first + params.old_string.length);
-    try {
-      await writeFile(file, updated);
-    } catch (error) {
-      throw toolErrorFromFs(error, shown);
-    }
+    await writeRegularFile(file, shown, updated);
     const line = text.slice(0, first).split('\n').length;
     return textResult(`Edited ${shown} at line ${line}`, { path: shown, line });
   },

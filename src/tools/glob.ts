@@ -12,7 +12,57 @@ export function assertContainedPattern(pattern: string): void {
   if (pattern.startsWith('/') || pattern.split('/').includes('..') || pattern.includes('\0')) {
     throw new ToolError('InvalidPath', `pattern must be relative and stay inside the workspace: ${pattern}`);
   }
+  assertBoundedPattern(pattern);
 }
+
+const MAX_PATTERN_CHARS = 256;
+const MAX_GLOBSTARS = 2;
+const MAX_STARS_PER_SEGMENT = 2;
+const MAX_WILDCARDS = 4;
+const MAX_BRACE_EXPANSIONS = 64;
+
+/**
+ * fast-glob matches paths with backtracking regular expressions (picomatch): each `*` in a path
+ * segment and each `**` segment multiplies the ways a long name can be tried, and `*a*a*a*ab`
+ * against a 255-character name, or three `**` segments against a deep path, take minutes on the
+ * worker's one thread. Braces expand into one pattern per alternative. So the number of wildcards
+ * and alternatives is bounded to what everyday patterns (`src/**\/*.ts`, `**\/*.{ts,tsx}`,
+ * `**\/test/**\/*foo*`) need; extglobs (`+(a|b)`) are not interpreted at all (GLOB_SAFETY_OPTIONS).
+ */
+export function assertBoundedPattern(pattern: string): void {
+  const refuse = (why: string) => {
+    throw new ToolError(
+      'InvalidArgs',
+      `glob pattern ${why}; use a simpler pattern, or grep with a regular expression`,
+    );
+  };
+  if (pattern.length > MAX_PATTERN_CHARS) refuse(`is longer than ${MAX_PATTERN_CHARS} characters`);
+  const segments = pattern.split('/');
+  const globstars = new Set(segments.flatMap((segment, index) => (segment === '**' ? [index] : [])));
+  // Consecutive `**` segments act as one.
+  const distinctGlobstars = [...globstars].filter((index) => !globstars.has(index - 1)).length;
+  if (distinctGlobstars > MAX_GLOBSTARS) refuse(`has more than ${MAX_GLOBSTARS} ** segments`);
+  let stars = 0;
+  for (const segment of segments) {
+    if (segment === '**') continue;
+    const inSegment = segment.match(/\*+/g)?.length ?? 0;
+    if (inSegment > MAX_STARS_PER_SEGMENT)
+      refuse(`has more than ${MAX_STARS_PER_SEGMENT} * wildcards in one path segment`);
+    stars += inSegment;
+  }
+  if (stars + distinctGlobstars > MAX_WILDCARDS)
+    refuse(`has more than ${MAX_WILDCARDS} * and ** wildcards in all`);
+  let expansions = 1;
+  for (const group of pattern.match(/\{[^{}]*\}/g) ?? []) {
+    if (group.includes('..')) refuse('has a {a..b} range; list the alternatives instead');
+    expansions *= group.split(',').length;
+  }
+  if (/\{[^}]*\{/.test(pattern)) refuse('has nested {…} groups');
+  if (expansions > MAX_BRACE_EXPANSIONS) refuse(`expands to more than ${MAX_BRACE_EXPANSIONS} alternatives`);
+}
+
+/** fast-glob options every model-given pattern is matched with: extglobs stay literal text. */
+export const GLOB_SAFETY_OPTIONS = { extglob: false } as const;
 
 export const globTool = defineTool({
   name: 'glob',
@@ -41,6 +91,7 @@ export const globTool = defineTool({
         followSymbolicLinks: false,
         ignore: IGNORED_DIRECTORIES,
         suppressErrors: true,
+        ...GLOB_SAFETY_OPTIONS,
       });
     } catch (error) {
       throw toolErrorFromFs(error, workspace.relative(base));

@@ -1,6 +1,5 @@
-import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { toolErrorFromFs } from './fs-errors';
+import { readRegularFile } from './safe-file';
 import { defineTool, textResult } from './tool';
 import { ToolError } from './tool-error';
 
@@ -27,32 +26,23 @@ export const readTool = defineTool({
   async execute(_toolCallId, params, _signal, _onUpdate, { workspace }) {
     const file = await workspace.resolve(params.path);
     const shown = workspace.relative(file);
-    try {
-      const info = await stat(file);
-      if (info.size > MAX_FILE_BYTES) {
-        throw new ToolError(
-          'InvalidArgs',
-          `${shown} is ${info.size} bytes; files over ${MAX_FILE_BYTES} bytes are not read`,
-        );
-      }
-      const bytes = await readFile(file);
-      if (bytes.subarray(0, 8_192).includes(0))
-        throw new ToolError('InvalidArgs', `${shown} is a binary file`);
-      const lines = bytes.toString('utf8').split('\n');
-      const start = (params.offset ?? 1) - 1;
-      if (start >= lines.length && lines.length > 0 && start > 0) {
-        throw new ToolError(
-          'InvalidArgs',
-          `offset ${params.offset} is past the end of ${shown} (${lines.length} lines)`,
-        );
-      }
-      const end = Math.min(lines.length, start + (params.limit ?? DEFAULT_LINES));
-      let text = lines.slice(start, end).join('\n');
-      if (end < lines.length)
-        text += `\n\n[Lines ${start + 1}-${end} of ${lines.length}. Use offset=${end + 1} to continue.]`;
-      return textResult(text, { path: shown, startLine: start + 1, endLine: end, totalLines: lines.length });
-    } catch (error) {
-      throw toolErrorFromFs(error, shown);
+    const bytes = await readRegularFile(file, shown, {
+      maxBytes: MAX_FILE_BYTES,
+      advice: 'Use grep to find the lines you need.',
+    });
+    if (bytes.subarray(0, 8_192).includes(0)) throw new ToolError('InvalidArgs', `${shown} is a binary file`);
+    const lines = bytes.toString('utf8').split('\n');
+    const start = (params.offset ?? 1) - 1;
+    if (start >= lines.length && lines.length > 0 && start > 0) {
+      throw new ToolError(
+        'InvalidArgs',
+        `offset ${params.offset} is past the end of ${shown} (${lines.length} lines)`,
+      );
     }
+    const end = Math.min(lines.length, start + (params.limit ?? DEFAULT_LINES));
+    let text = lines.slice(start, end).join('\n');
+    if (end < lines.length)
+      text += `\n\n[Lines ${start + 1}-${end} of ${lines.length}. Use offset=${end + 1} to continue.]`;
+    return textResult(text, { path: shown, startLine: start + 1, endLine: end, totalLines: lines.length });
   },
 });

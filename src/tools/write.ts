@@ -1,7 +1,8 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { toolErrorFromFs } from './fs-errors';
+import { writeRegularFile } from './safe-file';
 import { defineTool, textResult } from './tool';
 
 export const writeTool = defineTool({
@@ -22,10 +23,10 @@ export const writeTool = defineTool({
     const shown = workspace.relative(file);
     try {
       await mkdir(path.dirname(file), { recursive: true });
-      await writeFile(file, params.content);
     } catch (error) {
-      throw toolErrorFromFs(error, shown);
+      throw toolErrorFromFs(error, path.dirname(shown));
     }
+    await writeRegularFile(file, shown, params.content);
     const bytes = Buffer.byteLength(params.content);
     return textResult(`Wrote ${bytes} bytes to ${shown}`, { path: shown, bytes });
   },

@@ -1,0 +1,162 @@
+import { randomBytes } from 'node:crypto';
+import { type Stats, constants } from 'node:fs';
+import { type FileHandle, lstat, open, rename, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { ToolError } from './tool-error';
+
+/**
+ * The one way file tools touch a file a model named. A FIFO opened for reading without O_NONBLOCK
+ * waits for a writer inside libuv's small thread pool, and a few such waits starve every file, DNS
+ * and compression call of the worker; a device reads forever. So: the path is checked with lstat
+ * (no open, so opening a device has no side effect), opened with O_NONBLOCK and O_NOFOLLOW, the
+ * open descriptor checked again with fstat (the path may have been swapped meanwhile) and its size
+ * capped before a byte is read; the content is read from that descriptor, never by path again.
+ * Writes go to a new temporary file beside the target and are renamed over it, so nothing ever
+ * opens the target for writing. Paths are canonical (Workspace.resolve); `shown` is how the model
+ * named the file, for messages.
+ */
+
+/** Files over the cap are refused before any byte is read; `advice` says what to do instead. */
+export interface ReadLimit {
+  maxBytes: number;
+  advice: string;
+}
+
+const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW;
+const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+const CHUNK_BYTES = 1024 * 1024;
+const MIN_CHUNK_BYTES = 64 * 1024;
+
+/** The whole content of the regular file at `file`. */
+export async function readRegularFile(file: string, shown: string, limit: ReadLimit): Promise<Buffer> {
+  assertRegular(await lstat(file).catch((error: unknown) => rethrow(error, shown)), shown);
+  const handle = await open(file, READ_FLAGS).catch((error: unknown) => rethrow(error, shown));
+  try {
+    const info = await handle.stat();
+    assertRegular(info, shown);
+    assertWithin(info.size, shown, limit);
+    return await readAll(handle, info.size, shown, limit);
+  } catch (error) {
+    return rethrow(error, shown);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** {@link readRegularFile} decoded as UTF-8. */
+export async function readRegularText(file: string, shown: string, limit: ReadLimit): Promise<string> {
+  return (await readRegularFile(file, shown, limit)).toString('utf8');
+}
+
+/**
+ * Replaces (or creates) `file` with `content`: written to a temporary file in the same directory,
+ * created exclusively, then renamed over the target, so the target is never opened and readers see
+ * the old content or the new one whole. An existing target must be a regular file; its permission
+ * bits are kept. A new file gets the mode a plain create would give (0666 less the umask).
+ */
+export async function writeRegularFile(file: string, shown: string, content: string | Buffer): Promise<void> {
+  const existing = await lstat(file).then(
+    (info) => info,
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined;
+      return rethrow(error, shown);
+    },
+  );
+  if (existing) assertRegular(existing, shown);
+  const temporary = path.join(
+    path.dirname(file),
+    `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`,
+  );
+  try {
+    const handle = await open(temporary, CREATE_FLAGS, existing ? 0o600 : 0o666);
+    try {
+      await handle.writeFile(content);
+      if (existing) await handle.chmod(existing.mode & 0o7777);
+    } finally {
+      await handle.close();
+    }
+    await rename(temporary, file);
+  } catch (error) {
+    await unlink(temporary).catch(() => undefined);
+    return rethrow(error, shown);
+  }
+}
+
+/** What kind of file `info` describes, in the words of the error message. */
+export function fileKind(info: Stats): string {
+  if (info.isFile()) return 'a regular file';
+  if (info.isDirectory()) return 'a directory';
+  if (info.isFIFO()) return 'a FIFO';
+  if (info.isSocket()) return 'a socket';
+  if (info.isCharacterDevice()) return 'a character device';
+  if (info.isBlockDevice()) return 'a block device';
+  if (info.isSymbolicLink()) return 'a symbolic link';
+  return 'a special file';
+}
+
+function assertRegular(info: Stats, shown: string): void {
+  if (info.isFile()) return;
+  if (info.isDirectory()) {
+    throw new ToolError(
+      'InvalidArgs',
+      `${shown} is a directory, not a regular file; use list_directory or glob to see what it holds`,
+    );
+  }
+  throw new ToolError(
+    'InvalidArgs',
+    `${shown} is ${fileKind(info)}, not a regular file; file tools read and write only regular files`,
+  );
+}
+
+function assertWithin(size: number, shown: string, limit: ReadLimit): void {
+  if (size > limit.maxBytes) {
+    throw new ToolError(
+      'InvalidArgs',
+      `${shown} is ${size} bytes; this tool handles files of at most ${limit.maxBytes} bytes. ${limit.advice}`,
+    );
+  }
+}
+
+/** Reads to end of file, at most one byte past the cap: a file growing after fstat is caught too. */
+async function readAll(handle: FileHandle, size: number, shown: string, limit: ReadLimit): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    const room = limit.maxBytes + 1 - total;
+    const chunk = Buffer.allocUnsafe(
+      Math.min(CHUNK_BYTES, room, Math.max(size - total + 1, MIN_CHUNK_BYTES)),
+    );
+    const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+    if (bytesRead === 0) break;
+    chunks.push(chunk.subarray(0, bytesRead));
+    total += bytesRead;
+    assertWithin(total, shown, limit);
+  }
+  return Buffer.concat(chunks, total);
+}
+
+/** Node's errors for the paths involved, as the tool errors the model reads. */
+function rethrow(error: unknown, shown: string): never {
+  if (error instanceof ToolError) throw error;
+  switch ((error as NodeJS.ErrnoException).code) {
+    case 'ENOENT':
+      throw new ToolError('FileNotFound', `no such file or directory: ${shown}`);
+    case 'EISDIR':
+      throw new ToolError('InvalidArgs', `${shown} is a directory, not a regular file`);
+    case 'ENOTDIR':
+      throw new ToolError('InvalidArgs', `a parent of ${shown} is not a directory`);
+    case 'EACCES':
+    case 'EPERM':
+      throw new ToolError('PermissionDenied', `permission denied: ${shown}`);
+    case 'ELOOP':
+      throw new ToolError(
+        'InvalidPath',
+        `${shown} is a symbolic link that changed while it was being opened; try again`,
+      );
+    case 'ENXIO':
+    case 'ENODEV':
+      throw new ToolError('InvalidArgs', `${shown} is a special file, not a regular file`);
+    default:
+      throw error;
+  }
+}
