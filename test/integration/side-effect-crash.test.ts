@@ -1,6 +1,6 @@
-import { type ChildProcess, execFileSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { lstat, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection, defaultPayloadConverter } from '@temporalio/client';
@@ -67,14 +67,14 @@ async function runningTools(conversationId: string): Promise<string[]> {
 }
 
 test('a worker killed mid-call: exec and write are reported as unknown outcomes and run once, the read-only tool is retried', async () => {
-  // Writing to a named pipe blocks until someone reads it, which nobody does: `write` is stuck mid-call.
-  execFileSync('mkfifo', [path.join(markerDir, 'pipe')]);
+  // While the hold file exists, `write` has written but does not return, and the count does not finish.
+  await writeFile(path.join(markerDir, 'hold'), '');
   model = await startScriptedModelServer([
     {
       text: 'Three things at once.',
       toolCalls: [
         { id: 'call_exec', name: 'exec', arguments: { command: 'echo $$ >> exec-runs; sleep 60' } },
-        { id: 'call_write', name: 'write', arguments: { path: 'pipe', content: 'written' } },
+        { id: 'call_write', name: 'write', arguments: { path: 'written.txt', content: 'written' } },
         { id: 'call_count', name: 'slow_count', arguments: { n: 40 } },
       ],
     },
@@ -99,6 +99,7 @@ test('a worker killed mid-call: exec and write are reported as unknown outcomes 
 
   await killWorkerProcess(first);
   await startWorker(env);
+  await rm(path.join(markerDir, 'hold'));
 
   const follow = agent.follow(sent);
   let next = await follow.next();
@@ -126,7 +127,7 @@ test('a worker killed mid-call: exec and write are reported as unknown outcomes 
 
   // What happened: the command ran once, the write was never attempted again, the count ran on both workers.
   expect(await readLines(path.join(markerDir, 'exec-runs'))).toHaveLength(1);
-  expect((await lstat(path.join(markerDir, 'pipe'))).isFIFO()).toBe(true);
+  expect(await readFile(path.join(markerDir, 'written.txt'), 'utf8')).toBe('written');
   const countAttempts = await readLines(path.join(markerDir, 'attempts'));
   expect(countAttempts).toHaveLength(2);
   expect(new Set(countAttempts.map((line) => line.split(' ')[0])).size).toBe(2);

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import OpenAI from 'openai';
 import { z } from 'zod';
+import type { ToolHooks } from '../../src/activities/tool-hooks';
 import { builtinTools } from '../../src/tools/builtin-tools';
 import { ToolRegistry } from '../../src/tools/registry';
 import { defineTool, textResult } from '../../src/tools/tool';
@@ -42,6 +43,16 @@ const slowCountTool = defineTool({
   },
 });
 
+/** While MARKER_DIR/hold exists, a `write` that has written does not return: a worker killed then dies mid-call. */
+const holdWrites: ToolHooks = {
+  async afterToolCall({ toolName }) {
+    if (toolName !== 'write') return;
+    while (await exists(path.join(env('MARKER_DIR'), 'hold'))) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  },
+};
+
 async function main() {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const connection = await NativeConnection.connect({ address: env('TEST_TEMPORAL_ADDRESS') });
@@ -55,6 +66,7 @@ async function main() {
       defaultModel: 'scripted-model',
       tools: new ToolRegistry([...builtinTools(), slowCountTool]),
       defaultWorkspace: env('WORKSPACE'),
+      hooks: [holdWrites],
     },
   });
   const running = worker.run();
