@@ -23,6 +23,7 @@ function limitsFrom(env: NodeJS.ProcessEnv): LargePayloadLimits {
       'DURABLE_AGENT_OFFLOAD_ABOVE_BYTES',
       DEFAULT_PAYLOAD_LIMITS.offloadAboveBytes,
     ),
+    maxPayloadBytes: bytes(env, 'DURABLE_AGENT_MAX_PAYLOAD_BYTES', DEFAULT_PAYLOAD_LIMITS.maxPayloadBytes),
   };
 }
 
