@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { dataDir } from '../worker/paths';
+import { dataDir, ensurePrivateDirectory } from '../worker/paths';
 
 /** How a worker talks to RAP tool servers and where they call it back. */
 export interface RapSettings {
@@ -62,7 +62,7 @@ function storedSecret(env: NodeJS.ProcessEnv): Buffer {
   try {
     return Buffer.from(readFileSync(file, 'utf8').trim());
   } catch {
-    mkdirSync(path.dirname(file), { recursive: true });
+    ensurePrivateDirectory(path.dirname(file));
     const secret = randomBytes(32).toString('base64url');
     writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
     return Buffer.from(readFileSync(file, 'utf8').trim());

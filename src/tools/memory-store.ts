@@ -66,7 +66,7 @@ export class MemoryStore {
       ...(note.conversationId !== undefined ? { conversationId: note.conversationId } : {}),
     };
     const file = this.fileOf(agentId, note.key);
-    await mkdir(path.dirname(file), { recursive: true });
+    await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
     await writeAtomically(file, JSON.stringify(entry));
     return { entry, replaced: previous !== undefined };
   }
@@ -125,7 +125,7 @@ async function readEntry(file: string): Promise<MemoryEntry | undefined> {
 async function writeAtomically(file: string, content: string): Promise<void> {
   const temporary = `${file}.${randomUUID()}.tmp`;
   try {
-    const handle = await open(temporary, 'wx');
+    const handle = await open(temporary, 'wx', 0o600);
     try {
       await handle.writeFile(content);
       await handle.sync();

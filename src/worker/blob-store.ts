@@ -23,9 +23,9 @@ export class DirectoryBlobStore implements BlobStore {
     const key = blobKeyOf(bytes);
     const file = this.fileOf(key);
     if (await exists(file)) return key;
-    await mkdir(path.dirname(file), { recursive: true });
+    await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
     const temporary = `${file}.${randomUUID()}.tmp`;
-    await writeFile(temporary, bytes);
+    await writeFile(temporary, bytes, { mode: 0o600 });
     await rename(temporary, file);
     return key;
   }

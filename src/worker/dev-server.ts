@@ -57,7 +57,7 @@ export interface RunningServer {
 export async function startDevServer(options: DevServerOptions): Promise<RunningServer> {
   const namespace = options.namespace ?? 'default';
   const address = `127.0.0.1:${options.port}`;
-  if (options.dbFile) await mkdir(path.dirname(options.dbFile), { recursive: true });
+  if (options.dbFile) await mkdir(path.dirname(options.dbFile), { recursive: true, mode: 0o700 });
   if (!options.cliPath) return startDownloadedServer(options, namespace, address);
 
   const args = [
@@ -80,7 +80,7 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
     ...dynamicConfigArgs(options.dynamicConfig),
   ];
   // With a log file the server writes to it directly, so it can outlive this process (detach()).
-  const logFd = options.logFile ? openSync(options.logFile, 'a') : undefined;
+  const logFd = options.logFile ? openSync(options.logFile, 'a', 0o600) : undefined;
   const child = spawn(options.cliPath, args, {
     stdio: logFd === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', logFd, logFd],
   });

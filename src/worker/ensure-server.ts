@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { ConnectionSettings } from '../shared/connection-settings';
 import { type RunningServer, startDevServer } from './dev-server';
 import { isListening } from './free-port';
-import { PROJECT_TOOLS_DIR, dataDir } from './paths';
+import { PROJECT_TOOLS_DIR, dataDir, ensurePrivateDirectory } from './paths';
 import { findOrBuildTemporalCli } from './temporal-cli';
 
 export interface EnsuredServer {
@@ -54,6 +54,7 @@ export async function startEmbeddedServer(
   log: (line: string) => void,
 ): Promise<RunningServer> {
   const cliPath = await findOrBuildTemporalCli({ env, toolsDir: PROJECT_TOOLS_DIR, log });
+  ensurePrivateDirectory(path.dirname(embedded.dbFile));
   log(
     `Starting the embedded Temporal server on 127.0.0.1:${embedded.port} (web UI http://127.0.0.1:${embedded.uiPort}, data ${embedded.dbFile}).`,
   );

@@ -1,3 +1,4 @@
+import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -10,4 +11,14 @@ export const PROJECT_TOOLS_DIR = path.join(PACKAGE_ROOT, '.tools');
 /** Conversations' SQLite store and server logs: DURABLE_AGENT_DATA_DIR, else ~/.durable-agent. */
 export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
   return path.resolve(env.DURABLE_AGENT_DATA_DIR || path.join(os.homedir(), '.durable-agent'));
+}
+
+/**
+ * Creates `directory` (and missing parents) readable by this user only, and takes group and other
+ * access away from it when this user owns it: it holds conversations, secrets and memory.
+ */
+export function ensurePrivateDirectory(directory: string): void {
+  mkdirSync(directory, { recursive: true, mode: 0o700 });
+  const info = statSync(directory);
+  if ((info.mode & 0o077) !== 0 && info.uid === process.getuid?.()) chmodSync(directory, info.mode & 0o700);
 }
