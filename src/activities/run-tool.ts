@@ -4,7 +4,6 @@ import { DEFAULT_AGENT_ID } from '../shared/agent-id';
 import { ToolResultContentSchema } from '../shared/content';
 import { MAX_TOOL_RESULT_BYTES } from '../shared/constants';
 import {
-  TOOL_ERROR_RETRYABLE,
   type ToolErrorKind,
   type ToolOutcome,
   toolBlockedOutcome,
@@ -213,7 +212,7 @@ export function createRunTool(deps: ToolDeps) {
     if (failure instanceof ToolError) {
       const attempts = deps.tools.descriptor(toolName)?.retry.maximumAttempts ?? 1;
       // Read-only tools try again while attempts last; the last attempt's error is the answer.
-      if (tool.idempotent && TOOL_ERROR_RETRYABLE[failure.kind] && context.info.attempt < attempts) {
+      if (tool.idempotent && failure.retryable && context.info.attempt < attempts) {
         throw ApplicationFailure.create({
           message: failure.message,
           type: failure.kind,

@@ -12,7 +12,8 @@ export interface McpCallResult {
 /**
  * An MCP tool result as a tool result: text and images as they are, anything else (audio,
  * resources, links) described in text. `isError` results become a ToolError, so the model reads
- * them as the tool's error.
+ * them as the tool's error at once: the server answered, so asking it again would only repeat the
+ * call (and any side effect).
  */
 export function toolResultOfMcp(result: McpCallResult): ToolResult {
   const content = (result.content ?? []).map(contentOf);
@@ -21,7 +22,9 @@ export function toolResultOfMcp(result: McpCallResult): ToolResult {
   }
   if (result.isError) {
     const text = content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n');
-    throw new ToolError('ExecutionFailed', text || 'the MCP tool reported an error');
+    throw new ToolError('ExecutionFailed', text || 'the MCP tool reported an error', {
+      retryable: false,
+    });
   }
   return {
     content,

@@ -3,6 +3,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { z } from 'zod';
 import { createRunTool } from '../../src/activities/run-tool';
+import { toolResultOfMcp } from '../../src/mcp/mcp-result';
 import type { AfterToolCallEvent, ToolHooks } from '../../src/activities/tool-hooks';
 import type { ToolErrorKind, ToolOutcome } from '../../src/shared/tool-errors';
 import type { ToolRunInput } from '../../src/shared/tool-run';
@@ -48,7 +49,26 @@ const failingTool = (idempotent: boolean): AgentTool =>
     },
   }) as AgentTool;
 
-const registry = new ToolRegistry([noteTool as AgentTool, failingTool(true), failingTool(false)]);
+/** A read-only MCP tool whose server answers with an error result. */
+const mcpErrorTool = defineTool({
+  name: 'mcp_denies',
+  label: 'MCP error',
+  description: 'Answers as an MCP server that refuses.',
+  parameters: z.object({}),
+  category: 'mcp',
+  idempotent: true,
+  risk: 'low',
+  async execute() {
+    return toolResultOfMcp({ isError: true, content: [{ type: 'text', text: 'permission denied: /srv' }] });
+  },
+}) as AgentTool;
+
+const registry = new ToolRegistry([
+  noteTool as AgentTool,
+  failingTool(true),
+  failingTool(false),
+  mcpErrorTool,
+]);
 
 let workspace: string;
 beforeAll(async () => {
@@ -247,6 +267,12 @@ describe('error kinds: retried only when retryable and the tool is read-only', (
       tool: 'fails_read_only',
       error: 'failed with ExecutionFailed',
     });
+  });
+
+  test("an MCP tool's error result is its answer on the first attempt, never retried", async () => {
+    const outcome = await run(call('mcp_denies', {}), [], 1);
+    expect(outcome).toMatchObject({ isError: true, details: { errorKind: 'ExecutionFailed' } });
+    expect(JSON.parse(text(outcome)).error).toBe('permission denied: /srv');
   });
 
   test('a tool with side effects is never retried, whatever the kind', async () => {
