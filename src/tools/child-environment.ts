@@ -4,6 +4,10 @@
  * environment must find none of them. So a child gets only the variables a shell needs to behave
  * (search path, home, locale, terminal, time zone, user, temporary directory), plus the exact names
  * the operator chose to pass, and never anything by default.
+ *
+ * This keeps secrets out of what a command is given. It does not stop a command that reads the
+ * worker's own start-up environment from /proc/<worker pid>/environ, readable by the same user:
+ * only a sandbox with a process namespace of its own, or another user, closes that.
  */
 const BASE_NAMES: ReadonlySet<string> = new Set([
   'PATH',

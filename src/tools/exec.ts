@@ -107,6 +107,8 @@ function runInForeground(
       run.terminate();
     };
     const timer = setTimeout(() => stop('timeout'), timeoutMs);
+    // A command that exited in time is not reported as timed out while its output drains.
+    child.once('exit', () => clearTimeout(timer));
     const onAbort = () => stop('abort');
     signal.addEventListener('abort', onAbort, { once: true });
     let reported = 0;

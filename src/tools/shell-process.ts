@@ -31,7 +31,7 @@ export interface ShellRun {
    * Settles when the command is over: bash has exited and its output drained. Output is read until
    * the pipes close, or for a short while after bash exits when descendants still hold them; the
    * pipes are then destroyed, so a leftover process can neither keep the run open nor add to it.
-   * Whatever the command left running is then terminated (SIGTERM, SIGKILL after `graceMs`): a
+   * Whatever the command left running is then terminated (SIGTERM, SIGKILL a little later): a
    * command's processes never outlive it; the first sweep is done when this settles. Rejects when
    * bash could not be started.
    */
