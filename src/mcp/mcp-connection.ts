@@ -1,5 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import {
+  StdioClientTransport,
+  type StdioServerParameters,
+  getDefaultEnvironment,
+} from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { McpServerConfig } from '../shared/mcp-config';
 import { isConnectionFailure } from './mcp-errors';
@@ -78,13 +82,7 @@ export class McpConnection {
   private async connect(): Promise<Client> {
     const transport =
       'command' in this.config
-        ? new StdioClientTransport({
-            command: this.config.command,
-            args: this.config.args ?? [],
-            env: { ...(process.env as Record<string, string>), ...this.config.env },
-            ...(this.config.cwd ? { cwd: this.config.cwd } : {}),
-            stderr: 'ignore',
-          })
+        ? new StdioClientTransport(stdioServerParameters(this.config))
         : new StreamableHTTPClientTransport(new URL(this.config.url), {
             requestInit: { headers: this.config.headers ?? {} },
           });
@@ -109,4 +107,21 @@ export class McpConnection {
     }
     return client;
   }
+}
+
+/**
+ * How a stdio server is started. Its environment is the SDK's minimal default (search path, home,
+ * shell, terminal, user) plus the variables its configuration names, never the worker's: a server
+ * runs code the worker did not write, and tools the model calls.
+ */
+export function stdioServerParameters(
+  config: Extract<McpServerConfig, { command: string }>,
+): StdioServerParameters {
+  return {
+    command: config.command,
+    args: config.args ?? [],
+    env: { ...getDefaultEnvironment(), ...config.env },
+    ...(config.cwd ? { cwd: config.cwd } : {}),
+    stderr: 'ignore',
+  };
 }

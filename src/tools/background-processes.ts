@@ -1,7 +1,7 @@
-import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { type OutputRead, PollableOutput } from './process-output';
-import { killProcessGroup, spawnShell } from './shell-process';
+import { signalRunsSync } from './process-tree';
+import { type ShellRun, killProcessGroup, spawnShell } from './shell-process';
 import { ToolError } from './tool-error';
 
 export interface BackgroundProcessLimits {
@@ -47,7 +47,7 @@ interface Entry {
   conversationId: string;
   toolCallId: string;
   command: string;
-  child: ChildProcess;
+  run: ShellRun;
   startedAt: number;
   output: PollableOutput;
   ended?: { code: number | null; signal: NodeJS.Signals | null; at: number };
@@ -85,6 +85,8 @@ export class BackgroundProcesses {
     toolCallId: string;
     command: string;
     cwd: string;
+    /** The command's whole environment; see `childEnvironment`. */
+    env: Readonly<Record<string, string>>;
     timeoutSeconds: number;
   }): ProcessSummary & { alreadyStarted: boolean } {
     const key = `${params.conversationId}\0${params.toolCallId}`;
@@ -113,9 +115,10 @@ export class BackgroundProcesses {
     const number = (this.counters.get(params.conversationId) ?? 0) + 1;
     this.counters.set(params.conversationId, number);
     const id = `p${number}-${this.instance}`;
-    const child = spawnShell(params.command, {
+    const run = spawnShell(params.command, {
       cwd: params.cwd,
       stdin: 'pipe',
+      env: params.env,
       backstopSeconds: params.timeoutSeconds + BACKSTOP_EXTRA_S,
     });
     const entry: Entry = {
@@ -123,7 +126,7 @@ export class BackgroundProcesses {
       conversationId: params.conversationId,
       toolCallId: params.toolCallId,
       command: params.command,
-      child,
+      run,
       startedAt: Date.now(),
       output: new PollableOutput(this.limits.outputBytes),
       timer: setTimeout(() => this.stop(entry, 'timeout', 'SIGTERM'), params.timeoutSeconds * 1_000),
@@ -137,10 +140,10 @@ export class BackgroundProcesses {
       entry.output.push(chunk);
       notify();
     };
-    child.stdout!.on('data', onOutput);
-    child.stderr!.on('data', onOutput);
+    run.child.stdout!.on('data', onOutput);
+    run.child.stderr!.on('data', onOutput);
     // Writing to a process that has exited fails on the stream; the write call reports it.
-    child.stdin!.on('error', () => undefined);
+    run.child.stdin!.on('error', () => undefined);
     const end = (code: number | null, signal: NodeJS.Signals | null) => {
       if (entry.ended) return;
       clearTimeout(entry.timer);
@@ -148,11 +151,14 @@ export class BackgroundProcesses {
       this.forgetOldFinished(entry.conversationId);
       notify();
     };
-    child.on('close', end);
-    child.on('error', (error) => {
-      entry.output.push(Buffer.from(`could not start bash: ${error.message}\n`));
-      end(null, null);
-    });
+    // It ends at bash's exit (plus a short drain), and what it left running is terminated then.
+    run.ended.then(
+      (exit) => end(exit.code, exit.signal),
+      (error: Error) => {
+        entry.output.push(Buffer.from(`could not start bash: ${error.message}\n`));
+        end(null, null);
+      },
+    );
     this.entries.set(entryKey(params.conversationId, id), entry);
     this.startedByToolCall.set(key, id);
     trackForExit(this);
@@ -204,7 +210,7 @@ export class BackgroundProcesses {
     close: boolean,
   ): Promise<{ bytes: number; flushed: boolean }> {
     const entry = this.entryOf(conversationId, id);
-    const stdin = entry.child.stdin!;
+    const stdin = entry.run.child.stdin!;
     if (entry.ended) throw new ToolError('ExecutionFailed', `process ${id} has already exited`);
     if (!stdin.writable) throw new ToolError('ExecutionFailed', `the stdin of process ${id} is closed`);
     const flushed = await new Promise<boolean>((resolve, reject) => {
@@ -220,7 +226,10 @@ export class BackgroundProcesses {
     return { bytes: Buffer.byteLength(input), flushed };
   }
 
-  /** Signals the process's whole group (SIGKILL follows a gentler signal if it is ignored), and waits briefly for the end. */
+  /**
+   * Signals every process the command started, also those that left its group or session (SIGKILL
+   * follows a gentler signal if it is ignored), and waits briefly for the end.
+   */
   async kill(conversationId: string, id: string, signal: NodeJS.Signals): Promise<ProcessSummary> {
     const entry = this.entryOf(conversationId, id);
     if (!entry.ended) {
@@ -243,19 +252,25 @@ export class BackgroundProcesses {
     return summaryOf(entry);
   }
 
-  /** Kills every process of every conversation: the worker is stopping. */
+  /**
+   * Kills every process of every conversation, and what finished ones left running: the worker is
+   * stopping. Synchronous, so it works in an exit handler.
+   */
   killAll(): void {
-    for (const entry of this.entries.values()) {
-      if (!entry.ended) killProcessGroup(entry.child.pid, 'SIGKILL');
-    }
+    const entries = [...this.entries.values()];
+    for (const entry of entries) if (!entry.ended) killProcessGroup(entry.run.child.pid, 'SIGKILL');
+    signalRunsSync(
+      entries.map((entry) => entry.run.mark),
+      'SIGKILL',
+    );
   }
 
   private stop(entry: Entry, reason: 'timeout' | 'kill', signal: NodeJS.Signals): void {
     entry.stoppedBy ??= reason;
-    killProcessGroup(entry.child.pid, signal);
+    void entry.run.signal(signal);
     if (signal !== 'SIGKILL') {
       setTimeout(() => {
-        if (!entry.ended) killProcessGroup(entry.child.pid, 'SIGKILL');
+        if (!entry.ended) void entry.run.signal('SIGKILL');
       }, KILL_GRACE_MS).unref();
     }
   }
@@ -292,7 +307,7 @@ const entryKey = (conversationId: string, id: string) => `${conversationId}\0${i
 function summaryOf(entry: Entry): ProcessSummary {
   return {
     id: entry.id,
-    pid: entry.child.pid,
+    pid: entry.run.child.pid,
     command: entry.command.slice(0, COMMAND_SHOWN_CHARS),
     status: entry.ended ? 'exited' : 'running',
     exitCode: entry.ended?.code ?? null,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { BackgroundProcesses } from './background-processes';
 import type { CommandPolicy } from './exec-policy';
 import { HeadTailBuffer } from './output-buffer';
-import { killProcessGroup, spawnShell } from './shell-process';
+import { spawnShell } from './shell-process';
 import { type ToolResult, type ToolUpdate, defineTool, textResult } from './tool';
 import { ToolError } from './tool-error';
 
@@ -12,15 +12,21 @@ const MAX_TIMEOUT_S = 280;
 const DEFAULT_BACKGROUND_TIMEOUT_S = 1_800;
 const MAX_BACKGROUND_TIMEOUT_S = 86_400;
 const OUTPUT_HALF_BYTES = 32 * 1024;
-const KILL_GRACE_MS = 2_000;
 const PROGRESS_EVERY_MS = 1_000;
 
-/** `exec` as this worker runs it: its command policy, and where background processes are kept. */
-export function createExecTool(deps: { policy: CommandPolicy; processes: BackgroundProcesses }) {
+/**
+ * `exec` as this worker runs it: its command policy, where background processes are kept, and the
+ * environment every command starts with (built by `childEnvironment`, never the worker's own).
+ */
+export function createExecTool(deps: {
+  policy: CommandPolicy;
+  processes: BackgroundProcesses;
+  env: Readonly<Record<string, string>>;
+}) {
   return defineTool({
     name: 'exec',
     label: 'Run command',
-    description: `Run a shell command with bash in the workspace directory. Returns the exit code and combined stdout/stderr (long output keeps its beginning and end). Default timeout ${DEFAULT_TIMEOUT_S} s. With background: true it returns a process id at once and the command keeps running (killed after timeout, default ${DEFAULT_BACKGROUND_TIMEOUT_S} s); use the process tool to poll its output, write to its stdin or kill it. ${deps.policy.describe()}`,
+    description: `Run a shell command with bash in the workspace directory. Returns the exit code and combined stdout/stderr (long output keeps its beginning and end). Default timeout ${DEFAULT_TIMEOUT_S} s. Processes the command leaves running are killed when it ends. With background: true it returns a process id at once and the command keeps running (killed after timeout, default ${DEFAULT_BACKGROUND_TIMEOUT_S} s); use the process tool to poll its output, write to its stdin or kill it. ${deps.policy.describe()}`,
     parameters: z
       .object({
         command: z.string().min(1).describe('The bash command line to run'),
@@ -57,6 +63,7 @@ export function createExecTool(deps: { policy: CommandPolicy; processes: Backgro
           toolCallId,
           command: params.command,
           cwd: context.workspace.root,
+          env: deps.env,
           timeoutSeconds,
         });
         return textResult(
@@ -66,6 +73,7 @@ export function createExecTool(deps: { policy: CommandPolicy; processes: Backgro
       }
       return runInForeground(params.command, (params.timeout ?? DEFAULT_TIMEOUT_S) * 1_000, {
         cwd: context.workspace.root,
+        env: deps.env,
         signal,
         onUpdate,
       });
@@ -76,12 +84,18 @@ export function createExecTool(deps: { policy: CommandPolicy; processes: Backgro
 function runInForeground(
   command: string,
   timeoutMs: number,
-  options: { cwd: string; signal: AbortSignal; onUpdate: (update: ToolUpdate) => void },
+  options: {
+    cwd: string;
+    env: Readonly<Record<string, string>>;
+    signal: AbortSignal;
+    onUpdate: (update: ToolUpdate) => void;
+  },
 ): Promise<ToolResult> {
   const { signal, onUpdate } = options;
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawnShell(command, { cwd: options.cwd, stdin: 'ignore' });
+    const run = spawnShell(command, { cwd: options.cwd, stdin: 'ignore', env: options.env });
+    const child = run.child;
     const output = new HeadTailBuffer(OUTPUT_HALF_BYTES);
     child.stdout!.on('data', (chunk: Buffer) => output.push(chunk));
     child.stderr!.on('data', (chunk: Buffer) => output.push(chunk));
@@ -90,10 +104,11 @@ function runInForeground(
     const stop = (reason: 'timeout' | 'abort') => {
       if (stoppedBy) return;
       stoppedBy = reason;
-      killProcessGroup(child.pid, 'SIGTERM');
-      setTimeout(() => killProcessGroup(child.pid, 'SIGKILL'), KILL_GRACE_MS).unref();
+      run.terminate();
     };
     const timer = setTimeout(() => stop('timeout'), timeoutMs);
+    // A command that exited in time is not reported as timed out while its output drains.
+    child.once('exit', () => clearTimeout(timer));
     const onAbort = () => stop('abort');
     signal.addEventListener('abort', onAbort, { once: true });
     let reported = 0;
@@ -111,45 +126,48 @@ function runInForeground(
       clearInterval(progress);
       signal.removeEventListener('abort', onAbort);
     };
-    child.on('error', (error) => {
-      finish();
-      reject(new ToolError('ExecutionFailed', `could not start bash: ${error.message}`));
-    });
-    child.on('close', (code, killedBy) => {
-      finish();
-      const durationMs = Date.now() - started;
-      const text = output.toString();
-      if (stoppedBy === 'timeout') {
-        reject(
-          new ToolError(
-            'Timeout',
-            `command timed out after ${timeoutMs / 1_000}s and was killed. Output so far:\n${text}`,
-          ),
-        );
-        return;
-      }
-      if (stoppedBy === 'abort') {
-        // Steering and abort keep what the command printed; the runtime marks the result as partial.
+    // The run ends at bash's exit (plus a short drain), so a descendant holding the pipes cannot keep it open.
+    run.ended.then(
+      ({ code, signal: killedBy }) => {
+        finish();
+        const durationMs = Date.now() - started;
+        const text = output.toString();
+        if (stoppedBy === 'timeout') {
+          reject(
+            new ToolError(
+              'Timeout',
+              `command timed out after ${timeoutMs / 1_000}s and was killed. Output so far:\n${text}`,
+            ),
+          );
+          return;
+        }
+        if (stoppedBy === 'abort') {
+          // Steering and abort keep what the command printed; the runtime marks the result as partial.
+          resolve(
+            textResult(`interrupted and killed. Output so far:\n${text || '(no output)'}`, {
+              exitCode: code,
+              signal: killedBy,
+              durationMs,
+              outputBytes: output.bytes,
+              interrupted: true,
+            }),
+          );
+          return;
+        }
+        const status = code === null ? `killed by ${killedBy}` : `exit code ${code}`;
         resolve(
-          textResult(`interrupted and killed. Output so far:\n${text || '(no output)'}`, {
+          textResult(`${status}\n${text || '(no output)'}`, {
             exitCode: code,
             signal: killedBy,
             durationMs,
             outputBytes: output.bytes,
-            interrupted: true,
           }),
         );
-        return;
-      }
-      const status = code === null ? `killed by ${killedBy}` : `exit code ${code}`;
-      resolve(
-        textResult(`${status}\n${text || '(no output)'}`, {
-          exitCode: code,
-          signal: killedBy,
-          durationMs,
-          outputBytes: output.bytes,
-        }),
-      );
-    });
+      },
+      (error: Error) => {
+        finish();
+        reject(new ToolError('ExecutionFailed', `could not start bash: ${error.message}`));
+      },
+    );
   });
 }

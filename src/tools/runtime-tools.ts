@@ -1,4 +1,5 @@
 import { type BackgroundProcessLimits, BackgroundProcesses } from './background-processes';
+import { childEnvironment } from './child-environment';
 import { createExecTool } from './exec';
 import { CommandPolicy, type ExecPolicySettings } from './exec-policy';
 import { createProcessTool } from './process-tool';
@@ -9,11 +10,17 @@ export interface RuntimeToolOptions extends ExecPolicySettings {
   backgroundLimits?: Partial<BackgroundProcessLimits>;
   /** Shared table of background processes; one per call when absent. Tests pass theirs to inspect it. */
   processes?: BackgroundProcesses;
+  /**
+   * The whole environment every command starts with, built by `childEnvironment` at the worker's
+   * edge. When absent, the base variables of this process's environment and nothing else.
+   */
+  childEnv?: Readonly<Record<string, string>>;
 }
 
 /** `exec` and `process` (the `group:runtime` tools), sharing one table of background processes. */
 export function createRuntimeTools(options: RuntimeToolOptions = {}): AgentTool[] {
   const processes = options.processes ?? new BackgroundProcesses(options.backgroundLimits);
   const policy = new CommandPolicy(options);
-  return [createExecTool({ policy, processes }), createProcessTool(processes)] as AgentTool[];
+  const env = options.childEnv ?? childEnvironment(process.env);
+  return [createExecTool({ policy, processes, env }), createProcessTool(processes)] as AgentTool[];
 }

@@ -1,4 +1,6 @@
 import { ExecSecurityModeSchema } from '../shared/exec-security';
+import { ENV_NAME_PATTERN } from '../tools/child-environment';
+import { RUN_MARK_VARIABLE } from '../tools/process-tree';
 import type { ExecPolicySettings } from '../tools/exec-policy';
 
 /**
@@ -20,4 +22,29 @@ export function execPolicyFromEnv(env: NodeJS.ProcessEnv): ExecPolicySettings {
     }
   }
   return { security: parsed.data, ...(bins.length ? { safeBins: bins } : {}) };
+}
+
+/**
+ * AGENT_EXEC_ENV_PASS: comma-separated exact names of worker environment variables that commands
+ * (`exec`, background processes) may see beyond the base ones. Empty by default: a command sees no
+ * secret the worker holds unless the operator names it here.
+ */
+export function execEnvPassFromEnv(env: NodeJS.ProcessEnv): string[] {
+  const names = (env.AGENT_EXEC_ENV_PASS ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  for (const name of names) {
+    if (!ENV_NAME_PATTERN.test(name)) {
+      throw new Error(
+        `AGENT_EXEC_ENV_PASS names environment variables exactly (letters, digits, underscore), not patterns: ${JSON.stringify(name)}`,
+      );
+    }
+    if (name === RUN_MARK_VARIABLE) {
+      throw new Error(
+        `AGENT_EXEC_ENV_PASS cannot pass ${RUN_MARK_VARIABLE}: the worker sets it for every command`,
+      );
+    }
+  }
+  return names;
 }

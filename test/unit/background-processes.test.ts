@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BackgroundProcesses } from '../../src/tools/background-processes';
+import { childEnvironment } from '../../src/tools/child-environment';
 import { PollableOutput } from '../../src/tools/process-output';
 import { createRuntimeTools } from '../../src/tools/runtime-tools';
 import type { AgentTool, ToolResult } from '../../src/tools/tool';
@@ -33,6 +34,7 @@ const start = (
     toolCallId: options.toolCallId ?? `call_${++calls}`,
     command,
     cwd: root,
+    env: childEnvironment(process.env),
     timeoutSeconds: options.timeoutSeconds ?? 60,
   });
 

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { effectiveExecSecurity } from '../../src/shared/exec-security';
 import { BackgroundProcesses } from '../../src/tools/background-processes';
 import { deniedCommandPattern } from '../../src/tools/command-denylist';
+import { childEnvironment } from '../../src/tools/child-environment';
 import { createExecTool } from '../../src/tools/exec';
 import { CommandPolicy } from '../../src/tools/exec-policy';
 import { DEFAULT_SAFE_BINS } from '../../src/tools/safe-bin';
@@ -274,7 +275,11 @@ describe('exec applies the policy before anything runs', () => {
     params: { command: string; background?: boolean },
     conversationMode?: 'full' | 'safe-bin',
   ): Promise<ToolResult> => {
-    const tool = createExecTool({ policy: new CommandPolicy({ security }), processes });
+    const tool = createExecTool({
+      policy: new CommandPolicy({ security }),
+      processes,
+      env: childEnvironment(process.env),
+    });
     return tool.execute('call_unit', tool.parameters.parse(params), new AbortController().signal, () => {}, {
       workspace,
       conversationId: 'c',
@@ -310,7 +315,11 @@ describe('exec applies the policy before anything runs', () => {
   });
 
   test('the description tells the model the rules of a safe-bin worker', () => {
-    const tool = createExecTool({ policy: new CommandPolicy({ security: 'safe-bin' }), processes });
+    const tool = createExecTool({
+      policy: new CommandPolicy({ security: 'safe-bin' }),
+      processes,
+      env: childEnvironment(process.env),
+    });
     expect(tool.description).toContain('safe-bin mode');
     expect(tool.description).toContain('cat');
   });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BackgroundProcesses } from '../../src/tools/background-processes';
+import { childEnvironment } from '../../src/tools/child-environment';
 import { createExecTool } from '../../src/tools/exec';
 import { CommandPolicy } from '../../src/tools/exec-policy';
 import type { ToolUpdate } from '../../src/tools/tool';
@@ -10,7 +11,11 @@ import { makeTempDir, removeDir, resultText, runTool, toolErrorOf } from './tool
 
 jest.setTimeout(15_000);
 
-const execTool = createExecTool({ policy: new CommandPolicy(), processes: new BackgroundProcesses() });
+const execTool = createExecTool({
+  policy: new CommandPolicy(),
+  processes: new BackgroundProcesses(),
+  env: childEnvironment(process.env),
+});
 
 let root: string;
 let workspace: Workspace;

@@ -53,7 +53,8 @@ export async function startLocalWorker(
     { ToolRegistry },
     { builtinTools },
     { toolPolicyFromEnv },
-    { execPolicyFromEnv },
+    { execPolicyFromEnv, execEnvPassFromEnv },
+    { childEnvironment },
     { externalToolsFromEnv },
   ] = await Promise.all([
     import('../../worker/connect'),
@@ -63,12 +64,17 @@ export async function startLocalWorker(
     import('../../tools/builtin-tools'),
     import('../../worker/worker-tool-policy'),
     import('../../worker/exec-settings'),
+    import('../../tools/child-environment'),
     import('../../worker/external-tools'),
   ]);
   const model = modelSettingsFromEnv(process.env);
   if (!model) throw new Error('no model is configured');
   const external = await externalToolsFromEnv(process.env, settings, address, log);
-  const tools = new ToolRegistry(builtinTools({ runtime: execPolicyFromEnv(process.env) }), external.sources);
+  const runtime = {
+    ...execPolicyFromEnv(process.env),
+    childEnv: childEnvironment(process.env, execEnvPassFromEnv(process.env)),
+  };
+  const tools = new ToolRegistry(builtinTools({ runtime }), external.sources);
   const connection = await connectWorker(settings, address);
   const worker = await createAgentWorker({
     connection,
