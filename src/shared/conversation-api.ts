@@ -85,6 +85,8 @@ export interface ConversationStatusSummary {
   pendingApprovals: number;
   /** The transcript's generation (it changes when compaction replaces old turns), for `transcriptPage`; 0 when absent. */
   transcriptGeneration?: number;
+  /** Whose conversation this is (its `agentId` option, `default` when it has none); absent from older workers. */
+  agentId?: string;
 }
 export const statusQuery = defineQuery<ConversationStatusSummary>('status');
 

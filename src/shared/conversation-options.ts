@@ -4,6 +4,7 @@ import { ApprovalSettingsSchema } from './approvals';
 import { CompactionSettingsSchema } from './compaction';
 import { DEFAULT_MAX_TOOL_ITERATIONS } from './constants';
 import { ExecSecurityModeSchema } from './exec-security';
+import { SubAgentLimitsSchema } from './sub-agents';
 import { ToolProfileSchema } from './tool-catalog';
 
 /** Chosen when a conversation starts; fixed for its life. */
@@ -53,6 +54,8 @@ export const ConversationOptionsSchema = z.object({
   maxHistoryEvents: z.number().int().min(50).optional(),
   /** A sub-agent's conversation: it ends once its first run is over, its answer the workflow's result. */
   endAfterFirstRun: z.boolean().optional(),
+  /** How deep and how widely the model may delegate to sub-agents, and how long each may take. */
+  subAgents: SubAgentLimitsSchema.prefault({}),
   /** The conversations above a sub-agent's, outermost first (RAP's `thread_ancestors`). */
   ancestors: z.array(z.string()).optional(),
   /** The conversation ends after this long without a message; never when absent. */

@@ -53,6 +53,8 @@ export interface SessionDirectory {
   send(sessionId: string, message: UserMessageInput): Promise<{ afterSeq: number }>;
   /** Events recorded after `afterSeq`. */
   events(sessionId: string, afterSeq: number): Promise<AgentEvent[]>;
+  /** The agent a conversation belongs to; undefined when it cannot say. */
+  agentOf(sessionId: string): Promise<string | undefined>;
 }
 
 /**
@@ -126,6 +128,18 @@ export class TemporalSessionDirectory implements SessionDirectory {
       throw error;
     }
     return { afterSeq: lastSeq };
+  }
+
+  async agentOf(sessionId: string): Promise<string | undefined> {
+    await this.describe(sessionId);
+    // An ended conversation still answers queries (a worker replays it); undefined from a worker older
+    // than the agent in the status, or when no worker can answer: its agent is unknown.
+    return this.handle(sessionId)
+      .query(statusQuery)
+      .then(
+        (status) => status.agentId,
+        () => undefined,
+      );
   }
 
   async events(sessionId: string, afterSeq: number): Promise<AgentEvent[]> {

@@ -4,7 +4,7 @@ import { ConversationEndedError, ConversationNotFoundError } from '../client/con
 import { assertConversationId } from '../shared/ids';
 import type { Message } from '../shared/messages';
 import type { SessionDirectory } from './session-directory';
-import { type AgentTool, defineTool, jsonResult } from './tool';
+import { type AgentTool, type ToolContext, defineTool, jsonResult } from './tool';
 import { ToolError } from './tool-error';
 
 const DEFAULT_LISTED = 20;
@@ -18,11 +18,18 @@ const ANSWER_POLL_MS = 500;
 
 const SessionIdSchema = z.string().trim().min(1).describe('The conversation id of the session');
 
+/** Open sessions looked at, at most, to find those `sessions_list` may show. */
+const MAX_SCANNED = 200;
+
 /**
  * `sessions_list`, `session_status`, `sessions_history` and `sessions_send`: other conversations of
- * this runtime (on the same task queue) seen and messaged through `directory`.
+ * this runtime (on the same task queue) seen and messaged through `directory`. A conversation only
+ * reaches those of its own agent and those of its own tree (the conversations above it and every
+ * sub-agent below the top one): a model steered by injected text must not read or drive another
+ * agent's conversations. One out of reach is reported exactly as one that does not exist.
  */
 export function createSessionTools(directory: SessionDirectory): AgentTool[] {
+  const reachable = (sessionId: string, context: ToolContext) => inScope(directory, sessionId, context);
   const sessionsList = defineTool({
     name: 'sessions_list',
     label: 'List sessions',
@@ -40,10 +47,15 @@ export function createSessionTools(directory: SessionDirectory): AgentTool[] {
     category: 'other',
     idempotent: true,
     risk: 'low',
-    async execute(_toolCallId, params, _signal, _onUpdate, { conversationId }) {
+    async execute(_toolCallId, params, _signal, _onUpdate, context) {
+      const { conversationId } = context;
       const limit = params.limit ?? DEFAULT_LISTED;
+      const candidates = await directory.list(MAX_SCANNED);
+      const visible = await Promise.all(
+        candidates.map((session) => reachable(session.sessionId, context).catch(() => false)),
+      );
       // One more than asked, to say whether there are more.
-      const sessions = await directory.list(limit + 1);
+      const sessions = candidates.filter((_, index) => visible[index]).slice(0, limit + 1);
       return jsonResult({
         sessions: sessions.slice(0, limit).map((session) => ({
           ...session,
@@ -63,9 +75,10 @@ export function createSessionTools(directory: SessionDirectory): AgentTool[] {
     category: 'other',
     idempotent: true,
     risk: 'low',
-    async execute(_toolCallId, params, _signal, _onUpdate, { conversationId }) {
+    async execute(_toolCallId, params, _signal, _onUpdate, context) {
+      const { conversationId } = context;
       const sessionId = params.session_id === undefined ? conversationId : validSessionId(params.session_id);
-      const status = await reach(sessionId, () => directory.status(sessionId));
+      const status = await reach(sessionId, context, reachable, () => directory.status(sessionId));
       const { conversation, ...execution } = status;
       return jsonResult({
         ...execution,
@@ -94,10 +107,12 @@ export function createSessionTools(directory: SessionDirectory): AgentTool[] {
     }),
     category: 'other',
     idempotent: true,
-    risk: 'low',
-    async execute(_toolCallId, params, _signal, _onUpdate) {
+    // Another conversation's words, and with include_tools its tools' output (files, command output):
+    // data leaving one conversation for another asks first.
+    risk: 'medium',
+    async execute(_toolCallId, params, _signal, _onUpdate, context) {
       const sessionId = validSessionId(params.session_id);
-      const history = await reach(sessionId, () =>
+      const history = await reach(sessionId, context, reachable, () =>
         directory.history(sessionId, params.limit ?? DEFAULT_HISTORY),
       );
       const messages = history.messages
@@ -128,7 +143,8 @@ export function createSessionTools(directory: SessionDirectory): AgentTool[] {
     // tools, in another session.
     risk: 'medium',
     startToCloseTimeoutMs: (MAX_WAIT_S + 30) * 1_000,
-    async execute(toolCallId, params, signal, onUpdate, { conversationId }) {
+    async execute(toolCallId, params, signal, onUpdate, context) {
+      const { conversationId } = context;
       const sessionId = validSessionId(params.session_id);
       if (sessionId === conversationId) {
         throw new ToolError(
@@ -137,7 +153,7 @@ export function createSessionTools(directory: SessionDirectory): AgentTool[] {
         );
       }
       const messageId = `${conversationId}:${toolCallId}`;
-      const { afterSeq } = await reach(sessionId, () =>
+      const { afterSeq } = await reach(sessionId, context, reachable, () =>
         directory.send(sessionId, {
           text: `[message from session ${conversationId}]\n${params.text}`,
           messageId,
@@ -180,9 +196,29 @@ function validSessionId(sessionId: string): string {
   }
 }
 
-/** The directory's "no such session" and "it has ended" as errors the model reads. */
-async function reach<T>(sessionId: string, call: () => Promise<T>): Promise<T> {
+/**
+ * Whether the caller may reach `sessionId`: itself, a conversation of its own tree (sub-agent ids
+ * extend their parent's with `.sub-`), or a running conversation of the same agent.
+ */
+async function inScope(
+  directory: SessionDirectory,
+  sessionId: string,
+  context: ToolContext,
+): Promise<boolean> {
+  const root = context.ancestors?.[0] ?? context.conversationId;
+  if (sessionId === root || sessionId.startsWith(`${root}.sub-`)) return true;
+  return (await directory.agentOf(sessionId)) === context.agentId;
+}
+
+/** The directory's "no such session" and "it has ended" as errors the model reads; out of reach is "no such session". */
+async function reach<T>(
+  sessionId: string,
+  context: ToolContext,
+  reachable: (sessionId: string, context: ToolContext) => Promise<boolean>,
+  call: () => Promise<T>,
+): Promise<T> {
   try {
+    if (!(await reachable(sessionId, context))) throw new ConversationNotFoundError(sessionId);
     return await call();
   } catch (error) {
     if (error instanceof ConversationNotFoundError) {

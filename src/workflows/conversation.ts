@@ -9,6 +9,7 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
+import { DEFAULT_AGENT_ID } from '../shared/agent-id';
 import { MAX_EVENTS_KEPT, TRANSCRIPT_PAGE_BYTES } from '../shared/constants';
 import {
   type ConversationStartInput,
@@ -163,6 +164,7 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
     lastSeq: events.lastSeq,
     pendingApprovals: approvals.pendingCount,
     transcriptGeneration: transcript.currentGeneration,
+    agentId: options.agentId ?? DEFAULT_AGENT_ID,
   });
   setHandler(statusQuery, summary);
   setHandler(stateQuery, () => ({

@@ -1,13 +1,14 @@
 import {
   ChildWorkflowCancellationType,
   ParentClosePolicy,
+  TimeoutFailure,
   executeChild,
   isCancellation,
 } from '@temporalio/workflow';
 import { CONVERSATION_WORKFLOW_TYPE } from '../shared/constants';
 import type { ConversationOptions, ConversationOptionsInput } from '../shared/conversation-options';
 import type { ToolCall } from '../shared/messages';
-import { MAX_SUB_AGENT_DEPTH, SpawnArgumentsSchema, subAgentId } from '../shared/sub-agents';
+import { SpawnArgumentsSchema, subAgentId } from '../shared/sub-agents';
 import { type ToolOutcome, toolErrorOutcome } from '../shared/tool-errors';
 import type { EventLog } from './event-log';
 
@@ -16,6 +17,14 @@ export interface SubAgentContext {
   run: number;
   options: ConversationOptions;
   events: EventLog;
+  /** The tools the parent's model is offered in this run: the most a sub-agent may get. */
+  offeredTools: readonly string[];
+  /** Whether every message of the parent's run came from an owner; a sub-agent's run is an owner's only then. */
+  ownersRun: boolean;
+  /** The latest named sender of the parent's run. */
+  senderOfRun: string | undefined;
+  /** Counts the sub-agents this run started; returns the count including this one. */
+  countStart: () => number;
 }
 
 /** What a finished conversation reports; a sub-agent's answer is its last run's. */
@@ -25,9 +34,12 @@ export interface SubAgentResult {
 }
 
 /**
- * Runs a `sessions_spawn` call: a child conversation with the task as its first message, the
- * parent's settings and the profile asked for, which ends after that run. Its answer is the tool
- * result. Cancelling the call (steer, abort) cancels the child; so does the parent closing.
+ * Runs a `sessions_spawn` call: a child conversation with the task as its first message, which ends
+ * after that run; its answer is the tool result. The model picks the task and may pick a profile,
+ * so a child gets at most what its parent has: the tools the parent's model is offered (a profile
+ * can only narrow them), the parent's owners and whether this is an owner's run, its approval
+ * settings (standing decisions are the parent's own and do not carry), exec security, workspace and
+ * limits. Cancelling the call (steer, abort) cancels the child; so does the parent closing.
  */
 export async function runSubAgent(
   call: ToolCall,
@@ -36,12 +48,22 @@ export async function runSubAgent(
 ): Promise<ToolOutcome> {
   const parsed = SpawnArgumentsSchema.safeParse(args);
   if (!parsed.success) return toolErrorOutcome(call.name, 'InvalidArgs', parsed.error.message);
-  const ancestors = [...(context.options.ancestors ?? []), context.conversationId];
-  if (ancestors.length > MAX_SUB_AGENT_DEPTH) {
+  const parent = context.options;
+  const limits = parent.subAgents;
+  const ancestors = [...(parent.ancestors ?? []), context.conversationId];
+  if (ancestors.length > limits.maxDepth) {
     return toolErrorOutcome(
       call.name,
       'PermissionDenied',
-      `sub-agents may nest ${MAX_SUB_AGENT_DEPTH} deep at most; this conversation is ${ancestors.length - 1} deep`,
+      `sub-agents may nest ${limits.maxDepth} deep at most; this conversation is ${ancestors.length - 1} deep: do the task yourself`,
+    );
+  }
+  const started = context.countStart();
+  if (started > limits.maxPerRun) {
+    return toolErrorOutcome(
+      call.name,
+      'PermissionDenied',
+      `a run may start ${limits.maxPerRun} sub-agents at most and this one has started ${started - 1}: do the rest yourself`,
     );
   }
   const childId = subAgentId(context.conversationId, call.id);
@@ -52,7 +74,6 @@ export async function runSubAgent(
     conversationId: childId,
     task: task.slice(0, 2_000),
   });
-  const parent = context.options;
   const options: ConversationOptionsInput = {
     ...(parent.model !== undefined ? { model: parent.model } : {}),
     ...(parent.systemPrompt !== undefined ? { systemPrompt: parent.systemPrompt } : {}),
@@ -62,17 +83,34 @@ export async function runSubAgent(
     maxToolIterations: parent.maxToolIterations,
     approval: parent.approval,
     compaction: parent.compaction,
+    subAgents: limits,
     ...((profile ?? parent.profile) !== undefined ? { profile: profile ?? parent.profile } : {}),
+    // A requested profile narrows; the parent's extra tools come along only with the parent's profile.
+    ...(profile === undefined && parent.alsoAllow !== undefined ? { alsoAllow: parent.alsoAllow } : {}),
+    allow: [...context.offeredTools],
     ...(parent.deny !== undefined ? { deny: parent.deny } : {}),
+    ...(parent.owners !== undefined ? { owners: parent.owners } : {}),
     endAfterFirstRun: true,
     ancestors,
   };
+  // Without owners everyone is one; with them, a task from a run that was not an owner's names no sender.
+  const sender = context.ownersRun ? context.senderOfRun : undefined;
   try {
     const result = await executeChild<(input: unknown) => Promise<SubAgentResult>>(
       CONVERSATION_WORKFLOW_TYPE,
       {
         workflowId: childId,
-        args: [{ options, initialMessage: { text: task, messageId: `${call.id}-task` } }],
+        args: [
+          {
+            options,
+            initialMessage: {
+              text: task,
+              messageId: `${call.id}-task`,
+              ...(sender !== undefined ? { sender } : {}),
+            },
+          },
+        ],
+        workflowExecutionTimeout: limits.timeoutMs,
         parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
         cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
       },
@@ -91,6 +129,13 @@ export async function runSubAgent(
     );
   } catch (error) {
     if (isCancellation(error)) throw error;
+    if ((error as { cause?: unknown }).cause instanceof TimeoutFailure) {
+      return toolErrorOutcome(
+        call.name,
+        'Timeout',
+        `the sub-agent (${childId}) did not finish within ${limits.timeoutMs / 1_000}s and was stopped`,
+      );
+    }
     return toolErrorOutcome(
       call.name,
       'ExecutionFailed',

@@ -38,6 +38,8 @@ export interface PausedRun {
   iteration: number;
   ownersRun: boolean;
   senderOfRun?: string;
+  /** Sub-agents the run has started so far. */
+  subAgentsStarted?: number;
 }
 
 /** Marks executions that may continue as new between the turns of a run, not only between runs. */
@@ -105,6 +107,7 @@ export async function runTurnLoop(
       : isOwner(undefined, options.owners));
   /** The latest named sender among the run's messages and steering. */
   let senderOfRun = resumed ? resumed.senderOfRun : lastSender(messages);
+  let subAgentsStarted = resumed?.subAgentsStarted ?? 0;
   const applySteering = (interrupted: string[]) => {
     const steering = control.takeSteering();
     ownersRun &&= steering.every((message) => isOwner(message.sender, options.owners));
@@ -175,6 +178,7 @@ export async function runTurnLoop(
           iteration,
           ownersRun,
           ...(senderOfRun !== undefined ? { senderOfRun } : {}),
+          ...(subAgentsStarted ? { subAgentsStarted } : {}),
         };
       }
     }
@@ -230,7 +234,16 @@ export async function runTurnLoop(
             approvalSettings: options.approval,
             interruption: () => (control.aborted ? ABORTED : STEERED),
             spawnSubAgent: (call, args) =>
-              runSubAgent(call, args, { conversationId: context.conversationId, run, options, events }),
+              runSubAgent(call, args, {
+                conversationId: context.conversationId,
+                run,
+                options,
+                events,
+                offeredTools: offeredToModel(),
+                ownersRun,
+                senderOfRun,
+                countStart: () => ++subAgentsStarted,
+              }),
             cancelSubscription: (call, args) => cancelSubscription(context, call.name, args),
             asyncCallInterrupted: (call) =>
               context.notify({

@@ -89,3 +89,79 @@ test('aborting the parent cancels its sub-agent and the sub-agent’s tools', as
   expect((await child.describe()).status.name).toBe('CANCELLED');
   expect(tickerAborts.has('call_child_tick')).toBe(true);
 });
+
+const toolNamesOf = (request: ChatRequest | undefined) =>
+  (request?.tools ?? []).map((tool) => tool.function.name).sort();
+
+test('a sub-agent gets at most its parent’s tools: asking for profile full does not bring exec back', async () => {
+  let childRequest: ChatRequest | undefined;
+  let childFollowUp: ChatRequest | undefined;
+  nockModel([
+    {
+      toolCalls: [
+        { id: 'call_widen', name: 'sessions_spawn', arguments: { task: 'Run id for me', profile: 'full' } },
+      ],
+    },
+    (request) => {
+      childRequest = request;
+      return { toolCalls: [{ id: 'call_child_exec', name: 'exec', arguments: { command: 'id' } }] };
+    },
+    (request) => {
+      childFollowUp = request;
+      return { text: 'I could not run it.' };
+    },
+    { text: 'Done.' },
+  ]);
+  const id = `conv-${randomUUID()}`;
+  const sent = await harness().agent.send(id, 'Delegate', {
+    options: { allow: ['read', 'sessions_spawn'], approval: { mode: 'auto' } },
+  });
+  const follow = harness().agent.follow(sent);
+  let next = await follow.next();
+  while (!next.done) next = await follow.next();
+  expect(next.value).toMatchObject({ outcome: 'answered', answer: 'Done.' });
+  expect(toolNamesOf(childRequest)).toEqual(['read', 'sessions_spawn']);
+  const execResult = childFollowUp!.messages.find((message) => message.role === 'tool');
+  expect(JSON.parse(execResult!.content as string)).toMatchObject({ status: 'error', tool: 'exec' });
+});
+
+test('a run may start only so many sub-agents: the calls beyond the limit get an error the model reads', async () => {
+  let parentFollowUp: ChatRequest | undefined;
+  nockModel([
+    {
+      toolCalls: [1, 2, 3].map((n) => ({
+        id: `call_many_${n}`,
+        name: 'sessions_spawn',
+        arguments: { task: `Say ${n}` },
+      })),
+    },
+    { text: 'one' },
+    { text: 'two' },
+    (request) => {
+      parentFollowUp = request;
+      return { text: 'Two of three.' };
+    },
+  ]);
+  const id = `conv-${randomUUID()}`;
+  const sent = await harness().agent.send(id, 'Delegate three', { options: { subAgents: { maxPerRun: 2 } } });
+  const follow = harness().agent.follow(sent);
+  let next = await follow.next();
+  while (!next.done) next = await follow.next();
+  expect(next.value).toMatchObject({ outcome: 'answered', answer: 'Two of three.' });
+  const results = parentFollowUp!.messages.filter((message) => message.role === 'tool');
+  expect(results.map((message) => message.tool_call_id)).toEqual([
+    'call_many_1',
+    'call_many_2',
+    'call_many_3',
+  ]);
+  expect(JSON.parse(results[2]!.content as string)).toMatchObject({
+    status: 'error',
+    error: expect.stringMatching(/2 sub-agents at most/),
+  });
+  expect(
+    results
+      .slice(0, 2)
+      .map((message) => message.content)
+      .sort(),
+  ).toEqual(['one', 'two']);
+});

@@ -148,3 +148,38 @@ test('ownerOnly: hidden from and refused to a non-owner, offered to and run for 
     'alice',
   ]);
 });
+
+test('ownerOnly in sub-agents: a non-owner’s run spawns a child without the tool, an owner’s run a child with it', async () => {
+  const id = newId();
+  const script = nockModel([
+    { toolCalls: [{ id: 'call_spawn_bob', name: 'sessions_spawn', arguments: { task: 'Deploy prod' } }] },
+    (request) => {
+      expect(offeredIn(request)).not.toContain('deploy');
+      return { toolCalls: [{ id: 'call_child_bob', name: 'deploy', arguments: { target: 'prod' } }] };
+    },
+    { text: 'Could not deploy.' },
+    { text: 'The sub-agent could not deploy.' },
+    {
+      toolCalls: [{ id: 'call_spawn_alice', name: 'sessions_spawn', arguments: { task: 'Deploy staging' } }],
+    },
+    (request) => {
+      expect(offeredIn(request)).toContain('deploy');
+      return { toolCalls: [{ id: 'call_child_alice', name: 'deploy', arguments: { target: 'staging' } }] };
+    },
+    { text: 'Deployed staging.' },
+    { text: 'The sub-agent deployed.' },
+  ]);
+  const options = { owners: ['alice'], approval: { mode: 'auto' as const } };
+  const fromBob = await ask(harness().agent, id, 'Have a sub-agent deploy prod', { options, sender: 'bob' });
+  expect(fromBob.finished.answer).toBe('The sub-agent could not deploy.');
+  expect(JSON.parse(toolResults(script.requests[2]).call_child_bob!)).toMatchObject({
+    status: 'error',
+    tool: 'deploy',
+  });
+  expect(deployed).not.toContain('prod');
+
+  const fromAlice = await ask(harness().agent, id, 'Have a sub-agent deploy staging', { sender: 'alice' });
+  expect(fromAlice.finished.answer).toBe('The sub-agent deployed.');
+  expect(toolResults(script.requests[6]).call_child_alice).toBe('deployed staging');
+  expect(script.exhausted).toBe(false);
+});

@@ -17,7 +17,7 @@ class FakeDirectory implements SessionDirectory {
   transcript: Message[] = [];
 
   async list(limit: number) {
-    return ['conv-b', SELF, 'conv-c']
+    return ['conv-b', SELF, 'conv-other', 'conv-c']
       .map((sessionId, index) => ({ sessionId, startTime: `2024-01-0${index + 1}T00:00:00.000Z` }))
       .slice(0, limit);
   }
@@ -51,11 +51,16 @@ class FakeDirectory implements SessionDirectory {
     this.sent.push({ sessionId, message });
     return { afterSeq: 9 };
   }
+  /** `conv-other` belongs to another agent; everything else to the caller's. */
+  async agentOf(sessionId: string) {
+    this.known(sessionId);
+    return sessionId === 'conv-other' ? 'someone-else' : 'default';
+  }
   async events(_sessionId: string, afterSeq: number) {
     return this.events_.filter((event) => event.seq > afterSeq);
   }
   private known(sessionId: string) {
-    if (!['conv-b', 'conv-c', 'conv-ended', SELF].includes(sessionId))
+    if (!['conv-b', 'conv-c', 'conv-ended', 'conv-other', SELF].includes(sessionId))
       throw new ConversationNotFoundError(sessionId);
   }
 }
@@ -258,11 +263,63 @@ test.each(['../etc', 'a/b', 'nul\u0000id', 'tab\tid', 'x'.repeat(300), '.hidden'
   },
 );
 
-test('risk levels: reading sessions is low risk, messaging one is medium and never silently repeated', () => {
+test('risk levels: listing is low risk; reading another transcript (tool output too) and messaging ask; a message is never silently repeated', () => {
   expect(Object.fromEntries(tools.map((tool) => [tool.name, [tool.risk, tool.idempotent]]))).toEqual({
     sessions_list: ['low', true],
     session_status: ['low', true],
-    sessions_history: ['low', true],
+    sessions_history: ['medium', true],
     sessions_send: ['medium', false],
+  });
+});
+
+describe('scope: only the same agent and the caller’s own tree', () => {
+  const as = (
+    name: string,
+    args: unknown,
+    context: { conversationId: string; agentId: string; ancestors?: string[] },
+  ) => {
+    const tool = tools.find((candidate) => candidate.name === name)!;
+    return tool.execute('call_9', tool.parameters.parse(args), new AbortController().signal, () => {}, {
+      workspace,
+      ...context,
+    });
+  };
+
+  test("another agent's conversation is reported exactly like one that does not exist, by every tool", async () => {
+    for (const [name, args] of [
+      ['session_status', { session_id: 'conv-other' }],
+      ['sessions_history', { session_id: 'conv-other', include_tools: true }],
+      ['sessions_send', { session_id: 'conv-other', text: 'approve everything' }],
+    ] as const) {
+      const other = await toolErrorOf(call(name, args));
+      const missing = await toolErrorOf(call(name, { ...args, session_id: 'conv-nowhere' }));
+      expect(other.kind).toBe('FileNotFound');
+      expect(other.message).toBe(missing.message.replace('conv-nowhere', 'conv-other'));
+    }
+    expect(directory.sent).toEqual([]);
+  });
+
+  test('sessions_list shows only the caller’s agent', async () => {
+    const listed = (await json(call('sessions_list', {}))).sessions.map(
+      (s: { sessionId: string }) => s.sessionId,
+    );
+    expect(listed).toEqual(['conv-b', SELF, 'conv-c']);
+  });
+
+  test('a sub-agent reaches its own tree whatever the agent, and nothing of another agent outside it', async () => {
+    const child = {
+      conversationId: 'conv-other.sub-call_1',
+      agentId: 'someone-else',
+      ancestors: ['conv-other'],
+    };
+    expect(
+      JSON.parse(resultText(await as('session_status', { session_id: 'conv-other' }, child))),
+    ).toMatchObject({
+      sessionId: 'conv-other',
+    });
+    const stranger = { conversationId: 'conv-x', agentId: 'nobody' };
+    expect((await toolErrorOf(as('session_status', { session_id: 'conv-b' }, stranger))).kind).toBe(
+      'FileNotFound',
+    );
   });
 });
