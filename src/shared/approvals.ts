@@ -38,6 +38,14 @@ export const ApprovalDecisionSchema = z.object({
   decision: ApprovalDecisionKindSchema,
   by: z.string().trim().min(1, 'by (the approver) is empty'),
   reason: z.string().optional(),
+  /**
+   * The SHA-256 (hex) of the arguments the decider saw. When given, the decision holds only for a
+   * call with exactly those arguments; one made for other arguments is refused.
+   */
+  argumentsSha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, 'argumentsSha256 is 64 lowercase hex digits')
+    .optional(),
 });
 export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>;
 
@@ -49,8 +57,16 @@ export function isAllow(decision: ApprovalDecisionKind): boolean {
 export interface PendingApproval {
   toolCallId: string;
   toolName: string;
-  /** The model's arguments as it sent them (JSON text), cut at 2,000 characters. */
+  /** The model's arguments as it sent them (JSON text), whole unless longer than PENDING_ARGUMENTS_CHARS. */
   arguments: string;
+  /** Set when `arguments` was cut: decide by the hash, or reject. */
+  argumentsTruncated?: boolean;
+  /** Characters in the whole arguments text. */
+  argumentsLength: number;
+  /** SHA-256 (hex) of the whole arguments text: what a decision's `argumentsSha256` must name. */
+  argumentsSha256: string;
+  /** What a standing decision on this call covers: the tool, or for tools that reach hosts, the tool at one host. */
+  scope: string;
   risk: RiskLevel;
   mode: ApprovalMode;
   /** Workflow time in ms when the approval was asked for. */
@@ -59,6 +75,9 @@ export interface PendingApproval {
   expiresAt?: number;
   run: number;
 }
+
+/** Arguments longer than this are shown cut (with their length and hash); far more than a model sends. */
+export const PENDING_ARGUMENTS_CHARS = 128 * 1024;
 
 /** A decision that holds for a tool for the rest of the conversation (allow_always, reject_always). */
 export interface StandingDecision {

@@ -50,7 +50,10 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
     type: z.literal('approval_requested'),
     toolCallId: z.string(),
     toolName: z.string(),
+    /** The arguments' first 2,000 characters; the pending approval holds them whole. */
     args: z.string(),
+    /** SHA-256 (hex) of the whole arguments; absent in events of older workers. */
+    argsSha256: z.string().optional(),
     risk: RiskLevelSchema,
   }),
   z.object({

@@ -37,6 +37,11 @@ export const ToolDescriptorSchema = z.object({
    * and a steer or abort stops waiting for it at once instead of waiting for it to stop.
    */
   asyncCompletion: z.boolean().optional(),
+  /**
+   * The tool reaches the host its `url` argument names: calls to these hosts run without asking,
+   * calls to any other host ask, and allow_always / reject_always hold for one host at a time.
+   */
+  hostsWithoutApproval: z.array(z.string()).optional(),
 });
 export type ToolDescriptor = z.infer<typeof ToolDescriptorSchema>;
 export type ToolDescriptorInput = z.input<typeof ToolDescriptorSchema>;

@@ -34,5 +34,6 @@ export function describeTool(tool: AgentTool): ToolDescriptor {
     approval: tool.approval ?? defaultApprovalMode(tool.risk),
     ...(tool.ownerOnly ? { ownerOnly: true } : {}),
     ...(tool.asyncCompletion ? { asyncCompletion: true } : {}),
+    ...(tool.hostsWithoutApproval ? { hostsWithoutApproval: [...tool.hostsWithoutApproval] } : {}),
   };
 }

@@ -16,6 +16,8 @@ export interface HttpGetOptions {
   /** The caller's cancellation: its reason is rethrown as is. */
   signal: AbortSignal;
   userAgent: string;
+  /** Refuses a redirect to another host (PermissionDenied, naming where it pointed). */
+  sameHostRedirectsOnly?: boolean;
 }
 
 export interface HttpGetResult {
@@ -81,7 +83,14 @@ export async function httpGet(rawUrl: string, options: HttpGetOptions): Promise<
             `more than ${options.maxRedirects} redirects, the last to ${location}`,
           );
         }
-        url = parseHttpUrl(new URL(location, url).href);
+        const next = parseHttpUrl(new URL(location, url).href);
+        if (options.sameHostRedirectsOnly && next.hostname !== url.hostname) {
+          throw new ToolError(
+            'PermissionDenied',
+            `${url.href} redirects to another host (${next.href}); fetch that URL itself if you need it`,
+          );
+        }
+        url = next;
         redirects.push(url.href);
         continue;
       }

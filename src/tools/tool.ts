@@ -67,6 +67,11 @@ export interface AgentTool<TParams extends z.ZodType = z.ZodType> {
    * the activity later by its task token (RAP tools). Its heartbeat timeout is not used.
    */
   asyncCompletion?: boolean;
+  /**
+   * The tool reaches the host its `url` argument names: calls to these hosts run without asking,
+   * any other host asks, and standing decisions hold per host.
+   */
+  hostsWithoutApproval?: readonly string[];
   /** Overrides the category's default timeouts and retry policy. */
   startToCloseTimeoutMs?: number;
   heartbeatTimeoutMs?: number;

@@ -14,6 +14,11 @@ export interface WebFetchOptions {
   maxRedirects?: number;
   /** Lets the model reach loopback, private and link-local addresses. Default false. */
   allowPrivateNetwork?: boolean;
+  /**
+   * Hosts fetched without asking (AGENT_WEB_FETCH_ALLOW_HOSTS); a fetch from any other host waits
+   * for approval, since a URL can carry whatever the model read out of the conversation. Default none.
+   */
+  allowHosts?: readonly string[];
 }
 
 const DEFAULT_MAX_CHARS = 40_000;
@@ -49,6 +54,7 @@ export function createWebFetchTool(options: WebFetchOptions = {}): AgentTool {
     allowPrivateNetwork: options.allowPrivateNetwork ?? false,
   };
   return defineTool({
+    hostsWithoutApproval: (options.allowHosts ?? []).map((host) => host.toLowerCase()),
     name: 'web_fetch',
     label: 'Fetch URL',
     description: `Fetch an http or https URL. HTML pages come back as readable text (scripts and styles removed, links kept), text and JSON as they are, images as images. At most ${limits.maxBytes} bytes are read and ${limits.timeoutMs / 1_000} s spent.`,
@@ -68,7 +74,13 @@ export function createWebFetchTool(options: WebFetchOptions = {}): AgentTool {
     // Reads, changes nothing here (acp risk table: low); where it may reach is bounded by the address guard.
     risk: 'low',
     async execute(_toolCallId, params, signal) {
-      const response = await httpGet(params.url, { ...limits, signal, userAgent: USER_AGENT });
+      // Approval is per host, so a redirect may not take the fetch to another one.
+      const response = await httpGet(params.url, {
+        ...limits,
+        signal,
+        userAgent: USER_AGENT,
+        sameHostRedirectsOnly: true,
+      });
       const header = [
         `URL: ${response.url}`,
         `Status: ${response.status} ${response.statusText}`.trim(),

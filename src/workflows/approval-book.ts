@@ -4,16 +4,39 @@ import {
   type ApprovalDecisionKind,
   type ApprovalMode,
   type ApprovalSettings,
+  PENDING_ARGUMENTS_CHARS,
   type PendingApproval,
   type StandingDecision,
   isAllow,
 } from '../shared/approvals';
+import { sha256Hex } from '../shared/sha256';
 import type { ApprovalReceipt } from '../shared/conversation-api';
 import type { EventLog } from './event-log';
 import { workflowTime } from './workflow-time';
 
+/** Events keep a preview of the arguments; the pending approval holds them whole, with their hash. */
+const EVENT_ARGUMENTS_CHARS = 2_000;
+
 /** Decided tool call ids remembered to tell "already decided" from "unknown" (bounded, like everything in state). */
 const REMEMBERED_DECISIONS = 1_000;
+
+/** A call that may need a decision, with its whole arguments text. */
+export type ApprovalRequest = Omit<
+  PendingApproval,
+  'requestedAt' | 'expiresAt' | 'argumentsTruncated' | 'argumentsLength' | 'argumentsSha256'
+>;
+
+/** What a person deciding is shown: the whole arguments (cut only past a bound no model reaches), their length and hash. */
+function pendingOf(call: ApprovalRequest): Omit<PendingApproval, 'requestedAt' | 'expiresAt'> {
+  const text = call.arguments;
+  return {
+    ...call,
+    arguments: text.slice(0, PENDING_ARGUMENTS_CHARS),
+    ...(text.length > PENDING_ARGUMENTS_CHARS ? { argumentsTruncated: true } : {}),
+    argumentsLength: text.length,
+    argumentsSha256: sha256Hex(text),
+  };
+}
 
 export type ApprovalOutcome = { allowed: true } | { allowed: false; reason: string };
 
@@ -55,6 +78,11 @@ export class ApprovalBook {
     if (approvers && !approvers.includes(decision.by)) {
       throw new Error(`${decision.by} may not approve tool calls in this conversation`);
     }
+    if (decision.argumentsSha256 !== undefined && decision.argumentsSha256 !== pending.argumentsSha256) {
+      throw new Error(
+        `the decision is for other arguments (SHA-256 ${decision.argumentsSha256}) than tool call ${decision.toolCallId} has (${pending.argumentsSha256})`,
+      );
+    }
     return pending;
   }
 
@@ -63,9 +91,9 @@ export class ApprovalBook {
     const pending = this.check(decision);
     this.decisions.set(decision.toolCallId, decision);
     if (decision.decision === 'allow_always')
-      this.standing.set(pending.toolName, { decision: 'allow', by: decision.by });
+      this.standing.set(pending.scope, { decision: 'allow', by: decision.by });
     if (decision.decision === 'reject_always')
-      this.standing.set(pending.toolName, { decision: 'reject', by: decision.by });
+      this.standing.set(pending.scope, { decision: 'reject', by: decision.by });
     return { toolCallId: pending.toolCallId, toolName: pending.toolName, decision: decision.decision };
   }
 
@@ -73,16 +101,14 @@ export class ApprovalBook {
    * Whether a call may run. Asks (and waits) when its mode requires it; throws CancelledFailure when
    * the run is steered or aborted meanwhile.
    */
-  async decide(
-    request: Omit<PendingApproval, 'requestedAt' | 'expiresAt'>,
-    mode: ApprovalMode,
-  ): Promise<ApprovalOutcome> {
+  async decide(call: ApprovalRequest, mode: ApprovalMode): Promise<ApprovalOutcome> {
     if (mode === 'auto') return { allowed: true };
-    const standing = this.standing.get(request.toolName);
+    const request = pendingOf(call);
+    const standing = this.standing.get(request.scope);
     if (standing?.decision === 'reject') {
       return {
         allowed: false,
-        reason: `${request.toolName} was rejected for this conversation by ${standing.by}`,
+        reason: `${request.scope === request.toolName ? request.toolName : `${request.toolName} (${request.scope})`} was rejected for this conversation by ${standing.by}`,
       };
     }
     if (standing?.decision === 'allow' && mode === 'ask') return { allowed: true };
@@ -98,7 +124,8 @@ export class ApprovalBook {
       type: 'approval_requested',
       toolCallId: request.toolCallId,
       toolName: request.toolName,
-      args: request.arguments,
+      args: request.arguments.slice(0, EVENT_ARGUMENTS_CHARS),
+      argsSha256: request.argumentsSha256,
       risk: request.risk,
     });
     let outcome: ApprovalOutcome | undefined;
@@ -121,7 +148,7 @@ export class ApprovalBook {
     mode: ApprovalMode,
   ): Promise<ApprovalOutcome> {
     const coveredByStanding = () => {
-      const entry = this.standing.get(request.toolName);
+      const entry = this.standing.get(request.scope);
       return entry?.decision === 'reject' || (entry?.decision === 'allow' && mode === 'ask');
     };
     const answered = () => this.decisions.has(request.toolCallId) || coveredByStanding();
@@ -160,8 +187,8 @@ export class ApprovalBook {
     return this.pending.size;
   }
 
-  private standingDecision(request: { toolCallId: string; toolName: string }): ApprovalDecision {
-    const entry = this.standing.get(request.toolName)!;
+  private standingDecision(request: { toolCallId: string; scope: string }): ApprovalDecision {
+    const entry = this.standing.get(request.scope)!;
     const kind: ApprovalDecisionKind = entry.decision === 'allow' ? 'allow_always' : 'reject_always';
     return { toolCallId: request.toolCallId, decision: kind, by: entry.by, reason: 'decided always earlier' };
   }

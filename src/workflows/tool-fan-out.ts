@@ -1,5 +1,6 @@
 import { isCancellation } from '@temporalio/workflow';
-import { type ApprovalSettings, defaultApprovalMode, effectiveApprovalMode } from '../shared/approvals';
+import { approvalSubject } from '../shared/approval-scope';
+import type { ApprovalSettings } from '../shared/approvals';
 import type { ExecSecurityMode } from '../shared/exec-security';
 import type { ToolCall, ToolResultMessage } from '../shared/messages';
 import { OWNER_ONLY_TOOL_ERROR } from '../shared/owners';
@@ -125,16 +126,13 @@ async function outcomeOf(call: ToolCall, context: FanOutContext, start: () => vo
   const parsed = parseArguments(call.arguments);
   if (!parsed.ok) return toolErrorOutcome(call.name, 'InvalidArgs', parsed.error);
   const risk = descriptor.risk;
-  const mode = effectiveApprovalMode(
-    context.approvalSettings,
-    call.name,
-    descriptor.approval ?? defaultApprovalMode(risk),
-  );
+  const { mode, scope } = approvalSubject(call.name, parsed.value, context.tools, context.approvalSettings);
   const approval = await context.approvals.decide(
     {
       toolCallId: call.id,
       toolName: call.name,
-      arguments: call.arguments.slice(0, ARGS_SHOWN_CHARS),
+      arguments: call.arguments,
+      scope,
       risk,
       mode,
       run: context.run,

@@ -227,7 +227,7 @@ describe('descriptors carry category defaults', () => {
       memory_write: 'ask',
       sessions_list: 'auto',
       session_status: 'auto',
-      sessions_history: 'auto',
+      sessions_history: 'ask',
       sessions_send: 'ask',
       sessions_spawn: 'auto',
     });

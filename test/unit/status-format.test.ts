@@ -25,6 +25,9 @@ test('a running conversation with a pending approval says how to decide it', () 
         toolCallId: 'call_w',
         toolName: 'write',
         arguments: '{"path":"a.txt"}',
+        argumentsLength: 16,
+        argumentsSha256: 'ab'.repeat(32),
+        scope: 'write',
         risk: 'medium',
         mode: 'ask',
         requestedAt: Date.parse('2025-03-01T10:05:00Z'),
@@ -39,7 +42,7 @@ test('a running conversation with a pending approval says how to decide it', () 
       '  3 runs, 14 messages, 1 queued message, last event #57',
       '  waiting for approval (1):',
       '    call_w  write (risk medium, asked 2025-03-01T10:05:00.000Z): {"path":"a.txt"}',
-      '      durable-agent approve conv-1 call_w [--always] [--reject] [--reason TEXT]',
+      `      durable-agent approve conv-1 call_w --sha256 ${'ab'.repeat(32)} [--always] [--reject] [--reason TEXT]`,
       '',
     ].join('\n'),
   );

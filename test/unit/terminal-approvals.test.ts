@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import type { ApprovalDecision, PendingApproval } from '../../src/shared/approvals';
 import type { AgentEvent } from '../../src/shared/events';
-import { TerminalApprovals } from '../../src/client/commands/terminal-approvals';
+import { TerminalApprovals, argumentsShown } from '../../src/client/commands/terminal-approvals';
 
 type Request = Extract<AgentEvent, { type: 'approval_requested' }>;
 
@@ -16,7 +16,19 @@ const request = (toolCallId: string): Request => ({
   risk: 'medium',
 });
 
-const pendingFor = (toolCallId: string) => ({ toolCallId }) as PendingApproval;
+const HASH = 'c0'.repeat(32);
+const pendingFor = (toolCallId: string): PendingApproval => ({
+  toolCallId,
+  toolName: 'write',
+  arguments: `{"path":"${toolCallId}.txt"}`,
+  argumentsLength: `{"path":"${toolCallId}.txt"}`.length,
+  argumentsSha256: HASH,
+  scope: 'write',
+  risk: 'medium',
+  mode: 'ask',
+  requestedAt: 0,
+  run: 1,
+});
 
 function setUp(pending: string[]) {
   const input = new PassThrough();
@@ -58,7 +70,9 @@ test('asks, re-asks on a wrong answer, and sends the decision as the person at t
   expect(shown()).toContain('Please answer o, a or r.');
   input.write('a\n');
   while (decisions.length === 0) await settled();
-  expect(decisions).toEqual([{ toolCallId: 'call_1', decision: 'allow_always', by: 'alice' }]);
+  expect(decisions).toEqual([
+    { toolCallId: 'call_1', decision: 'allow_always', by: 'alice', argumentsSha256: HASH },
+  ]);
   approvals.close();
 });
 
@@ -72,7 +86,9 @@ test('a decision made elsewhere withdraws the question; the next one is asked', 
   expect(shown()).toContain('Allow write (call_2)?');
   input.write('r\n');
   while (decisions.length === 0) await settled();
-  expect(decisions).toEqual([{ toolCallId: 'call_2', decision: 'reject_once', by: 'alice' }]);
+  expect(decisions).toEqual([
+    { toolCallId: 'call_2', decision: 'reject_once', by: 'alice', argumentsSha256: HASH },
+  ]);
   approvals.close();
 });
 
@@ -83,4 +99,27 @@ test('a request no longer pending (seen in old events) is not asked', async () =
   await settled();
   expect(shown()).toBe('');
   approvals.close();
+});
+
+test('the person sees the whole arguments before deciding, and the decision names their hash', async () => {
+  const { input, approvals, decisions, prompted, shown } = setUp(['call_1']);
+  approvals.requested(request('call_1'));
+  await prompted(1);
+  expect(shown()).toContain(`arguments (21 characters, SHA-256 ${HASH}):\n{"path":"call_1.txt"}`);
+  input.write('o\n');
+  while (decisions.length === 0) await settled();
+  expect(decisions[0]).toMatchObject({ decision: 'allow_once', argumentsSha256: HASH });
+  approvals.close();
+});
+
+test('arguments too long for the terminal: their start, their length, the hash and where to read them whole', () => {
+  const long = `{"content":"${'x'.repeat(10_000)}"}`;
+  const text = argumentsShown('conv 1', {
+    ...pendingFor('call_1'),
+    arguments: long,
+    argumentsLength: long.length,
+  });
+  expect(text).toContain(`the first 4000 of ${long.length} characters, SHA-256 ${HASH}`);
+  expect(text).toContain("durable-agent status 'conv 1' --json");
+  expect(text).toContain(`[… ${long.length - 4000} more characters not shown]`);
 });

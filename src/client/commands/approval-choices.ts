@@ -29,7 +29,8 @@ export function decisionFromAnswer(answer: string): ApprovalDecisionKind | undef
   }
 }
 
-const shellWord = (word: string) => (/^[\w.:@/-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
+export const shellWord = (word: string) =>
+  /^[\w.:@/-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 
 /** The command someone else can run to decide a pending approval. */
 export function approveCommandLine(conversationId: string, toolCallId: string): string {

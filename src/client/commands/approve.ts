@@ -20,6 +20,7 @@ export function parseApproveArgs(args: string[], defaultBy: () => string = curre
       reject: { type: 'boolean', default: false },
       reason: { type: 'string' },
       by: { type: 'string' },
+      sha256: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
   });
@@ -31,6 +32,8 @@ export function parseApproveArgs(args: string[], defaultBy: () => string = curre
       decision: decisionFromFlags(values),
       by: values.by ?? defaultBy(),
       ...(values.reason !== undefined ? { reason: values.reason } : {}),
+      // The hash `status` shows: the decision then holds only for exactly those arguments.
+      ...(values.sha256 !== undefined ? { argumentsSha256: values.sha256.trim().toLowerCase() } : {}),
     },
     json: values.json,
   };

@@ -56,6 +56,7 @@ export async function startLocalWorker(
     { execPolicyFromEnv, execEnvPassFromEnv },
     { childEnvironment },
     { externalToolsFromEnv },
+    { webFetchOptionsFromEnv },
   ] = await Promise.all([
     import('../../worker/connect'),
     import('../../worker/create-worker'),
@@ -66,6 +67,7 @@ export async function startLocalWorker(
     import('../../worker/exec-settings'),
     import('../../tools/child-environment'),
     import('../../worker/external-tools'),
+    import('../../worker/web-fetch-settings'),
   ]);
   const model = modelSettingsFromEnv(process.env);
   if (!model) throw new Error('no model is configured');
@@ -74,7 +76,10 @@ export async function startLocalWorker(
     ...execPolicyFromEnv(process.env),
     childEnv: childEnvironment(process.env, execEnvPassFromEnv(process.env)),
   };
-  const tools = new ToolRegistry(builtinTools({ runtime }), external.sources);
+  const tools = new ToolRegistry(
+    builtinTools({ runtime, webFetch: webFetchOptionsFromEnv(process.env) }),
+    external.sources,
+  );
   const connection = await connectWorker(settings, address);
   const worker = await createAgentWorker({
     connection,

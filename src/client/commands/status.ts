@@ -28,6 +28,8 @@ export interface StatusReport {
   pendingApprovals?: PendingApproval[];
 }
 
+/** Arguments shown on the status line; the rest (whole) with --json. */
+const STATUS_ARGUMENTS_CHARS = 200;
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 export function formatStatus({ execution, summary, pendingApprovals = [] }: StatusReport): string {
@@ -46,9 +48,13 @@ export function formatStatus({ execution, summary, pendingApprovals = [] }: Stat
     lines.push(`  waiting for approval (${pendingApprovals.length}):`);
     for (const approval of pendingApprovals) {
       const expires = approval.expiresAt ? `, rejected at ${new Date(approval.expiresAt).toISOString()}` : '';
+      const length = approval.argumentsLength ?? approval.arguments.length;
+      const cut =
+        length > STATUS_ARGUMENTS_CHARS ? ` … [${length} characters in all: --json shows them whole]` : '';
+      const hash = approval.argumentsSha256 ? ` --sha256 ${approval.argumentsSha256}` : '';
       lines.push(
-        `    ${approval.toolCallId}  ${approval.toolName} (risk ${approval.risk}, asked ${new Date(approval.requestedAt).toISOString()}${expires}): ${approval.arguments.slice(0, 200)}`,
-        `      ${approveCommandLine(id, approval.toolCallId)} [--always] [--reject] [--reason TEXT]`,
+        `    ${approval.toolCallId}  ${approval.toolName} (risk ${approval.risk}, asked ${new Date(approval.requestedAt).toISOString()}${expires}): ${approval.arguments.slice(0, STATUS_ARGUMENTS_CHARS)}${cut}`,
+        `      ${approveCommandLine(id, approval.toolCallId)}${hash} [--always] [--reject] [--reason TEXT]`,
       );
     }
   } else {

@@ -1,8 +1,8 @@
 import { type Interface, createInterface } from 'node:readline/promises';
-import type { ApprovalDecisionKind } from '../../shared/approvals';
+import type { ApprovalDecisionKind, PendingApproval } from '../../shared/approvals';
 import type { AgentEvent } from '../../shared/events';
 import type { AgentClient } from '../agent-client';
-import { PROMPT_CHOICES, decisionFromAnswer } from './approval-choices';
+import { PROMPT_CHOICES, decisionFromAnswer, shellWord } from './approval-choices';
 import { log } from './cleanups';
 
 type ApprovalRequest = Extract<AgentEvent, { type: 'approval_requested' }>;
@@ -56,11 +56,19 @@ export class TerminalApprovals {
       for (let request = this.queue.shift(); request && !this.closed; request = this.queue.shift()) {
         // Events may be replayed from before this process started following: ask only what still waits.
         const pending = await this.agent.pendingApprovals(this.conversationId).catch(() => undefined);
-        if (pending && !pending.some((approval) => approval.toolCallId === request!.toolCallId)) continue;
+        const approval = pending?.find((candidate) => candidate.toolCallId === request!.toolCallId);
+        if (pending && !approval) continue;
+        // The person decides on what will run: the arguments whole, and the decision names their hash.
+        if (approval) this.output.write(argumentsShown(this.conversationId, approval));
         const decision = await this.ask(request);
         if (!decision) continue;
         await this.agent
-          .approve(this.conversationId, { toolCallId: request.toolCallId, decision, by: this.approver })
+          .approve(this.conversationId, {
+            toolCallId: request.toolCallId,
+            decision,
+            by: this.approver,
+            ...(approval?.argumentsSha256 ? { argumentsSha256: approval.argumentsSha256 } : {}),
+          })
           .catch((error: Error) => log(`! approval not taken: ${error.message}`));
       }
     } finally {
@@ -96,4 +104,17 @@ export class TerminalApprovals {
       terminal.close();
     }
   }
+}
+
+/** Arguments shown whole up to this many characters; longer ones by their start, length and hash. */
+const SHOWN_ARGUMENTS_CHARS = 4_000;
+
+/** The arguments a pending call will run with, as the terminal shows them before asking. */
+export function argumentsShown(conversationId: string, approval: PendingApproval): string {
+  const { arguments: text, argumentsLength = text.length, argumentsSha256 } = approval;
+  const hash = argumentsSha256 ? ` SHA-256 ${argumentsSha256}` : '';
+  if (argumentsLength <= SHOWN_ARGUMENTS_CHARS && !approval.argumentsTruncated) {
+    return `  arguments (${argumentsLength} characters${hash ? `,${hash}` : ''}):\n${text}\n`;
+  }
+  return `  arguments: the first ${SHOWN_ARGUMENTS_CHARS} of ${argumentsLength} characters${hash ? `,${hash}` : ''}; all of them: durable-agent status ${shellWord(conversationId)} --json\n${text.slice(0, SHOWN_ARGUMENTS_CHARS)}\n  [… ${argumentsLength - SHOWN_ARGUMENTS_CHARS} more characters not shown]\n`;
 }
