@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { ApprovalDecision } from '../../src/shared/approvals';
@@ -304,4 +304,75 @@ test('a steer while a call waits for approval withdraws the request; the model h
   expect(await refusal(decide(id, { toolCallId: callId, decision: 'allow_once', by: 'alice' }))).toBe(
     `tool call ${callId} was withdrawn by a steer or abort`,
   );
+});
+
+describe('what the approver sees is what runs', () => {
+  test('long arguments are shown whole with their hash; a decision for other arguments is refused, the right hash runs it', async () => {
+    const callId = unique('call_long');
+    // The dangerous part sits far past where an approver used to stop reading.
+    const value = `${'harmless '.repeat(1_200)}and then rm -rf ~`;
+    nockModel([{ toolCalls: [recordCall(callId, value)] }, { text: 'Recorded.' }]);
+    const id = `conv-${randomUUID()}`;
+    const handle = await start(id, 'Record a long value');
+    const pending = await pendingFor(id, callId);
+    const text = JSON.stringify({ value });
+    expect(pending.arguments).toBe(text);
+    expect(pending.argumentsLength).toBe(text.length);
+    expect(pending.argumentsSha256).toBe(createHash('sha256').update(text).digest('hex'));
+    expect(pending.argumentsTruncated).toBeUndefined();
+
+    const forged = createHash('sha256').update('{"value":"harmless"}').digest('hex');
+    expect(
+      await refusal(
+        decide(id, { toolCallId: callId, decision: 'allow_once', by: 'alice', argumentsSha256: forged }),
+      ),
+    ).toMatch(/for other arguments/);
+    // The signal path ignores it the same way: the call still waits.
+    await handle.signal(approveSignal, {
+      toolCallId: callId,
+      decision: 'allow_once',
+      by: 'alice',
+      argumentsSha256: forged,
+    });
+    expect((await handle.query(pendingApprovalsQuery)).map((approval) => approval.toolCallId)).toEqual([
+      callId,
+    ]);
+    expect(recorded.has(callId)).toBe(false);
+
+    await decide(id, {
+      toolCallId: callId,
+      decision: 'allow_once',
+      by: 'alice',
+      argumentsSha256: pending.argumentsSha256,
+    });
+    await waitForEvent(handle, 'run_finished');
+    expect(recorded.get(callId)).toBe(value);
+  });
+
+  test('writing to a background process asks as exec does; other process actions do not', async () => {
+    const listId = unique('call_list');
+    const writeId = unique('call_write');
+    nockModel([
+      {
+        toolCalls: [
+          { id: listId, name: 'process', arguments: { action: 'list' } },
+          { id: writeId, name: 'process', arguments: { action: 'write', id: 'p1', input: 'rm -rf ~\n' } },
+        ],
+      },
+      { text: 'Done.' },
+    ]);
+    const id = `conv-${randomUUID()}`;
+    const handle = await start(id, 'Feed the shell');
+    const pending = await pendingFor(id, writeId);
+    expect(pending).toMatchObject({ toolName: 'process', scope: 'exec', mode: 'ask' });
+    await waitFor(async () => {
+      const events = await eventsOf(handle);
+      return (
+        events.some((event) => event.type === 'tool_execution_end' && event.toolCallId === listId) ||
+        undefined
+      );
+    }, 'the list call to run without asking');
+    await decide(id, { toolCallId: writeId, decision: 'reject_once', by: 'alice' });
+    await waitForEvent(handle, 'run_finished');
+  });
 });

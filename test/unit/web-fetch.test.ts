@@ -152,6 +152,14 @@ describe('redirects', () => {
     routes['/loop'] = (_request, response) => response.writeHead(302, { location: '/loop' }).end();
     routes['/to-file'] = (_request, response) =>
       response.writeHead(302, { location: 'file:///etc/passwd' }).end();
+    routes['/to-other-host'] = (_request, response) =>
+      response.writeHead(302, { location: base.replace('127.0.0.1', 'localhost') + '/final' }).end();
+  });
+
+  test('to another host are refused: approval holds for one host', async () => {
+    const error = await toolErrorOf(fetchUrl('/to-other-host'));
+    expect(error.kind).toBe('PermissionDenied');
+    expect(error.message).toMatch(/redirects to another host \(http:\/\/localhost:\d+\/final\)/);
   });
 
   test('are followed, and the final URL is reported', async () => {
