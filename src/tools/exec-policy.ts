@@ -35,7 +35,7 @@ export class CommandPolicy {
     const denylist =
       'Commands matching the denylist (sudo, rm -rf /, mkfs, dd if=, fork bombs, shutdown, reboot, …) are refused.';
     if (this.security === 'full') return denylist;
-    return `${denylist} This worker runs commands in safe-bin mode: only these programs, run by name, with no shell expansions, variables, subshells or output redirection to files, and paths inside the workspace: ${[...this.safeBins].sort().join(', ')}.`;
+    return `${denylist} This worker runs commands in safe-bin mode: only these programs, run by name, with no shell expansions, variables, subshells or output redirection to files, only the options each program is known to take safely (long options spelled out in full; a refusal names the options allowed), and only regular files and directories inside the workspace: ${[...this.safeBins].sort().join(', ')}.`;
   }
 }
 

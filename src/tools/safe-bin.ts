@@ -1,12 +1,14 @@
+import { stat } from 'node:fs/promises';
+import { type ProgramOptions, SAFE_BIN_PROGRAMS, UNKNOWN_PROGRAM } from './safe-bin-programs';
 import { parseCommandLine } from './shell-parse';
 import { ToolError } from './tool-error';
 import type { Workspace } from './workspace';
 
 /**
- * Programs `safe-bin` mode runs by default: they read files and streams and print, nothing else.
- * None runs other programs, evaluates code or writes files (the options that would are refused
- * below). Never add shells, interpreters, or programs that run others (`env`, `xargs`, `find`,
- * `git`, `sed`, `awk`): any of them turns safe-bin into full.
+ * Programs `safe-bin` mode runs by default: they read files and streams and print, nothing else,
+ * with only the options their entry in SAFE_BIN_PROGRAMS lists. Never add shells, interpreters, or
+ * programs that run others whatever their options (`env`, `xargs`, `find -exec`, `git`, `sed e`,
+ * `awk system()`, pagers, editors): any of them turns safe-bin into full.
  */
 export const DEFAULT_SAFE_BINS: readonly string[] = [
   'base64',
@@ -38,7 +40,6 @@ export const DEFAULT_SAFE_BINS: readonly string[] = [
   'seq',
   'sha1sum',
   'sha256sum',
-  'sort',
   'stat',
   'tac',
   'tail',
@@ -49,31 +50,36 @@ export const DEFAULT_SAFE_BINS: readonly string[] = [
   'wc',
 ];
 
-/** Options of default safe bins that write files, run programs or follow links out of the workspace. */
-const DENIED_OPTIONS: Readonly<Record<string, readonly string[]>> = {
-  sort: ['-o', '--output', '--compress-program', '--files0-from'],
-  date: ['-s', '--set'],
-  grep: ['-R', '--dereference-recursive'],
-  du: ['-L', '--dereference', '--files0-from'],
-  wc: ['--files0-from'],
-};
-
 /** Output may only be discarded or sent to another descriptor: files are written by the file tools. */
 const WRITABLE_TARGETS = new Set(['/dev/null']);
 const READABLE_ABSOLUTE = new Set(['/dev/null', '/dev/stdin']);
 
+class Refused extends Error {}
+
 /**
  * Refuses (PermissionDenied) a command line unless every command in it is one of `bins`, run by
- * name, with no variable assignments, and every argument that could be a path stays inside the
- * workspace (symbolic links resolved). Anything the parser cannot read completely is refused.
+ * name, with no variable assignments, only the options its entry in SAFE_BIN_PROGRAMS lists (long
+ * ones spelled in full), and every path it would open (operands, option values, input
+ * redirections) a regular file or directory inside the workspace, symbolic links resolved.
+ * Anything the parser cannot read completely is refused.
  */
 export async function assertSafeBinCommand(
   command: string,
   bins: ReadonlySet<string>,
   workspace: Workspace,
 ): Promise<void> {
+  try {
+    await checkCommandLine(command, bins, workspace);
+  } catch (error) {
+    if (error instanceof Refused)
+      throw new ToolError('PermissionDenied', `command refused in safe-bin mode: ${error.message}`);
+    throw error;
+  }
+}
+
+async function checkCommandLine(command: string, bins: ReadonlySet<string>, workspace: Workspace) {
   const refuse = (why: string): never => {
-    throw new ToolError('PermissionDenied', `command refused in safe-bin mode: ${why}`);
+    throw new Refused(why);
   };
   const parsed = parseCommandLine(command);
   if (!parsed.ok) return refuse(parsed.reason);
@@ -86,21 +92,19 @@ export async function assertSafeBinCommand(
     if (!bins.has(name)) {
       return refuse(`${name} is not an allowed program; allowed: ${[...bins].sort().join(', ')}`);
     }
-    const denied = deniedOption(name, args);
-    if (denied) return refuse(`${name} ${denied} is not allowed`);
-    if (name === 'uniq' && args.filter((arg) => !arg.startsWith('-')).length > 1) {
-      return refuse('uniq with an output file is not allowed');
-    }
-    for (const arg of args) {
-      const problem = await pathProblem(arg, workspace);
-      if (problem) return refuse(`${name} argument ${JSON.stringify(arg)}: ${problem}`);
+    const program = Object.hasOwn(SAFE_BIN_PROGRAMS, name) ? SAFE_BIN_PROGRAMS[name]! : UNKNOWN_PROGRAM;
+    for (const { word, kind } of readArguments(name, program, args)) {
+      if (kind === 'path') {
+        const problem = await pathProblem(word, workspace);
+        if (problem) return refuse(`${name} argument ${JSON.stringify(word)}: ${problem}`);
+      }
     }
     for (const redirection of redirections) {
       const { operator, target } = redirection;
       if (operator === '>&' || operator === '<&') {
         if (!/^(\d+|-)$/.test(target)) return refuse(`${operator}${target} writes to a file`);
       } else if (operator === '<') {
-        const problem = READABLE_ABSOLUTE.has(target) ? undefined : await pathProblem(target, workspace);
+        const problem = await pathProblem(target, workspace);
         if (problem) return refuse(`input ${JSON.stringify(target)}: ${problem}`);
       } else if (!WRITABLE_TARGETS.has(target)) {
         return refuse(`output may only be redirected to /dev/null or another descriptor, not ${target}`);
@@ -109,47 +113,133 @@ export async function assertSafeBinCommand(
   }
 }
 
-function deniedOption(name: string, args: string[]): string | undefined {
-  const denied = DENIED_OPTIONS[name];
-  if (!denied) return undefined;
-  for (const arg of args) {
-    if (arg === '--') return undefined;
-    for (const option of denied) {
-      if (option.startsWith('--')) {
-        if (arg === option || arg.startsWith(`${option}=`)) return option;
-      } else if (/^-[A-Za-z0-9]+/.test(arg) && !arg.startsWith('--') && arg.includes(option[1]!)) {
-        return option; // `-o`, `-uo`, `-ofile`
+/**
+ * The words of one invocation as the program will read them: each option checked against the
+ * program's table (throws Refused for anything not listed), each operand and option value marked
+ * as a path to check or text never opened.
+ */
+export function readArguments(
+  name: string,
+  program: ProgramOptions,
+  args: readonly string[],
+): Array<{ word: string; kind: 'path' | 'text' }> {
+  const words: Array<{ word: string; kind: 'path' | 'text' }> = [];
+  const operands: string[] = [];
+  let patternGiven = false;
+  let optionsEnded = program.noOptions === true;
+  const operand = (word: string) => {
+    operands.push(word);
+    if (program.maxOperands !== undefined && operands.length > program.maxOperands) {
+      throw new Refused(
+        program.maxOperands === 0
+          ? `${name} takes no operands`
+          : `${name} takes at most ${program.maxOperands} operand${program.maxOperands === 1 ? '' : 's'} here (a further one would be written to)`,
+      );
+    }
+  };
+  const value = (word: string | undefined, kind: 'value' | 'path', option: string) => {
+    if (word === undefined) throw new Refused(`${name} ${option} needs a value`);
+    words.push({ word, kind: kind === 'path' ? 'path' : 'text' });
+    if (option === '-e' || option === '--regexp' || option === '-f' || option === '--file')
+      patternGiven = true;
+  };
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index]!;
+    if (optionsEnded || arg === '-' || !arg.startsWith('-')) {
+      operand(arg);
+      continue;
+    }
+    if (arg === '--') {
+      optionsEnded = true;
+      continue;
+    }
+    if (program.numericDashOperands && /^-\d/.test(arg)) {
+      // `seq -3 3` counts from -3; `head -5` is the old spelling of `head -n 5`.
+      if (program.operands === 'text') operand(arg);
+      else if (!/^-\d+$/.test(arg)) throw new Refused(unknownShort(name, program, arg.slice(1)));
+      continue;
+    }
+    if (arg.startsWith('--')) {
+      const equals = arg.indexOf('=');
+      const option = equals === -1 ? arg.slice(2) : arg.slice(2, equals);
+      const kind = program.long?.[option];
+      if (kind === undefined || !Object.hasOwn(program.long!, option))
+        throw new Refused(unknownLong(name, program, option));
+      if (kind === 'flag') {
+        if (equals !== -1) throw new Refused(`${name} --${option} takes no value`);
+        continue;
       }
+      value(equals === -1 ? args[++index] : arg.slice(equals + 1), kind, `--${option}`);
+      continue;
+    }
+    for (let at = 1; at < arg.length; at++) {
+      const letter = arg[at]!;
+      if (program.flags?.includes(letter)) continue;
+      const kind =
+        program.valued && Object.hasOwn(program.valued, letter) ? program.valued[letter] : undefined;
+      if (kind === undefined) throw new Refused(unknownShort(name, program, letter));
+      value(at + 1 < arg.length ? arg.slice(at + 1) : args[++index], kind, `-${letter}`);
+      break;
     }
   }
-  return undefined;
+  // GNU programs take options anywhere, so whether grep's first operand is its pattern is known
+  // only once every option is read (`grep /etc/passwd -e root` reads /etc/passwd).
+  operands.forEach((word, index) => {
+    const text =
+      program.operands === 'text' ||
+      (program.operands === 'pattern-then-paths' && !patternGiven && index === 0) ||
+      // For programs without options (test), words like -f are operators, not files.
+      (program.noOptions === true && word.startsWith('-')) ||
+      word === '-';
+    words.push({ word, kind: text ? 'text' : 'path' });
+  });
+  return words;
+}
+
+function unknownLong(name: string, program: ProgramOptions, option: string): string {
+  const longs = Object.keys(program.long ?? {});
+  const meant = longs.filter((full) => full.startsWith(option));
+  if (meant.length === 1 && option !== '')
+    return `${name} --${option}: spell the option out in full (--${meant[0]})`;
+  return `${name} --${option} is not an allowed option; ${name} takes ${allowedOptions(program)}`;
+}
+
+function unknownShort(name: string, program: ProgramOptions, letter: string): string {
+  return `${name} -${letter} is not an allowed option; ${name} takes ${allowedOptions(program)}`;
+}
+
+function allowedOptions(program: ProgramOptions): string {
+  const shorts = [...(program.flags ?? ''), ...Object.keys(program.valued ?? {})].map(
+    (letter) => `-${letter}`,
+  );
+  const longs = Object.entries(program.long ?? {}).map(([name, kind]) =>
+    kind === 'flag' ? `--${name}` : `--${name}=…`,
+  );
+  const all = [...shorts, ...longs];
+  return all.length ? `only ${all.join(' ')}` : 'no options';
 }
 
 /**
- * Any word may be a path: the word itself, the value of `--option=value`, or the value glued to a
- * short option (`-f/etc/x`). Absolute paths and `..` are refused outright; the rest must resolve
- * inside the workspace, so a link in the workspace that points outside is refused too.
+ * A word the program will open as a file: absolute paths (but /dev/null) and `..` are refused
+ * outright; the rest must resolve inside the workspace (so a link in it pointing outside is refused
+ * too) and, when it exists, be a regular file or a directory: a FIFO or device could block the
+ * command or read without end.
  */
-async function pathProblem(arg: string, workspace: Workspace): Promise<string | undefined> {
-  const candidates = [arg];
-  const equals = arg.indexOf('=');
-  if (equals !== -1) candidates.push(arg.slice(equals + 1));
-  if (/^-[A-Za-z]./.test(arg)) candidates.push(arg.slice(2));
-  for (const candidate of candidates) {
-    if (/(^|[/=])\.\.(\/|$)/.test(candidate)) return 'parent directories (..) are outside the workspace';
-    if (candidate.startsWith('/') && !READABLE_ABSOLUTE.has(candidate))
-      return 'absolute paths are outside the workspace';
+async function pathProblem(word: string, workspace: Workspace): Promise<string | undefined> {
+  if (READABLE_ABSOLUTE.has(word)) return undefined;
+  if (word === '') return 'an empty path';
+  if (/(^|\/)\.\.(\/|$)/.test(word)) return 'parent directories (..) are outside the workspace';
+  if (word.startsWith('/')) return 'absolute paths are outside the workspace';
+  let resolved: string;
+  try {
+    resolved = await workspace.resolve(word);
+  } catch (error) {
+    if (error instanceof ToolError && error.kind === 'InvalidPath') return error.message;
+    // A parent that is a file is no escape (the program says so); anything else cannot be checked.
+    if (error instanceof ToolError) return undefined;
+    return `it cannot be checked as a path (${(error as Error).message})`;
   }
-  for (const candidate of candidates) {
-    if (candidate.startsWith('-') || candidate === '' || READABLE_ABSOLUTE.has(candidate)) continue;
-    try {
-      await workspace.resolve(candidate);
-    } catch (error) {
-      if (error instanceof ToolError && error.kind === 'InvalidPath') return error.message;
-      // What cannot be checked is refused; a parent that is a file is no escape (the program says so).
-      if (!(error instanceof ToolError))
-        return `it cannot be checked as a path (${(error as Error).message})`;
-    }
-  }
+  const info = await stat(resolved).catch(() => undefined);
+  if (info && !info.isFile() && !info.isDirectory()) return 'only regular files and directories may be read';
   return undefined;
 }
