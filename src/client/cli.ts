@@ -24,7 +24,7 @@ Usage:
   durable-agent run [--id ID] [--workspace DIR] [--json] [--no-worker] [--model NAME] [--system TEXT]
                     [--max-tool-iterations N] [--approval auto|ask] [--profile minimal|coding|messaging|full]
                     [--allow LIST] [--also-allow LIST] [--deny LIST] [--owners NAMES] [--sender NAME]
-                    [--exec-security full|safe-bin] "<prompt>"
+                    [--exec-security full|sandbox|safe-bin] "<prompt>"
   durable-agent send ID [--no-wait] [--json] [--sender NAME] [conversation flags of run] "<text>"
   durable-agent steer ID [--no-wait] [--json] [--sender NAME] "<text>"
   durable-agent abort ID [--reason TEXT] [--by NAME] [--json]

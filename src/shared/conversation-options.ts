@@ -19,7 +19,7 @@ export const ConversationOptionsSchema = z.object({
   /** Whose durable memory the memory tools read and write; conversations of one agent share it. `default` when absent. */
   agentId: AgentIdSchema.optional(),
   /**
-   * `exec` security mode (`full` or `safe-bin`) for this conversation. Only a stricter mode than the
+   * `exec` security mode (`full`, `sandbox` or `safe-bin`) for this conversation. Only a stricter mode than the
    * worker's (AGENT_EXEC_SECURITY) takes effect: the worker's is the ceiling. The worker's when absent.
    */
   execSecurity: ExecSecurityModeSchema.optional(),

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { SandboxSettings } from './bubblewrap';
 import { type OutputRead, PollableOutput } from './process-output';
 import { signalRunsSync } from './process-tree';
 import { type ShellRun, killProcessGroup, spawnShell } from './shell-process';
@@ -88,6 +89,8 @@ export class BackgroundProcesses {
     /** The command's whole environment; see `childEnvironment`. */
     env: Readonly<Record<string, string>>;
     timeoutSeconds: number;
+    /** Run it inside the bubblewrap sandbox, confined to `cwd`. */
+    sandbox?: SandboxSettings;
   }): ProcessSummary & { alreadyStarted: boolean } {
     const key = `${params.conversationId}\0${params.toolCallId}`;
     const existing = this.startedByToolCall.get(key);
@@ -120,6 +123,7 @@ export class BackgroundProcesses {
       stdin: 'pipe',
       env: params.env,
       backstopSeconds: params.timeoutSeconds + BACKSTOP_EXTRA_S,
+      ...(params.sandbox ? { sandbox: params.sandbox } : {}),
     });
     const entry: Entry = {
       id,

@@ -1,11 +1,14 @@
 import { type ExecSecurityMode, effectiveExecSecurity } from '../shared/exec-security';
+import { DEFAULT_SANDBOX_SETTINGS, type SandboxSettings, sandboxAvailability } from './bubblewrap';
 import { deniedCommandPattern } from './command-denylist';
 import { DEFAULT_SAFE_BINS, assertSafeBinCommand } from './safe-bin';
 import { ToolError } from './tool-error';
 import type { Workspace } from './workspace';
 
-/** What a worker lets `exec` run; set by whoever runs the worker (AGENT_EXEC_SECURITY, AGENT_EXEC_SAFE_BINS). */
+/** What a worker lets `exec` run; set by whoever runs the worker (AGENT_EXEC_SECURITY, AGENT_EXEC_SAFE_BINS, AGENT_EXEC_SANDBOX_*). */
 export interface ExecPolicySettings {
+  /** What `sandbox` mode allows a command; DEFAULT_SANDBOX_SETTINGS when absent. */
+  sandbox?: SandboxSettings;
   /** The most a conversation gets: it may ask for a stricter mode, never a looser one. Default `full`. */
   security?: ExecSecurityMode;
   /** The programs `safe-bin` mode allows; `DEFAULT_SAFE_BINS` when absent. */
@@ -16,17 +19,34 @@ export interface ExecPolicySettings {
 export class CommandPolicy {
   readonly security: ExecSecurityMode;
   readonly safeBins: ReadonlySet<string>;
+  readonly sandbox: SandboxSettings;
 
   constructor(settings: ExecPolicySettings = {}) {
     this.security = settings.security ?? 'full';
     this.safeBins = new Set(settings.safeBins ?? DEFAULT_SAFE_BINS);
+    this.sandbox = settings.sandbox ?? DEFAULT_SANDBOX_SETTINGS;
   }
 
-  /** Throws PermissionDenied when the command may not run in a conversation that asked for `requested`. */
+  /** The mode a conversation that asked for `requested` gets: the worker's, or a stricter one. */
+  modeFor(requested: ExecSecurityMode | undefined): ExecSecurityMode {
+    return effectiveExecSecurity(this.security, requested);
+  }
+
+  /**
+   * Throws PermissionDenied when the command may not run in a conversation that asked for
+   * `requested`; in sandbox mode also when no sandbox can be made here (never a silent full).
+   */
   async check(command: string, requested: ExecSecurityMode | undefined, workspace: Workspace): Promise<void> {
     assertNotDenied(command);
-    if (effectiveExecSecurity(this.security, requested) === 'safe-bin') {
-      await assertSafeBinCommand(command, this.safeBins, workspace);
+    const mode = this.modeFor(requested);
+    if (mode === 'safe-bin') await assertSafeBinCommand(command, this.safeBins, workspace);
+    if (mode === 'sandbox') {
+      const available = sandboxAvailability();
+      if (!available.ok)
+        throw new ToolError(
+          'PermissionDenied',
+          `command refused: sandbox mode is required but ${available.reason}`,
+        );
     }
   }
 
@@ -35,6 +55,8 @@ export class CommandPolicy {
     const denylist =
       'Commands matching the denylist (sudo, rm -rf /, mkfs, dd if=, fork bombs, shutdown, reboot, …) are refused.';
     if (this.security === 'full') return denylist;
+    if (this.security === 'sandbox')
+      return `${denylist} This worker runs commands in a sandbox: only the workspace is writable (and a private /tmp), files outside it other than the system's programs are not there, ${this.sandbox.network ? 'the network is reachable' : 'there is no network'}, and each command is limited to ${this.sandbox.memoryMb} MiB of memory and ${this.sandbox.cpuSeconds} s of CPU.`;
     return `${denylist} This worker runs commands in safe-bin mode: only these programs, run by name, with no shell expansions, variables, subshells or output redirection to files, only the options each program is known to take safely (long options spelled out in full; a refusal names the options allowed), and only regular files and directories inside the workspace: ${[...this.safeBins].sort().join(', ')}.`;
   }
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { BackgroundProcesses } from './background-processes';
 import type { CommandPolicy } from './exec-policy';
 import { HeadTailBuffer } from './output-buffer';
+import type { SandboxSettings } from './bubblewrap';
 import { spawnShell } from './shell-process';
 import { type ToolResult, type ToolUpdate, defineTool, textResult } from './tool';
 import { ToolError } from './tool-error';
@@ -56,6 +57,8 @@ export function createExecTool(deps: {
     async execute(toolCallId, params, signal, onUpdate, context) {
       if (signal.aborted) throw signal.reason ?? new Error('aborted');
       await deps.policy.check(params.command, context.execSecurity, context.workspace);
+      const sandbox =
+        deps.policy.modeFor(context.execSecurity) === 'sandbox' ? deps.policy.sandbox : undefined;
       if (params.background) {
         const timeoutSeconds = params.timeout ?? DEFAULT_BACKGROUND_TIMEOUT_S;
         const started = deps.processes.start({
@@ -65,6 +68,7 @@ export function createExecTool(deps: {
           cwd: context.workspace.root,
           env: deps.env,
           timeoutSeconds,
+          ...(sandbox ? { sandbox } : {}),
         });
         return textResult(
           `${started.alreadyStarted ? 'already started' : 'started'} background process ${started.id} (pid ${started.pid ?? 'unknown'}); it is killed after ${timeoutSeconds}s. Use the process tool with this id: action "poll" for its output and exit status, "write" for its stdin, "kill" to stop it.`,
@@ -76,6 +80,7 @@ export function createExecTool(deps: {
         env: deps.env,
         signal,
         onUpdate,
+        ...(sandbox ? { sandbox } : {}),
       });
     },
   });
@@ -89,12 +94,18 @@ function runInForeground(
     env: Readonly<Record<string, string>>;
     signal: AbortSignal;
     onUpdate: (update: ToolUpdate) => void;
+    sandbox?: SandboxSettings;
   },
 ): Promise<ToolResult> {
   const { signal, onUpdate } = options;
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const run = spawnShell(command, { cwd: options.cwd, stdin: 'ignore', env: options.env });
+    const run = spawnShell(command, {
+      cwd: options.cwd,
+      stdin: 'ignore',
+      env: options.env,
+      ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+    });
     const child = run.child;
     const output = new HeadTailBuffer(OUTPUT_HALF_BYTES);
     child.stdout!.on('data', (chunk: Buffer) => output.push(chunk));

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { type HostLayout, type SandboxSettings, bubblewrapArgv, hostLayout } from './bubblewrap';
 import { RUN_MARK_VARIABLE, signalRun } from './process-tree';
 
 /** How long output may still arrive after bash exits, from descendants that hold its pipes. */
@@ -17,6 +18,8 @@ export interface ShellOptions {
   env: Readonly<Record<string, string>>;
   /** Seconds after which coreutils `timeout` (where installed) kills the process group even with no one left to do it. */
   backstopSeconds?: number;
+  /** Run the command inside a bubblewrap sandbox confined to `cwd` (the workspace). */
+  sandbox?: SandboxSettings;
 }
 
 export interface ShellExit {
@@ -53,12 +56,19 @@ export interface ShellRun {
 export function spawnShell(command: string, options: ShellOptions): ShellRun {
   // No startup files: bash sources ~/.bashrc when its stdin is a socket (as Node's pipes are) and SHLVL is
   // below 2, which the allowlisted environment leaves unset; a command must not depend on the worker's dotfiles.
-  const shell = ['bash', '--norc', '--noprofile', '-c', command];
+  const mark = randomBytes(12).toString('hex');
+  const shell = options.sandbox
+    ? bubblewrapArgv(command, {
+        workspace: options.cwd,
+        env: { ...options.env, [RUN_MARK_VARIABLE]: mark },
+        settings: options.sandbox,
+        layout: (layout ??= hostLayout()),
+      })
+    : ['bash', '--norc', '--noprofile', '-c', command];
   const argv =
     options.backstopSeconds !== undefined && hasTimeoutCommand()
       ? ['timeout', '--kill-after=5s', `${Math.ceil(options.backstopSeconds)}s`, ...shell]
       : shell;
-  const mark = randomBytes(12).toString('hex');
   const child = spawn(argv[0]!, argv.slice(1), {
     cwd: options.cwd,
     detached: true,
@@ -102,6 +112,7 @@ export function killProcessGroup(pid: number | undefined, signal: NodeJS.Signals
   }
 }
 
+let layout: HostLayout | undefined;
 let timeoutCommand: boolean | undefined;
 function hasTimeoutCommand(): boolean {
   timeoutCommand ??= spawnSync('timeout', ['--version'], { stdio: 'ignore' }).status === 0;

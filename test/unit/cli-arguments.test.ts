@@ -115,7 +115,7 @@ describe('run', () => {
     [[], 'run needs a prompt'],
     [['--id', 'has space', 'hi'], 'invalid conversation id "has space"'],
     [['--profile', 'everything', 'hi'], '--profile takes minimal, coding, messaging, full, got everything'],
-    [['--exec-security', 'none', 'hi'], '--exec-security takes full or safe-bin, got none'],
+    [['--exec-security', 'none', 'hi'], '--exec-security takes full, sandbox or safe-bin, got none'],
     [['--owners', ' , ', 'hi'], '--owners needs at least one name'],
   ])('%j is a usage error', (args, message) => {
     expect(usageError(() => parseRunArgs(args))).toContain(message);

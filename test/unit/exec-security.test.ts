@@ -251,19 +251,26 @@ describe('modes: the worker sets the ceiling, a conversation may only tighten it
     ['full', 'safe-bin', 'safe-bin'],
     ['safe-bin', undefined, 'safe-bin'],
     ['safe-bin', 'full', 'safe-bin'],
+    ['full', 'sandbox', 'sandbox'],
+    ['sandbox', undefined, 'sandbox'],
+    ['sandbox', 'full', 'sandbox'],
+    ['sandbox', 'safe-bin', 'safe-bin'],
+    ['safe-bin', 'sandbox', 'safe-bin'],
   ] as const)('worker %s, conversation %s: %s', (worker, conversation, effective) => {
     expect(effectiveExecSecurity(worker, conversation)).toBe(effective);
   });
 
   test('environment: AGENT_EXEC_SECURITY and AGENT_EXEC_SAFE_BINS', () => {
-    expect(execPolicyFromEnv({})).toEqual({ security: 'full' });
-    expect(execPolicyFromEnv({ AGENT_EXEC_SECURITY: 'safe-bin', AGENT_EXEC_SAFE_BINS: 'ls, cat ,' })).toEqual(
-      {
-        security: 'safe-bin',
-        safeBins: ['ls', 'cat'],
-      },
-    );
-    expect(() => execPolicyFromEnv({ AGENT_EXEC_SECURITY: 'none' })).toThrow(/full or safe-bin/);
+    expect(execPolicyFromEnv({})).toMatchObject({ security: 'full' });
+    expect(execPolicyFromEnv({})).not.toHaveProperty('safeBins');
+    expect(
+      execPolicyFromEnv({ AGENT_EXEC_SECURITY: 'safe-bin', AGENT_EXEC_SAFE_BINS: 'ls, cat ,' }),
+    ).toMatchObject({
+      security: 'safe-bin',
+      safeBins: ['ls', 'cat'],
+    });
+    expect(execPolicyFromEnv({ AGENT_EXEC_SECURITY: 'sandbox' }).security).toBe('sandbox');
+    expect(() => execPolicyFromEnv({ AGENT_EXEC_SECURITY: 'none' })).toThrow(/full, sandbox or safe-bin/);
     expect(() => execPolicyFromEnv({ AGENT_EXEC_SAFE_BINS: '/bin/sh' })).toThrow(/not paths/);
   });
 });

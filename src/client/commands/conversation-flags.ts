@@ -60,7 +60,7 @@ export function conversationOptionsFromFlags(values: ConversationOptionValues): 
       ? undefined
       : ExecSecurityModeSchema.safeParse(values['exec-security']);
   if (execSecurity && !execSecurity.success) {
-    throw new UsageError(`--exec-security takes full or safe-bin, got ${values['exec-security']}`);
+    throw new UsageError(`--exec-security takes full, sandbox or safe-bin, got ${values['exec-security']}`);
   }
   const approval = values.approval;
   if (approval !== undefined && approval !== 'auto' && approval !== 'ask') {

@@ -57,6 +57,7 @@ export async function startLocalWorker(
     { childEnvironment },
     { externalToolsFromEnv },
     { webFetchOptionsFromEnv },
+    { sandboxAvailability },
   ] = await Promise.all([
     import('../../worker/connect'),
     import('../../worker/create-worker'),
@@ -68,12 +69,18 @@ export async function startLocalWorker(
     import('../../tools/child-environment'),
     import('../../worker/external-tools'),
     import('../../worker/web-fetch-settings'),
+    import('../../tools/bubblewrap'),
   ]);
   const model = modelSettingsFromEnv(process.env);
   if (!model) throw new Error('no model is configured');
   const external = await externalToolsFromEnv(process.env, settings, address, log);
+  const execPolicy = execPolicyFromEnv(process.env);
+  if (execPolicy.security === 'sandbox') {
+    const available = sandboxAvailability();
+    if (!available.ok) throw new Error(`AGENT_EXEC_SECURITY=sandbox needs bubblewrap: ${available.reason}`);
+  }
   const runtime = {
-    ...execPolicyFromEnv(process.env),
+    ...execPolicy,
     childEnv: childEnvironment(process.env, execEnvPassFromEnv(process.env)),
   };
   const tools = new ToolRegistry(
