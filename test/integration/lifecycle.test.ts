@@ -99,6 +99,7 @@ test('events carry a bounded preview of long model text; the transcript and the 
   const events = await harness().agent.events(id);
   expect(status).toEqual({
     status: 'idle',
+    agentId: 'default',
     runCount: 1,
     queuedMessages: 0,
     pendingApprovals: 0,
