@@ -21,7 +21,7 @@ const PROCESS_INPUT_ACTIONS = new Set(['write']);
  * Writing to a background process: `exec`'s mode and standing decisions, since the text may be a
  * command. A tool that reaches hosts (its descriptor lists `hostsWithoutApproval`): runs without
  * asking for those hosts, asks for any other, and standing decisions hold per host; a URL without a
- * readable host asks every time. Pure: the workflow runs it.
+ * host it could reach runs, to be refused by the tool. Pure: the workflow runs it.
  */
 export function approvalSubject(
   toolName: string,
@@ -41,9 +41,9 @@ export function approvalSubject(
   const hosts = descriptor?.hostsWithoutApproval;
   if (descriptor && hosts) {
     const host = hostOf(args.url);
-    if (host === undefined) {
-      return { mode: effectiveApprovalMode(settings, toolName, 'always'), scope: `${toolName}@?` };
-    }
+    // No host that the tool's own parser would reach (not http or https, not a URL): the tool refuses
+    // it without connecting anywhere, so asking a person would only hold the run up.
+    if (host === undefined) return { mode: 'auto', scope: `${toolName}@?` };
     const toolDefault = hosts.includes(host) ? 'auto' : 'ask';
     return { mode: effectiveApprovalMode(settings, toolName, toolDefault), scope: `${toolName}@${host}` };
   }

@@ -42,8 +42,12 @@ describe('approvalSubject', () => {
     ).toBe('web_fetch@evil.example');
   });
 
-  test('web_fetch: a URL without a readable host asks every time; a conversation may still choose auto', () => {
-    expect(approvalSubject('web_fetch', { url: 'gopher://x' }, tools, {}).mode).toBe('always');
+  test('web_fetch: a URL the tool cannot fetch runs to be refused; a conversation may still choose auto', () => {
+    for (const url of ['gopher://x', 'file:///etc/passwd', 'not a url', 42])
+      expect(approvalSubject('web_fetch', { url }, tools, { mode: 'ask' })).toEqual({
+        mode: 'auto',
+        scope: 'web_fetch@?',
+      });
     expect(approvalSubject('web_fetch', { url: 'https://evil.example/' }, tools, { mode: 'auto' }).mode).toBe(
       'auto',
     );
