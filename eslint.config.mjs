@@ -51,7 +51,13 @@ export default tseslint.config(
   {
     files: ['**/*.js', '**/*.mjs'],
     languageOptions: {
-      globals: { require: 'readonly', module: 'writable', process: 'readonly', console: 'readonly' },
+      globals: {
+        require: 'readonly',
+        module: 'writable',
+        process: 'readonly',
+        console: 'readonly',
+        fetch: 'readonly',
+      },
     },
   },
 );

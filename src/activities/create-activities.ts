@@ -1,4 +1,10 @@
 import { createSendRapNotice } from '../rap/rap-notices';
+import type { ApproverKeys } from '../shared/signed-decisions';
+import type { WorkerFloors } from '../shared/worker-floors';
+import type { WebhookConfig } from '../shared/webhooks';
+import { webhookTargets } from '../worker/webhook-settings';
+import { createAdmitConversation } from './admit-conversation';
+import { createDeliverWebhook } from './deliver-webhook';
 import type { ToolListing } from '../shared/tool-descriptor';
 import { type ModelDeps, createCallModel } from './call-model';
 import { type ToolDeps, createRunTool } from './run-tool';
@@ -11,6 +17,14 @@ export interface ActivityDeps extends Omit<ModelDeps, 'transcriptCache' | 'loadT
   loadTranscript?: TranscriptLoader;
   /** RAP tool servers' base URLs, for close_thread and cancel_tool_call notices. */
   rapToolsets?: readonly string[];
+  /** What the operator holds every conversation to; see `createAdmitConversation` for the defaults. */
+  floors?: Partial<WorkerFloors>;
+  /** Approver name -> raw Ed25519 public key (base64url): when present, decisions must be signed. */
+  approverKeys?: ApproverKeys;
+  /** Where conversations' events are posted; the URLs and secrets never enter workflow history. */
+  webhooks?: readonly WebhookConfig[];
+  /** The gateway's public base URL, for links in webhook bodies. */
+  gatewayUrl?: string;
 }
 
 /** The worker's activities, closed over their dependencies: tests pass fakes, the worker real clients. */
@@ -26,6 +40,16 @@ export function createActivities(deps: ActivityDeps) {
     summarizeTranscript: createSummarizeTranscript(modelDeps),
     runTool: createRunTool(deps),
     sendRapNotice: createSendRapNotice(deps.rapToolsets ?? []),
+    admitConversation: createAdmitConversation({
+      defaultWorkspace: deps.defaultWorkspace,
+      ...(deps.floors ? { floors: deps.floors } : {}),
+      ...(deps.approverKeys ? { approverKeys: deps.approverKeys } : {}),
+      webhooks: webhookTargets(deps.webhooks ?? []),
+    }),
+    deliverWebhook: createDeliverWebhook({
+      webhooks: deps.webhooks ?? [],
+      ...(deps.gatewayUrl ? { gatewayUrl: deps.gatewayUrl } : {}),
+    }),
     listTools: async (): Promise<ToolListing> => {
       const warnings = await deps.tools.refresh();
       return { tools: deps.tools.descriptors(), warnings };

@@ -5,6 +5,7 @@ import { approveCommand } from './commands/approve';
 import { chooseCommand } from './commands/choose';
 import { Cleanups, log } from './commands/cleanups';
 import { exportCommand } from './commands/export';
+import { gatewayCommand } from './commands/gateway';
 import { historyCommand } from './commands/history';
 import { listCommand } from './commands/list';
 import { replayCommand } from './commands/replay';
@@ -28,7 +29,8 @@ Usage:
   durable-agent send ID [--no-wait] [--json] [--sender NAME] [conversation flags of run] "<text>"
   durable-agent steer ID [--no-wait] [--json] [--sender NAME] "<text>"
   durable-agent abort ID [--reason TEXT] [--by NAME] [--json]
-  durable-agent approve ID TOOL_CALL_ID [--always] [--reject] [--reason TEXT] [--by NAME] [--json]
+  durable-agent approve ID TOOL_CALL_ID [--always] [--reject] [--reason TEXT] [--by NAME] [--sha256 HASH]
+                    [--key FILE] [--json]
   durable-agent choose ID TOOL_CALL_ID [N] [--by NAME] [--json]
   durable-agent compact ID [--json]
   durable-agent watch ID [--json] [--until-ended]
@@ -42,6 +44,7 @@ Usage:
   durable-agent schedule list|delete SCHEDULE_ID|trigger SCHEDULE_ID [--json]
   durable-agent worker [--workspace DIR]
   durable-agent server [--port N] [--ui-port N] [--db FILE]
+  durable-agent gateway [--tokens FILE] [--port N] [--host ADDRESS]
 
 Environment: OPENAI_BASE_URL, OPENAI_API_KEY, AGENT_MODEL, AGENT_MODEL_PROVIDER, AGENT_TOOLS_ALLOW,
 AGENT_TOOLS_DENY, AGENT_EXEC_SECURITY, AGENT_EXEC_SAFE_BINS, AGENT_TASK_QUEUE, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS*,
@@ -66,6 +69,7 @@ const COMMANDS: Record<string, Command> = {
   schedule: scheduleCommand,
   worker: workerCommand,
   server: serverCommand,
+  gateway: gatewayCommand,
 };
 
 /** Commands that run a worker in this process (`replay` a replay worker) and so set up the worker runtime's logging. */

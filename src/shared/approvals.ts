@@ -46,6 +46,13 @@ export const ApprovalDecisionSchema = z.object({
     .string()
     .regex(/^[0-9a-f]{64}$/, 'argumentsSha256 is 64 lowercase hex digits')
     .optional(),
+  /**
+   * Where the worker names approver keys: the approver's Ed25519 signature (base64) over the
+   * decision's fields and `signatureExpiresAt` (see signed-decisions.ts).
+   */
+  signature: z.string().trim().min(1).max(200).optional(),
+  /** When the signature stops counting, in ms since the epoch. */
+  signatureExpiresAt: z.number().int().positive().optional(),
 });
 export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>;
 

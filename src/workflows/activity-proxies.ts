@@ -1,4 +1,4 @@
-import { ActivityCancellationType, proxyActivities } from '@temporalio/workflow';
+import { ActivityCancellationType, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { AgentActivities } from '../activities/create-activities';
 import type { RapNotice } from '../shared/rap';
 import type { ToolDescriptor } from '../shared/tool-descriptor';
@@ -16,6 +16,26 @@ export const modelActivities = proxyActivities<Pick<AgentActivities, 'callModel'
     backoffCoefficient: 2,
     maximumInterval: '1 minute',
     maximumAttempts: 8,
+  },
+});
+
+/** Asked of the worker running the workflow task itself: its floors and keys are what hold. */
+export const admissionActivities = proxyLocalActivities<Pick<AgentActivities, 'admitConversation'>>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 5 },
+});
+
+/**
+ * Webhook deliveries: each attempt bounded, retried with backoff for about half an hour, on any worker.
+ * A receiver that refuses for good (400, 401, 404, …) is not tried again.
+ */
+export const webhookActivities = proxyActivities<Pick<AgentActivities, 'deliverWebhook'>>({
+  startToCloseTimeout: '15 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '10 minutes',
+    maximumAttempts: 12,
   },
 });
 

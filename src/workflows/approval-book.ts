@@ -10,6 +10,13 @@ import {
   isAllow,
 } from '../shared/approvals';
 import { sha256Hex } from '../shared/sha256';
+import {
+  type ApproverKeys,
+  MAX_SIGNATURE_LIFETIME_MS,
+  signedDecisionText,
+  verifySignedText,
+} from '../shared/signed-decisions';
+import { approvalFloorFor, stricterApproval } from '../shared/worker-floors';
 import type { ApprovalReceipt } from '../shared/conversation-api';
 import type { EventLog } from './event-log';
 import { workflowTime } from './workflow-time';
@@ -43,6 +50,17 @@ export type ApprovalOutcome = { allowed: true } | { allowed: false; reason: stri
 /** State a continued conversation carries over: decisions that hold for the rest of it. */
 export type StandingDecisions = Record<string, StandingDecision>;
 
+/** Signed decisions already taken (hash of the signed text -> when the signature expires): each counts once. */
+export type UsedSignatures = Record<string, number>;
+
+/** What the worker holds this conversation to, once it has admitted it. */
+export interface ApprovalEnforcement {
+  /** The least mode each tool gets (`*`: every tool). */
+  approvalFloor: Record<string, ApprovalMode>;
+  /** When present, a decision counts only signed by the key of the approver it names. */
+  approverKeys?: ApproverKeys;
+}
+
 /**
  * Pending approvals and the decisions made on them. Decisions arrive by signal or update; the
  * tool call that asked waits in `decide()` until one arrives, a standing decision covers it, or
@@ -54,13 +72,23 @@ export class ApprovalBook {
   /** Why a request is no longer pending, by tool call id: for a clear refusal of late decisions. */
   private readonly closed = new Map<string, 'was already decided' | 'was withdrawn by a steer or abort'>();
   private readonly standing: Map<string, StandingDecision>;
+  private readonly usedSignatures: Map<string, number>;
+  private enforcement: ApprovalEnforcement = { approvalFloor: {} };
 
   constructor(
+    private readonly conversationId: string,
     private readonly settings: ApprovalSettings,
     private readonly events: EventLog,
     standing: StandingDecisions = {},
+    usedSignatures: UsedSignatures = {},
   ) {
     this.standing = new Map(Object.entries(standing));
+    this.usedSignatures = new Map(Object.entries(usedSignatures));
+  }
+
+  /** The worker's floors and approver keys, from its admission of this conversation. */
+  enforce(enforcement: ApprovalEnforcement): void {
+    this.enforcement = enforcement;
   }
 
   /** Throws with the reason a decision cannot be taken; touches nothing. */
@@ -83,13 +111,60 @@ export class ApprovalBook {
         `the decision is for other arguments (SHA-256 ${decision.argumentsSha256}) than tool call ${decision.toolCallId} has (${pending.argumentsSha256})`,
       );
     }
+    if (this.enforcement.approverKeys) this.checkSignature(decision, pending, this.enforcement.approverKeys);
     return pending;
+  }
+
+  private checkSignature(decision: ApprovalDecision, pending: PendingApproval, keys: ApproverKeys): void {
+    const key = Object.hasOwn(keys, decision.by) ? keys[decision.by] : undefined;
+    if (key === undefined) throw new Error(`${decision.by} has no approver key on this worker`);
+    const { signature, signatureExpiresAt } = decision;
+    if (signature === undefined || signatureExpiresAt === undefined) {
+      throw new Error(
+        'this worker takes signed decisions only: signature and signatureExpiresAt are missing',
+      );
+    }
+    const now = workflowTime();
+    if (signatureExpiresAt <= now) {
+      throw new Error(`the signature expired at ${new Date(signatureExpiresAt).toISOString()}`);
+    }
+    if (signatureExpiresAt > now + MAX_SIGNATURE_LIFETIME_MS) {
+      throw new Error(
+        `the signature is valid for more than ${MAX_SIGNATURE_LIFETIME_MS / 60_000} minutes; sign for less`,
+      );
+    }
+    const text = this.signedText(decision, pending, signatureExpiresAt);
+    if (this.usedSignatures.has(sha256Hex(text))) throw new Error('this signed decision was used already');
+    if (!verifySignedText(key, text, signature)) {
+      throw new Error(`the signature is not ${decision.by}'s over this decision`);
+    }
+  }
+
+  private signedText(decision: ApprovalDecision, pending: PendingApproval, expiresAt: number): string {
+    return signedDecisionText({
+      conversationId: this.conversationId,
+      toolCallId: decision.toolCallId,
+      // Signed over the pending call's own hash, so a signature for other arguments fails whether or not the decision names one.
+      argumentsSha256: pending.argumentsSha256,
+      decision: decision.decision,
+      by: decision.by,
+      expiresAt,
+    });
   }
 
   /** Records a decision `check()` accepted. */
   apply(decision: ApprovalDecision): ApprovalReceipt {
     const pending = this.check(decision);
     this.decisions.set(decision.toolCallId, decision);
+    if (decision.signatureExpiresAt !== undefined && this.enforcement.approverKeys) {
+      const now = workflowTime();
+      for (const [used, expiresAt] of this.usedSignatures)
+        if (expiresAt <= now) this.usedSignatures.delete(used);
+      this.usedSignatures.set(
+        sha256Hex(this.signedText(decision, pending, decision.signatureExpiresAt)),
+        decision.signatureExpiresAt,
+      );
+    }
     if (decision.decision === 'allow_always')
       this.standing.set(pending.scope, { decision: 'allow', by: decision.by });
     if (decision.decision === 'reject_always')
@@ -101,9 +176,14 @@ export class ApprovalBook {
    * Whether a call may run. Asks (and waits) when its mode requires it; throws CancelledFailure when
    * the run is steered or aborted meanwhile.
    */
-  async decide(call: ApprovalRequest, mode: ApprovalMode): Promise<ApprovalOutcome> {
+  async decide(call: ApprovalRequest, asked: ApprovalMode): Promise<ApprovalOutcome> {
+    const floor = this.enforcement.approvalFloor;
+    const mode = stricterApproval(
+      stricterApproval(asked, approvalFloorFor(floor, call.toolName)),
+      approvalFloorFor(floor, call.scope.split('@')[0]!),
+    );
     if (mode === 'auto') return { allowed: true };
-    const request = pendingOf(call);
+    const request = pendingOf({ ...call, mode });
     const standing = this.standing.get(request.scope);
     if (standing?.decision === 'reject') {
       return {
@@ -181,6 +261,10 @@ export class ApprovalBook {
 
   standingDecisions(): StandingDecisions {
     return Object.fromEntries(this.standing);
+  }
+
+  usedSignatureRecord(): UsedSignatures {
+    return Object.fromEntries(this.usedSignatures);
   }
 
   get pendingCount(): number {

@@ -6,6 +6,7 @@ import {
   condition,
   continueAsNew,
   isCancellation,
+  patched,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -38,14 +39,15 @@ import {
   rapViewsQuery,
 } from '../shared/rap';
 import type { ToolDescriptor } from '../shared/tool-descriptor';
-import { ApprovalBook, type StandingDecisions } from './approval-book';
+import { ApprovalBook, type StandingDecisions, type UsedSignatures } from './approval-book';
 import { CompactionRequests, compactIfNeeded } from './compaction';
-import { noticeActivities } from './activity-proxies';
+import { admissionActivities, noticeActivities } from './activity-proxies';
 import { installControlHandlers, userMessageOf } from './control-handlers';
 import { type CarriedEvents, EventLog } from './event-log';
 import { type CarriedRapThread, RapThread } from './rap-thread';
 import { RunControl } from './run-control';
 import { type CarriedTranscript, Transcript } from './transcript';
+import { WebhookOutbox } from './webhook-outbox';
 import { type PausedRun, lookUpTools, runTurnLoop } from './turn-loop';
 
 export interface ConversationInput extends ConversationStartInput {
@@ -68,6 +70,8 @@ export interface CarriedConversation {
   rap?: CarriedRapThread;
   /** A run that was paused between two turns to continue as new; it resumes first. */
   paused?: PausedRun;
+  /** Signed decisions taken and not yet expired, so none counts twice; absent before signed decisions. */
+  usedSignatures?: UsedSignatures;
 }
 
 /** Events handed to the next run, so watchers and the `state` query still see recent history. */
@@ -108,7 +112,13 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
   let runCount = carried?.runCount ?? 0;
   let endRequested = carried?.endRequested ?? false;
   let tools: ReadonlyMap<string, ToolDescriptor> | undefined;
-  const approvals = new ApprovalBook(options.approval, events, carried?.standingApprovals);
+  const approvals = new ApprovalBook(
+    conversationId,
+    options.approval,
+    events,
+    carried?.standingApprovals,
+    carried?.usedSignatures,
+  );
   /** The run in progress, if any. */
   let current: RunControl | undefined;
   const compactionRequests = new CompactionRequests();
@@ -249,8 +259,33 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
         continuations: (carried?.continuations ?? 0) + 1,
         rap: rap.carry(),
         ...(paused ? { paused } : {}),
+        usedSignatures: approvals.usedSignatureRecord(),
       },
     });
+  let outbox: WebhookOutbox | undefined;
+  // Before anything runs, the worker holds the options to its operator's floors. Histories from
+  // before admission existed replay without it.
+  if (patched('worker-admission')) {
+    const admission = await admissionActivities.admitConversation({
+      ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
+      ...(options.execSecurity !== undefined ? { execSecurity: options.execSecurity } : {}),
+      approval: {
+        ...(options.approval.mode !== undefined ? { mode: options.approval.mode } : {}),
+        ...(options.approval.tools !== undefined ? { tools: options.approval.tools } : {}),
+      },
+      carried: Object.entries(carried ?? {}).flatMap(([part, value]) => (value === undefined ? [] : [part])),
+      continued: workflowInfo().continuedFromExecutionRunId !== undefined,
+    });
+    if (!admission.admitted) throw ApplicationFailure.nonRetryable(admission.reason, 'ConversationRefused');
+    approvals.enforce(admission);
+    if (admission.webhooks) {
+      outbox = new WebhookOutbox(conversationId, admission.webhooks, (toolCallId) =>
+        approvals.pendingApprovals().find((pending) => pending.toolCallId === toolCallId),
+      );
+      events.onRecord((event) => outbox?.eventRecorded(event));
+    }
+  }
+
   /** The run the previous execution paused between two turns: it goes on before anything else. */
   let resumed = carried?.paused;
   for (;;) {
@@ -261,6 +296,7 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
     if (!resumed && !endRequested && historyIsLong()) {
       // Between runs: nothing is in flight but handlers, and signals that arrive meanwhile land in `queue`.
       await condition(allHandlersFinished);
+      await outbox?.drain();
       return handOver();
     }
     if (!resumed && queue.length === 0 && !rap.hasEvents && compactionRequests.take()) {
@@ -322,7 +358,10 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
       current = undefined;
       resumed = undefined;
     }
-    if (paused) return handOver(paused);
+    if (paused) {
+      await outbox?.drain();
+      return handOver(paused);
+    }
     // Steering that an abort overtook is not lost: it starts the next run.
     queue.unshift(...control.takeSteering());
     status = 'idle';
@@ -339,6 +378,8 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
     // rap spec, "Thread Closure": the tool servers may let go of what they kept for this conversation.
     await noticeActivities.sendRapNotice({ kind: 'close_thread', conversationId }).catch(() => undefined);
   }
+  outbox?.ended({ endedBy, runs: runCount, ...lastRun });
+  await outbox?.drain();
   await condition(allHandlersFinished);
   return { runs: runCount, messages: transcript.length, endedBy, ...lastRun };
 }

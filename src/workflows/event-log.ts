@@ -10,6 +10,7 @@ export interface CarriedEvents {
 export class EventLog {
   private events: AgentEvent[];
   private nextSeq: number;
+  private listener?: (event: AgentEvent) => void;
 
   /** `carried`: the latest events of the previous run of a continued conversation; numbering goes on from them. */
   constructor(
@@ -29,7 +30,13 @@ export class EventLog {
     const stamped = { ...event, seq: this.nextSeq++, at: workflowTime(), run } as AgentEvent;
     this.events.push(stamped);
     if (this.events.length > this.maxKept) this.events.splice(0, this.events.length - this.maxKept);
+    this.listener?.(stamped);
     return stamped;
+  }
+
+  /** Called with every event recorded from now on (one listener). */
+  onRecord(listener: (event: AgentEvent) => void): void {
+    this.listener = listener;
   }
 
   get lastSeq(): number {

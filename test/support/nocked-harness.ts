@@ -9,7 +9,7 @@ import { type TestHarness, startHarness } from './test-worker';
  */
 export function useNockedHarness(
   tools: AgentTool[],
-  worker: Pick<Parameters<typeof startHarness>[0], 'hooks' | 'toolPolicy'> = {},
+  worker: Pick<Parameters<typeof startHarness>[0], 'hooks' | 'toolPolicy' | 'floors' | 'approverKeys'> = {},
 ): () => TestHarness {
   let harness: TestHarness | undefined;
   beforeAll(async () => {

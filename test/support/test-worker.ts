@@ -15,6 +15,9 @@ import type { AgentTool } from '../../src/tools/tool';
 import { createAgentWorker } from '../../src/worker/create-worker';
 import type { DataConverter } from '@temporalio/common';
 import { agentDataConverter } from '../../src/worker/data-converter';
+import type { ApproverKeys } from '../../src/shared/signed-decisions';
+import type { WorkerFloors } from '../../src/shared/worker-floors';
+import type { WebhookConfig } from '../../src/shared/webhooks';
 
 let runtimeInstalled = false;
 function quietRuntime() {
@@ -54,6 +57,12 @@ export async function startHarness(options: {
   taskQueue?: string;
   /** RAP tool servers to send close_thread and cancel_tool_call notices to. */
   rapToolsets?: string[];
+  /** The operator's floors; by default workspaces within the harness's own. */
+  floors?: Partial<WorkerFloors>;
+  /** Approver keys: decisions must then be signed. */
+  approverKeys?: ApproverKeys;
+  webhooks?: WebhookConfig[];
+  gatewayUrl?: string;
 }): Promise<TestHarness> {
   const dataConverter = options.dataConverter ?? agentDataConverter();
   quietRuntime();
@@ -77,6 +86,10 @@ export async function startHarness(options: {
       defaultWorkspace: workspace,
       ...(options.hooks ? { hooks: options.hooks } : {}),
       ...(options.rapToolsets ? { rapToolsets: options.rapToolsets } : {}),
+      ...(options.floors ? { floors: options.floors } : {}),
+      ...(options.approverKeys ? { approverKeys: options.approverKeys } : {}),
+      ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+      ...(options.gatewayUrl ? { gatewayUrl: options.gatewayUrl } : {}),
     },
     ...(options.toolPolicy ? { toolPolicy: options.toolPolicy } : {}),
     dataConverter,

@@ -12,6 +12,7 @@ import { builtinTools } from '../../src/tools/builtin-tools';
 import { ToolRegistry } from '../../src/tools/registry';
 import { defineTool, textResult } from '../../src/tools/tool';
 import { createAgentWorker } from '../../src/worker/create-worker';
+import { webhooksFromEnv } from '../../src/worker/webhook-settings';
 
 const env = (name: string) => {
   const value = process.env[name];
@@ -67,6 +68,7 @@ async function main() {
       tools: new ToolRegistry([...builtinTools(), slowCountTool]),
       defaultWorkspace: env('WORKSPACE'),
       hooks: [holdWrites],
+      webhooks: webhooksFromEnv(process.env),
     },
   });
   const running = worker.run();

@@ -181,6 +181,22 @@ describe('approve', () => {
     expect(parseApproveArgs(['--by', 'ops', 'c-1', 'call_1'], me).decision.by).toBe('ops');
   });
 
+  test('--key names the private key that signs; --sha256 the arguments decided on', () => {
+    expect(parseApproveArgs(['c-1', 'call_1', '--key', 'alice.pem', '--sha256', 'A'.repeat(64)], me)).toEqual(
+      {
+        conversationId: 'c-1',
+        json: false,
+        keyFile: 'alice.pem',
+        decision: {
+          toolCallId: 'call_1',
+          decision: 'allow_once',
+          by: 'alice',
+          argumentsSha256: 'a'.repeat(64),
+        },
+      },
+    );
+  });
+
   test.each([
     [[], 'approve needs ID and TOOL_CALL_ID'],
     [['c-1'], 'approve needs TOOL_CALL_ID'],

@@ -1,4 +1,5 @@
 import type { ApprovalDecision } from '../../shared/approvals';
+import { readSigningKey, signDecision } from '../sign-decision';
 import { decisionFromFlags } from './approval-choices';
 import { type Cleanups, log } from './cleanups';
 import { connectAgent } from './connect-agent';
@@ -9,6 +10,8 @@ export interface ApproveArgs {
   conversationId: string;
   decision: ApprovalDecision;
   json: boolean;
+  /** An Ed25519 private key (PEM) to sign the decision with, for workers that take signed decisions only. */
+  keyFile?: string;
 }
 
 export function parseApproveArgs(args: string[], defaultBy: () => string = currentUserName): ApproveArgs {
@@ -21,6 +24,7 @@ export function parseApproveArgs(args: string[], defaultBy: () => string = curre
       reason: { type: 'string' },
       by: { type: 'string' },
       sha256: { type: 'string' },
+      key: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
   });
@@ -36,14 +40,29 @@ export function parseApproveArgs(args: string[], defaultBy: () => string = curre
       ...(values.sha256 !== undefined ? { argumentsSha256: values.sha256.trim().toLowerCase() } : {}),
     },
     json: values.json,
+    ...(values.key !== undefined ? { keyFile: values.key } : {}),
   };
 }
 
 /** `approve`: decide a pending approval; refused (exit 1, saying why) when the conversation will not take it. */
 export async function approveCommand(args: string[], cleanups: Cleanups): Promise<number> {
   const approve = parseApproveArgs(args);
+  const key = approve.keyFile !== undefined ? readSigningKey(approve.keyFile) : undefined;
   const { agent } = await connectAgent(cleanups, { startServer: false });
-  const receipt = await agent.approve(approve.conversationId, approve.decision);
+  let decision = approve.decision;
+  if (key) {
+    // Signed over the arguments' hash: the one given, else the pending call's own.
+    let argumentsSha256 = decision.argumentsSha256;
+    if (argumentsSha256 === undefined) {
+      const pending = (await agent.pendingApprovals(approve.conversationId)).find(
+        (approval) => approval.toolCallId === decision.toolCallId,
+      );
+      if (!pending) throw new Error(`no approval is pending for tool call ${decision.toolCallId}`);
+      argumentsSha256 = pending.argumentsSha256;
+    }
+    decision = signDecision(approve.conversationId, { ...decision, argumentsSha256 }, key);
+  }
+  const receipt = await agent.approve(approve.conversationId, decision);
   if (approve.json) process.stdout.write(`${JSON.stringify(receipt)}\n`);
   else
     log(

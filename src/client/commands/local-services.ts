@@ -58,6 +58,8 @@ export async function startLocalWorker(
     { externalToolsFromEnv },
     { webFetchOptionsFromEnv },
     { sandboxAvailability },
+    { floorsFromEnv, approverKeysFromEnv },
+    { webhooksFromEnv },
   ] = await Promise.all([
     import('../../worker/connect'),
     import('../../worker/create-worker'),
@@ -70,6 +72,8 @@ export async function startLocalWorker(
     import('../../worker/external-tools'),
     import('../../worker/web-fetch-settings'),
     import('../../tools/bubblewrap'),
+    import('../../worker/floor-settings'),
+    import('../../worker/webhook-settings'),
   ]);
   const model = modelSettingsFromEnv(process.env);
   if (!model) throw new Error('no model is configured');
@@ -79,6 +83,7 @@ export async function startLocalWorker(
     const available = sandboxAvailability();
     if (!available.ok) throw new Error(`AGENT_EXEC_SECURITY=sandbox needs bubblewrap: ${available.reason}`);
   }
+  const approverKeys = approverKeysFromEnv(process.env);
   const runtime = {
     ...execPolicy,
     childEnv: childEnvironment(process.env, execEnvPassFromEnv(process.env)),
@@ -99,6 +104,10 @@ export async function startLocalWorker(
       tools,
       defaultWorkspace: workspace,
       rapToolsets: external.rapToolsets,
+      floors: floorsFromEnv(process.env, { workspace, execSecurity: execPolicy.security ?? 'full' }),
+      ...(approverKeys ? { approverKeys } : {}),
+      webhooks: webhooksFromEnv(process.env),
+      ...(process.env.DURABLE_AGENT_GATEWAY_URL ? { gatewayUrl: process.env.DURABLE_AGENT_GATEWAY_URL } : {}),
     },
     toolPolicy: toolPolicyFromEnv(process.env),
   });

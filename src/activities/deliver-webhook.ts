@@ -1,0 +1,71 @@
+import { createHmac } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/activity';
+import { WEBHOOK_SIGNATURE_HEADER, type WebhookConfig, type WebhookDelivery } from '../shared/webhooks';
+import { webhookId } from '../worker/webhook-settings';
+
+export interface WebhookDeps {
+  webhooks: readonly WebhookConfig[];
+  /** The gateway's public base URL, for links back (approve this call) in the bodies. */
+  gatewayUrl?: string;
+  /** One attempt's limit, in ms. Default 10 s. */
+  timeoutMs?: number;
+}
+
+/** Statuses that say the receiver will never take this delivery; anything else is tried again. */
+const FINAL_STATUSES = new Set([400, 401, 403, 404, 405, 410, 413, 422]);
+
+/**
+ * Posts one delivery, signed: `durable-agent-signature: t=<unix seconds>,v1=<hex>` where the hex is
+ * HMAC-SHA256 with the webhook's secret over `<t>.<body>`, as GitHub and Stripe sign theirs. A
+ * failure is thrown, so Temporal retries it with backoff, on any worker, after a crash too.
+ */
+export function createDeliverWebhook(deps: WebhookDeps) {
+  return async (delivery: WebhookDelivery): Promise<{ status: number }> => {
+    const hook = deps.webhooks.find((candidate) => webhookId(candidate.url) === delivery.hookId);
+    if (!hook)
+      throw new Error(`this worker has no webhook ${delivery.hookId}; another worker of the task queue may`);
+    const links = deps.gatewayUrl ? linksOf(deps.gatewayUrl.replace(/\/+$/, ''), delivery) : undefined;
+    const body = JSON.stringify({
+      id: delivery.deliveryId,
+      type: delivery.type,
+      conversationId: delivery.conversationId,
+      occurredAt: new Date(delivery.occurredAt).toISOString(),
+      data: delivery.data,
+      ...(links ? { links } : {}),
+    });
+    const timestamp = Math.floor(Date.now() / 1_000);
+    const signature = createHmac('sha256', hook.secret).update(`${timestamp}.${body}`).digest('hex');
+    let response: Response;
+    try {
+      response = await fetch(hook.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'durable-agent-webhooks/1',
+          [WEBHOOK_SIGNATURE_HEADER]: `t=${timestamp},v1=${signature}`,
+          'durable-agent-event': delivery.type,
+          'durable-agent-delivery': delivery.deliveryId,
+        },
+        body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(deps.timeoutMs ?? 10_000),
+      });
+    } catch (error) {
+      throw new Error(`webhook ${delivery.hookId} not reached: ${(error as Error).message}`);
+    }
+    await response.body?.cancel().catch(() => undefined);
+    if (response.ok) return { status: response.status };
+    const message = `webhook ${delivery.hookId} answered ${response.status}`;
+    if (FINAL_STATUSES.has(response.status)) throw ApplicationFailure.nonRetryable(message, 'WebhookRefused');
+    throw new Error(message);
+  };
+}
+
+function linksOf(base: string, delivery: WebhookDelivery): Record<string, string> {
+  const conversation = `${base}/v1/conversations/${encodeURIComponent(delivery.conversationId)}`;
+  const links: Record<string, string> = { conversation, events: `${conversation}/events` };
+  if (delivery.type === 'approval_requested' && typeof delivery.data.toolCallId === 'string') {
+    links.decide = `${conversation}/approvals/${encodeURIComponent(delivery.data.toolCallId)}`;
+  }
+  return links;
+}

@@ -1,0 +1,45 @@
+import { type KeyObject, createPrivateKey, sign } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { ApprovalDecision } from '../shared/approvals';
+import { MAX_SIGNATURE_LIFETIME_MS, signedDecisionText } from '../shared/signed-decisions';
+
+/** How long a signature made here stays valid: long enough to reach the conversation, short enough to be worthless later. */
+const SIGNATURE_LIFETIME_MS = 5 * 60 * 1_000;
+
+/** An Ed25519 private key from a PEM file (`openssl genpkey -algorithm ed25519`), or a clear error. */
+export function readSigningKey(file: string): KeyObject {
+  let key: KeyObject;
+  try {
+    key = createPrivateKey(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new Error(`cannot read a private key from ${file}: ${(error as Error).message}`);
+  }
+  if (key.asymmetricKeyType !== 'ed25519') {
+    throw new Error(`${file} holds a ${key.asymmetricKeyType} key; approvals are signed with Ed25519`);
+  }
+  return key;
+}
+
+/** The decision with its signature over conversation, call, arguments hash, decision, approver and expiry. */
+export function signDecision(
+  conversationId: string,
+  decision: ApprovalDecision & { argumentsSha256: string },
+  key: KeyObject,
+  now = Date.now(),
+  lifetimeMs = Math.min(SIGNATURE_LIFETIME_MS, MAX_SIGNATURE_LIFETIME_MS),
+): ApprovalDecision {
+  const expiresAt = now + lifetimeMs;
+  const text = signedDecisionText({
+    conversationId,
+    toolCallId: decision.toolCallId,
+    argumentsSha256: decision.argumentsSha256,
+    decision: decision.decision,
+    by: decision.by,
+    expiresAt,
+  });
+  return {
+    ...decision,
+    signature: sign(null, Buffer.from(text, 'utf8'), key).toString('base64'),
+    signatureExpiresAt: expiresAt,
+  };
+}

@@ -1,0 +1,78 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { type GatewayAction, type GatewayToken, GatewayTokenFileSchema } from '../shared/gateway-api';
+
+/** Why a request is turned away: 401 (who are you?) or 403 (not with this token). */
+export class GatewayAuthError extends Error {
+  constructor(
+    readonly status: 401 | 403,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'GatewayAuthError';
+  }
+}
+
+/** The gateway's tokens, looked up by the SHA-256 of what a request presents. */
+export class GatewayTokens {
+  private readonly byHash = new Map<string, GatewayToken>();
+
+  constructor(tokens: readonly GatewayToken[]) {
+    for (const token of tokens) {
+      const hash = token.sha256 ?? sha256(token.token!);
+      if (this.byHash.has(hash)) throw new Error(`two gateway tokens are the same (${token.name})`);
+      this.byHash.set(hash, token);
+    }
+  }
+
+  /** A token file: `{ "tokens": [{ "name", "sha256" | "token", "actions", "agents"?, "conversationPrefixes"?, "expiresAt"? }] }`. */
+  static fromFile(file: string): GatewayTokens {
+    let json: unknown;
+    try {
+      json = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (error) {
+      throw new Error(`cannot read the gateway token file ${file}: ${(error as Error).message}`);
+    }
+    const parsed = GatewayTokenFileSchema.safeParse(json);
+    if (!parsed.success) throw new Error(`the gateway token file ${file} is wrong: ${parsed.error.message}`);
+    return new GatewayTokens(parsed.data.tokens);
+  }
+
+  /** The token an `Authorization: Bearer …` header names, if it is known and not expired. */
+  authenticate(header: string | undefined, now = Date.now()): GatewayToken {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+    if (!match) throw new GatewayAuthError(401, 'an Authorization: Bearer <token> header is required');
+    const token = this.byHash.get(sha256(match[1]!));
+    if (!token) throw new GatewayAuthError(401, 'unknown token');
+    if (token.expiresAt !== undefined && Date.parse(token.expiresAt) <= now) {
+      throw new GatewayAuthError(401, `the token ${token.name} expired at ${token.expiresAt}`);
+    }
+    return token;
+  }
+}
+
+/** Throws 403 unless `token` may take `action` on `conversationId` (of `agentId`, when known). */
+export function authorize(
+  token: GatewayToken,
+  action: GatewayAction,
+  target: { conversationId?: string; agentId?: string },
+): void {
+  if (!token.actions.includes('*') && !token.actions.includes(action)) {
+    throw new GatewayAuthError(403, `the token ${token.name} may not ${action}`);
+  }
+  const { conversationId, agentId } = target;
+  if (
+    conversationId !== undefined &&
+    token.conversationPrefixes &&
+    !token.conversationPrefixes.some((prefix) => conversationId.startsWith(prefix))
+  ) {
+    throw new GatewayAuthError(403, `the token ${token.name} may not reach conversation ${conversationId}`);
+  }
+  if (agentId !== undefined && token.agents && !token.agents.includes(agentId)) {
+    throw new GatewayAuthError(403, `the token ${token.name} may not act for agent ${agentId}`);
+  }
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}

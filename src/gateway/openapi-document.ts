@@ -1,0 +1,124 @@
+import { z } from 'zod';
+import {
+  AbortBodySchema,
+  ApproveBodySchema,
+  EndBodySchema,
+  MessageBodySchema,
+  StartConversationBodySchema,
+} from '../shared/gateway-api';
+
+type Operation = { summary: string; action: string; body?: z.ZodType; stream?: boolean; status?: number };
+
+const ROUTES: Record<string, Record<'get' | 'post', Operation | undefined>> = {
+  '/v1/conversations': {
+    post: {
+      summary: 'Start a conversation, with an optional first message',
+      action: 'start',
+      body: StartConversationBodySchema,
+      status: 201,
+    },
+    get: undefined,
+  },
+  '/v1/conversations/{id}': {
+    get: { summary: "The conversation's status", action: 'status' },
+    post: undefined,
+  },
+  '/v1/conversations/{id}/messages': {
+    post: {
+      summary: 'Send a message (queued during a run)',
+      action: 'send',
+      body: MessageBodySchema,
+      status: 202,
+    },
+    get: undefined,
+  },
+  '/v1/conversations/{id}/steer': {
+    post: { summary: 'Steer the run in progress', action: 'steer', body: MessageBodySchema, status: 202 },
+    get: undefined,
+  },
+  '/v1/conversations/{id}/abort': {
+    post: { summary: 'Abort the run in progress', action: 'abort', body: AbortBodySchema },
+    get: undefined,
+  },
+  '/v1/conversations/{id}/end': {
+    post: {
+      summary: 'End the conversation after the current run',
+      action: 'end',
+      body: EndBodySchema,
+      status: 202,
+    },
+    get: undefined,
+  },
+  '/v1/conversations/{id}/approvals': {
+    get: { summary: 'Pending approvals, with whole arguments and their SHA-256', action: 'status' },
+    post: undefined,
+  },
+  '/v1/conversations/{id}/approvals/{toolCallId}': {
+    post: {
+      summary: "Decide a pending approval as the token's identity",
+      action: 'approve',
+      body: ApproveBodySchema,
+    },
+    get: undefined,
+  },
+  '/v1/conversations/{id}/events': {
+    get: {
+      summary:
+        'Events as server-sent events, from `Last-Event-ID` (or `?after=`) on; ends with an `end` event',
+      action: 'events',
+      stream: true,
+    },
+    post: undefined,
+  },
+};
+
+/** The gateway's OpenAPI 3.1 document, its request bodies made from the same zod schemas that check them. */
+export function openApiDocument(): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const [route, methods] of Object.entries(ROUTES)) {
+    const parameters = [...route.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+      name,
+      in: 'path',
+      required: true,
+      schema: { type: 'string' },
+    }));
+    paths[route] = {};
+    for (const [method, operation] of Object.entries(methods)) {
+      if (!operation) continue;
+      paths[route][method] = {
+        summary: operation.summary,
+        description: `Needs a token allowed to ${operation.action}.`,
+        parameters,
+        ...(operation.body
+          ? {
+              requestBody: {
+                required: true,
+                content: { 'application/json': { schema: z.toJSONSchema(operation.body, { io: 'input' }) } },
+              },
+            }
+          : {}),
+        responses: {
+          [String(operation.status ?? 200)]: {
+            description: 'done',
+            content: operation.stream ? { 'text/event-stream': {} } : { 'application/json': {} },
+          },
+          '400': { description: 'invalid request' },
+          '401': { description: 'no token, or an unknown or expired one' },
+          '403': { description: 'the token may not do this here' },
+          '404': { description: 'no such conversation' },
+          '409': {
+            description:
+              'the conversation refused it (ended, nothing pending, a decision for other arguments, …)',
+          },
+        },
+      };
+    }
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'durable-agent gateway', version: '1' },
+    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    security: [{ bearer: [] }],
+    paths,
+  };
+}

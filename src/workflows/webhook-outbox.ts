@@ -1,0 +1,85 @@
+import { CancellationScope } from '@temporalio/workflow';
+import type { AgentEvent } from '../shared/events';
+import type { WebhookEventType, WebhookTarget } from '../shared/webhooks';
+import { webhookActivities } from './activity-proxies';
+import { workflowTime } from './workflow-time';
+
+/** Whole arguments of a pending call, which events only preview. */
+export type PendingArguments = (
+  toolCallId: string,
+) => { arguments: string; argumentsSha256: string } | undefined;
+
+/**
+ * Deliveries of the conversation's events to the worker's webhooks, each an activity: recorded in
+ * history, retried with backoff by any worker, after a crash too. Not waited for as they go; the
+ * conversation waits for those still going before it continues as new or ends, so none is lost.
+ */
+export class WebhookOutbox {
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly conversationId: string,
+    private readonly targets: readonly WebhookTarget[],
+    private readonly pendingArguments: PendingArguments,
+  ) {}
+
+  /** Called for every recorded event; sends those a webhook wants. */
+  eventRecorded(event: AgentEvent): void {
+    if (event.type === 'approval_requested') {
+      const whole = this.pendingArguments(event.toolCallId);
+      this.send('approval_requested', `${this.conversationId}/${event.seq}`, event.at, {
+        run: event.run,
+        toolCallId: event.toolCallId,
+        toolName: event.toolName,
+        arguments: whole?.arguments ?? event.args,
+        argumentsSha256: whole?.argumentsSha256 ?? event.argsSha256,
+        risk: event.risk,
+      });
+    } else if (event.type === 'run_finished') {
+      this.send(
+        event.outcome === 'error' ? 'run_failed' : 'run_finished',
+        `${this.conversationId}/${event.seq}`,
+        event.at,
+        {
+          run: event.run,
+          outcome: event.outcome,
+          answer: event.answer,
+        },
+      );
+    }
+  }
+
+  ended(data: Record<string, unknown>): void {
+    this.send('conversation_ended', `${this.conversationId}/ended`, workflowTime(), data);
+  }
+
+  /** Waits for every delivery still going (each ends delivered or given up after its retries). */
+  async drain(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+  }
+
+  private send(
+    type: WebhookEventType,
+    deliveryId: string,
+    occurredAt: number,
+    data: Record<string, unknown>,
+  ): void {
+    for (const target of this.targets) {
+      if (!target.events.includes(type)) continue;
+      // Outside any run's scope: a steer or abort does not cancel a notice already due.
+      const delivery: Promise<unknown> = CancellationScope.nonCancellable(() =>
+        webhookActivities.deliverWebhook({
+          hookId: target.id,
+          deliveryId: `${deliveryId}/${target.id}`,
+          type,
+          conversationId: this.conversationId,
+          occurredAt,
+          data,
+        }),
+      )
+        .catch(() => undefined)
+        .finally(() => this.inFlight.delete(delivery));
+      this.inFlight.add(delivery);
+    }
+  }
+}
