@@ -5,7 +5,10 @@
  * paper over a replay failure: a history that no longer replays means running conversations would
  * break, which is what patched() is for.
  */
+import { generateKeyPairSync } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,7 +16,10 @@ import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import OpenAI from 'openai';
+import type { ActivityDeps } from '../../src/activities/create-activities';
 import { AgentClient } from '../../src/client/agent-client';
+import { signDecision } from '../../src/client/sign-decision';
+import { rawPublicKey } from '../../src/worker/floor-settings';
 import type { ApprovalDecision } from '../../src/shared/approvals';
 import {
   type UserMessageInput,
@@ -57,6 +63,37 @@ interface Scenario {
   drive: (conversation: Driver) => Promise<void>;
   /** Also record the conversation's first run (as `<name>-first-run.json`) when it continued as new. */
   recordFirstRun?: boolean;
+  /** What the worker has besides the defaults (approver keys, webhooks), and how to let go of it. */
+  worker?: () => Promise<{ activities: Partial<ActivityDeps>; close(): Promise<void> }>;
+}
+
+const approverKey = generateKeyPairSync('ed25519');
+
+/** A webhook receiver on loopback that takes every delivery. */
+async function webhookReceiver(): Promise<{ activities: Partial<ActivityDeps>; close(): Promise<void> }> {
+  const server = http.createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(204).end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    activities: {
+      approverKeys: {
+        alice: rawPublicKey(
+          approverKey.publicKey.export({ format: 'pem', type: 'spki' }).toString(),
+          'alice',
+        ),
+      },
+      webhooks: [
+        {
+          url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+          events: ['approval_requested', 'run_finished', 'run_failed', 'conversation_ended'],
+          secret: 'a-secret-for-recording',
+        },
+      ],
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 const steerInput = (text: string): [UserMessageInput] => [{ text, messageId: `steer-${text.length}` }];
@@ -69,6 +106,36 @@ const decision = (toolCallId: string, kind: ApprovalDecision['decision'], by: st
 const LONG_COMMAND = 'for i in $(seq 1 300); do echo line $i; sleep 0.1; done';
 
 const SCENARIOS: Scenario[] = [
+  {
+    name: 'signed-approval-webhooks',
+    worker: webhookReceiver,
+    model: [
+      {
+        toolCalls: [
+          { id: 'call_write_signed', name: 'write', arguments: { path: 'signed.txt', content: 's' } },
+        ],
+      },
+      { text: 'Wrote signed.txt.' },
+    ],
+    drive: async ({ send, handle, pending, runFinished }) => {
+      await send('Write signed.txt');
+      await pending('call_write_signed');
+      const [call] = await handle.query(pendingApprovalsQuery);
+      await handle.executeUpdate(approveUpdate, {
+        args: [
+          signDecision(
+            handle.workflowId,
+            {
+              ...decision('call_write_signed', 'allow_once', 'alice'),
+              argumentsSha256: call!.argumentsSha256,
+            },
+            approverKey.privateKey,
+          ),
+        ],
+      });
+      await runFinished(1);
+    },
+  },
   {
     name: 'tool-fan-out',
     model: [
@@ -265,6 +332,7 @@ async function main(names: string[]) {
       const model = await startScriptedModelServer(scenario.model);
       const nativeConnection = await NativeConnection.connect({ address: server.address });
       const taskQueue = `record-${scenario.name}`;
+      const extra = await scenario.worker?.();
       const worker = await createAgentWorker({
         connection: nativeConnection,
         namespace: 'default',
@@ -275,6 +343,7 @@ async function main(names: string[]) {
           defaultModel: 'scripted-model',
           tools: new ToolRegistry(builtinTools()),
           defaultWorkspace: workspace,
+          ...extra?.activities,
         },
       });
       await worker.runUntil(async () => {
@@ -326,6 +395,7 @@ async function main(names: string[]) {
       });
       await nativeConnection.close();
       await model.close();
+      await extra?.close();
     }
   } finally {
     await connection.close();
