@@ -1,8 +1,6 @@
 import { ApplicationFailure, CompleteAsyncError, Context } from '@temporalio/activity';
 import { z } from 'zod';
 import { DEFAULT_AGENT_ID } from '../shared/agent-id';
-import { ToolResultContentSchema } from '../shared/content';
-import { MAX_TOOL_RESULT_BYTES } from '../shared/constants';
 import {
   type ToolErrorKind,
   type ToolOutcome,
@@ -10,21 +8,19 @@ import {
   toolErrorOutcome,
 } from '../shared/tool-errors';
 import type { ActivityProgress, ToolRunInput } from '../shared/tool-run';
-import { sanitizeContentImages } from '../tools/image-sanitizer';
 import { normalizeToolArguments } from '../tools/param-normalization';
 import type { ToolRegistry } from '../tools/registry';
-import { sanitizeOutcomeText, sanitizeText } from '../tools/text-sanitizer';
 import type { AgentTool, ToolUpdate } from '../tools/tool';
 import { ToolError } from '../tools/tool-error';
-import { truncateText, truncateToolResult } from '../tools/truncate';
+import { truncateText } from '../tools/truncate';
 import { Workspace } from '../tools/workspace';
+import { createToolResultFinisher, toolErrorResult } from './finish-tool-result';
 import { Heartbeater } from './heartbeater';
 import {
   type ToolCallInfo,
   type ToolHooks,
   runAfterToolCall,
   runBeforeToolCall,
-  runToolResultPersist,
 } from './tool-hooks';
 
 export interface ToolDeps {
@@ -35,13 +31,7 @@ export interface ToolDeps {
   hooks?: readonly ToolHooks[];
 }
 
-const ToolResultSchema = z.object({
-  content: z.array(ToolResultContentSchema),
-  details: z.unknown().optional(),
-});
 const PROGRESS_TEXT_BYTES = 4_096;
-const ABORTED_NOTE = '[interrupted before it finished: the output above is partial]';
-const NO_OUTPUT = { type: 'text' as const, text: '(no output)' };
 
 /**
  * Why the activity's signal fired, if it did. Only a cancel request from the workflow (steer, abort)
@@ -62,6 +52,7 @@ function validate(tool: AgentTool, params: Record<string, unknown>): Validated {
 
 export function createRunTool(deps: ToolDeps) {
   const hooks = deps.hooks ?? [];
+  const finisher = createToolResultFinisher(hooks);
   const workspaces = new Map<string, Workspace>();
   const workspaceFor = (root: string) => {
     let workspace = workspaces.get(root);
@@ -80,8 +71,10 @@ export function createRunTool(deps: ToolDeps) {
    */
   return async function runTool(input: ToolRunInput): Promise<ToolOutcome> {
     const outcome = await runCall(input);
-    // Control characters and terminal escapes never reach the transcript (tool-call-lifecycle.md).
-    return sanitizeOutcomeText(hooks.length ? await persist(input, outcome) : outcome);
+    return finisher.finish(
+      { toolName: input.toolName, toolCallId: input.toolCallId, conversationId: input.conversationId },
+      outcome,
+    );
   };
 
   async function runCall(input: ToolRunInput): Promise<ToolOutcome> {
@@ -165,22 +158,7 @@ export function createRunTool(deps: ToolDeps) {
       });
       const aborted = stoppedBy(context);
       if (aborted === 'other') throw context.cancellationSignal.reason;
-      const valid = ToolResultSchema.safeParse(result);
-      if (!valid.success) {
-        outcome = errorOutcome(toolName, 'ExecutionFailed', 'the tool returned a malformed result');
-      } else {
-        // Images are brought within the model's limits here, whichever tool made them.
-        const content = valid.data.content.length
-          ? await sanitizeContentImages(valid.data.content)
-          : [NO_OUTPUT];
-        // What the tool had when it was interrupted is kept, and marked so the model knows it is partial.
-        if (aborted === 'cancel_requested') content.push({ type: 'text', text: ABORTED_NOTE });
-        outcome = {
-          ...truncateToolResult({ content, details: valid.data.details }, MAX_TOOL_RESULT_BYTES),
-          isError: false,
-          ...(aborted === 'cancel_requested' ? { aborted: true } : {}),
-        };
-      }
+      outcome = await finisher.shape(toolName, result, { interrupted: aborted === 'cancel_requested' });
     } catch (error) {
       // The tool handed the call over (RAP): whoever holds the task token completes the activity.
       if (error instanceof CompleteAsyncError) throw error;
@@ -227,39 +205,6 @@ export function createRunTool(deps: ToolDeps) {
       nonRetryable: !tool.idempotent,
     });
   }
-
-  /** tool_result_persist: the hooks may rewrite what enters the transcript; a failing one fails closed. */
-  async function persist(input: ToolRunInput, outcome: ToolOutcome): Promise<ToolOutcome> {
-    const { toolName } = input;
-    const original = { content: outcome.content, details: outcome.details };
-    let rewritten;
-    try {
-      rewritten = await runToolResultPersist(hooks, {
-        toolName,
-        toolCallId: input.toolCallId,
-        conversationId: input.conversationId,
-        result: original,
-        isError: outcome.isError,
-      });
-    } catch (error) {
-      const message = `the tool ran, but a tool_result_persist hook failed, so its result was not recorded: ${messageOf(error)}`;
-      return errorOutcome(toolName, 'ExecutionFailed', message);
-    }
-    if (rewritten === original) return outcome;
-    const valid = ToolResultSchema.safeParse(rewritten);
-    if (!valid.success) {
-      return errorOutcome(
-        toolName,
-        'ExecutionFailed',
-        'a tool_result_persist hook returned a malformed result',
-      );
-    }
-    const content = valid.data.content.length ? valid.data.content : [NO_OUTPUT];
-    return {
-      ...outcome,
-      ...truncateToolResult({ content, details: valid.data.details }, MAX_TOOL_RESULT_BYTES),
-    };
-  }
 }
 
 function messageOf(error: unknown): string {
@@ -267,8 +212,7 @@ function messageOf(error: unknown): string {
 }
 
 function errorOutcome(tool: string, kind: ToolErrorKind, message: string): ToolOutcome {
-  // Leaves room for the envelope and JSON escaping inside the result limit.
-  return toolErrorOutcome(tool, kind, truncateText(sanitizeText(message), MAX_TOOL_RESULT_BYTES - 16_384));
+  return toolErrorResult(tool, message, kind);
 }
 
 function progressOf(input: ToolRunInput, update: ToolUpdate): ActivityProgress {

@@ -2,14 +2,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ActivityNotFoundError, type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { z } from 'zod';
-import { MAX_TOOL_RESULT_BYTES } from '../shared/constants';
 import type { ToolResultContent } from '../shared/content';
 import { type RapConversationMessage, rapMessageSignal, rapSubscriptionsQuery } from '../shared/rap';
 import { type RapCallback, RapCallbackSchema } from '../shared/rap-toolset';
 import type { ToolOutcome } from '../shared/tool-errors';
-import { sanitizeContentImages } from '../tools/image-sanitizer';
-import { sanitizeOutcomeText } from '../tools/text-sanitizer';
-import { truncateToolResult } from '../tools/truncate';
+import { type ToolResultFinisher, createToolResultFinisher } from '../activities/finish-tool-result';
 import { type CallbackBinding, verifyCallbackPath } from './callback-token';
 
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -42,7 +39,10 @@ export async function startRapCallbackServer(options: {
   host: string;
   port: number;
   log?: (message: string) => void;
+  /** The finishing steps of the worker's tool calls (its hooks included), so a result by callback passes them too. */
+  finisher?: ToolResultFinisher;
 }): Promise<RapCallbackServer> {
+  const finisher = options.finisher ?? createToolResultFinisher();
   const server = http.createServer((request, response) => {
     handle(request)
       .then(() => answer(response, 200, 'ok'))
@@ -98,14 +98,12 @@ export async function startRapCallbackServer(options: {
         ...(message.call_id != null ? { callId: message.call_id } : {}),
       },
     };
-    // Images brought within the model's limits, then sanitised and cut like any tool's result (run-tool.ts).
-    const sanitized = content.length
-      ? await sanitizeContentImages(content)
-      : [{ type: 'text' as const, text: '(no output)' }];
-    const outcome: ToolOutcome = sanitizeOutcomeText({
-      ...truncateToolResult({ content: sanitized, details }, MAX_TOOL_RESULT_BYTES),
-      isError: false,
-    });
+    // The same finishing steps as a result an activity returns.
+    const toolName = binding.toolName ?? 'rap_tool';
+    const outcome: ToolOutcome = await finisher.finish(
+      { toolName, toolCallId: binding.toolCallId, conversationId: binding.conversationId },
+      await finisher.shape(toolName, { content, details }),
+    );
     try {
       await options.client.activity.complete(binding.taskToken, outcome);
     } catch (error) {

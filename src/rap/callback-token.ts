@@ -6,6 +6,8 @@ export interface CallbackBinding {
   toolCallId: string;
   /** The invoking activity attempt's task token. */
   taskToken: Uint8Array;
+  /** The tool's name, for the hooks that finish its result; absent in URLs made before it was carried. */
+  toolName?: string;
 }
 
 /**
@@ -19,6 +21,7 @@ export function callbackPath(binding: CallbackBinding, secret: Buffer): string {
       c: binding.conversationId,
       t: binding.toolCallId,
       k: Buffer.from(binding.taskToken).toString('base64url'),
+      ...(binding.toolName !== undefined ? { n: binding.toolName } : {}),
     }),
   ).toString('base64url');
   return `/rap/callback/${payload}.${sign(payload, secret)}`;
@@ -37,8 +40,14 @@ export function verifyCallbackPath(pathname: string, secret: Buffer): CallbackBi
       c: string;
       t: string;
       k: string;
+      n?: string;
     };
-    return { conversationId: fields.c, toolCallId: fields.t, taskToken: Buffer.from(fields.k, 'base64url') };
+    return {
+      conversationId: fields.c,
+      toolCallId: fields.t,
+      taskToken: Buffer.from(fields.k, 'base64url'),
+      ...(typeof fields.n === 'string' ? { toolName: fields.n } : {}),
+    };
   } catch {
     return undefined;
   }

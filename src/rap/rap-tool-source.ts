@@ -115,7 +115,12 @@ export class RapToolSource implements ToolSource {
     const callbackUrl =
       base +
       callbackPath(
-        { conversationId: context.conversationId, toolCallId, taskToken: Context.current().info.taskToken },
+        {
+          conversationId: context.conversationId,
+          toolCallId,
+          taskToken: Context.current().info.taskToken,
+          toolName: definition.name,
+        },
         this.settings.secret,
       );
     const body = JSON.stringify({

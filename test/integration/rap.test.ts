@@ -2,6 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import nock from 'nock';
 import sharp from 'sharp';
+import { createToolResultFinisher } from '../../src/activities/finish-tool-result';
+import type { ToolHooks } from '../../src/activities/tool-hooks';
 import { stateQuery } from '../../src/shared/conversation-api';
 import { RapToolSource } from '../../src/rap/rap-tool-source';
 import { type RapCallbackServer, startRapCallbackServer } from '../../src/rap/callback-server';
@@ -29,11 +31,26 @@ let harness: TestHarness;
 let callbacks: RapCallbackServer;
 let connection: Connection;
 
+/** What the worker's persist hook saw: every result, however it arrived, passes it. */
+const persisted: Array<{ toolName: string; toolCallId: string }> = [];
+const redactTokens: ToolHooks = {
+  toolResultPersist({ toolName, toolCallId, result }) {
+    persisted.push({ toolName, toolCallId });
+    return {
+      ...result,
+      content: result.content.map((block) =>
+        block.type === 'text' ? { ...block, text: block.text.replace(/TOKEN-\d+/g, '[redacted]') } : block,
+      ),
+    };
+  },
+};
+
 async function startWorker(taskQueue?: string): Promise<void> {
   harness = await startHarness({
     modelBaseUrl: NOCK_MODEL_URL,
     registry: new ToolRegistry(builtinTools(), [new RapToolSource(settings)]),
     rapToolsets: settings.toolsets,
+    hooks: [redactTokens],
     ...(taskQueue ? { taskQueue } : {}),
   });
   callbacks = await startRapCallbackServer({
@@ -41,6 +58,7 @@ async function startWorker(taskQueue?: string): Promise<void> {
     secret: settings.secret,
     host: settings.host,
     port: settings.port,
+    finisher: createToolResultFinisher([redactTokens]),
   });
 }
 
@@ -173,6 +191,32 @@ test('a RAP tool acks, answers later by callback, and the answer is taken once; 
   );
   expect(warnings.join('\n')).toMatch(/RAP toolset at .* offers no tools: invalid toolset/);
   expect(warnings.join('\n')).toMatch(/RAP tool clash is defined by builds and other, so by neither/);
+});
+
+test('a result that arrives by callback passes the same finishing steps as any other: the persist hook redacts it', async () => {
+  nockModel([
+    { toolCalls: [{ id: 'call_secret_lookup', name: 'lookup', arguments: { build: 8 } }] },
+    { text: 'Looked it up.' },
+  ]);
+  const id = `conv-${randomUUID()}`;
+  const handle = harness.client.workflow.getHandle(id);
+  await harness.agent.send(id, 'What is the deploy token?');
+  const invocation = await invocationOf('call_secret_lookup');
+  expect(
+    await postCallback(invocation.callback_url, {
+      type: 'tool_result',
+      group_id: id,
+      id: 'call_secret_lookup',
+      text: 'the token is TOKEN-8812\u0007',
+    }),
+  ).toBe(200);
+  await waitForEvent(handle, 'run_finished');
+  const stored = (await handle.query(stateQuery)).transcript.find(
+    (message) => message.role === 'toolResult' && message.toolCallId === 'call_secret_lookup',
+  );
+  // Redacted by the hook, and the control character removed, as for a result an activity returns.
+  expect(stored).toMatchObject({ content: [{ type: 'text', text: 'the token is [redacted]' }] });
+  expect(persisted).toContainEqual({ toolName: 'lookup', toolCallId: 'call_secret_lookup' });
 });
 
 test('5xx is retried with backoff until accepted; 4xx is an error result at once; a tool that never answers times out', async () => {
