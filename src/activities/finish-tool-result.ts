@@ -40,7 +40,9 @@ export function createToolResultFinisher(hooks: readonly ToolHooks[] = []): Tool
     async shape(toolName, result, options = {}) {
       const valid = ToolResultSchema.safeParse(result);
       if (!valid.success) return toolErrorResult(toolName, 'the tool returned a malformed result');
-      const content = valid.data.content.length ? await sanitizeContentImages(valid.data.content) : [NO_OUTPUT];
+      const content = valid.data.content.length
+        ? await sanitizeContentImages(valid.data.content)
+        : [NO_OUTPUT];
       // What the tool had when it was interrupted is kept, and marked so the model knows it is partial.
       if (options.interrupted) content.push({ type: 'text', text: INTERRUPTED_NOTE });
       return {
@@ -50,7 +52,9 @@ export function createToolResultFinisher(hooks: readonly ToolHooks[] = []): Tool
       };
     },
     async finish(call, outcome) {
-      return sanitizeOutcomeText(hooks.some((hook) => hook.toolResultPersist) ? await persist(call, outcome) : outcome);
+      return sanitizeOutcomeText(
+        hooks.some((hook) => hook.toolResultPersist) ? await persist(call, outcome) : outcome,
+      );
     },
   };
 
@@ -67,15 +71,27 @@ export function createToolResultFinisher(hooks: readonly ToolHooks[] = []): Tool
     }
     if (rewritten === original) return outcome;
     const valid = ToolResultSchema.safeParse(rewritten);
-    if (!valid.success) return toolErrorResult(call.toolName, 'a tool_result_persist hook returned a malformed result');
+    if (!valid.success)
+      return toolErrorResult(call.toolName, 'a tool_result_persist hook returned a malformed result');
     const content = valid.data.content.length ? valid.data.content : [NO_OUTPUT];
-    return { ...outcome, ...truncateToolResult({ content, details: valid.data.details }, MAX_TOOL_RESULT_BYTES) };
+    return {
+      ...outcome,
+      ...truncateToolResult({ content, details: valid.data.details }, MAX_TOOL_RESULT_BYTES),
+    };
   }
 }
 
 /** An ExecutionFailed result with `message`, cleaned and cut so the envelope stays within the result limit. */
-export function toolErrorResult(toolName: string, message: string, kind: Parameters<typeof toolErrorOutcome>[1] = 'ExecutionFailed'): ToolOutcome {
-  return toolErrorOutcome(toolName, kind, truncateText(sanitizeText(message), MAX_TOOL_RESULT_BYTES - 16_384));
+export function toolErrorResult(
+  toolName: string,
+  message: string,
+  kind: Parameters<typeof toolErrorOutcome>[1] = 'ExecutionFailed',
+): ToolOutcome {
+  return toolErrorOutcome(
+    toolName,
+    kind,
+    truncateText(sanitizeText(message), MAX_TOOL_RESULT_BYTES - 16_384),
+  );
 }
 
 function messageOf(error: unknown): string {

@@ -16,12 +16,7 @@ import { truncateText } from '../tools/truncate';
 import { Workspace } from '../tools/workspace';
 import { createToolResultFinisher, toolErrorResult } from './finish-tool-result';
 import { Heartbeater } from './heartbeater';
-import {
-  type ToolCallInfo,
-  type ToolHooks,
-  runAfterToolCall,
-  runBeforeToolCall,
-} from './tool-hooks';
+import { type ToolCallInfo, type ToolHooks, runAfterToolCall, runBeforeToolCall } from './tool-hooks';
 
 export interface ToolDeps {
   tools: ToolRegistry;

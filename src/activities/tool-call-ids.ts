@@ -27,7 +27,7 @@ export function withUniqueToolCallIds(reply: AssistantMessage, earlier: Message[
 const MISTRAL_ID = /^[a-zA-Z0-9]{9}$/;
 
 /**
- * Tool call ids as `provider` accepts them (tool-invocation-protocol.md §4): Mistral takes only nine
+ * Tool call ids as `provider` accepts them: Mistral takes only nine
  * letters and digits. The transcript keeps its own ids (they key results, events and idempotency);
  * only what is sent is rewritten, the same way for a call and its result, and the same way in every
  * request, so the model sees one consistent conversation.

@@ -41,7 +41,7 @@ export type ToolResultPersistResult = { content: ToolResultContent[]; details?: 
 type MaybePromise<T> = T | Promise<T>;
 
 /**
- * The lifecycle hooks of tool-system.md §9, registered in code by whoever runs the worker
+ * Lifecycle hooks around every tool call, registered in code by whoever runs the worker
  * (`createAgentWorker({ activities: { hooks: [...] } })`). They run inside the tool activity, on the
  * worker, so they may touch the world (a policy service, an audit log); they are called again when
  * an attempt is retried. Several hook sets run in the order given.

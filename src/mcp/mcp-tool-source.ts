@@ -26,7 +26,7 @@ const ANY_OBJECT = z.record(z.string(), z.unknown());
 const DEFAULT_CALL_TIMEOUT_MS = 120_000;
 
 /**
- * The tools of the configured MCP servers (tool-call-lifecycle.md, "MCP Tools"), named
+ * The tools of the configured MCP servers, named
  * `{server}__{tool}`, over one pooled connection per server. A server that fails to start or to
  * list its tools is a warning; the others' tools stay usable.
  */

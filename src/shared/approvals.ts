@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Risk levels of acp-tool-invocation.md §2: what a tool can do to the world. */
+/** Risk levels: what a tool can do to the world, from reading (low) to destroying (critical). */
 export const RiskLevelSchema = z.enum(['low', 'medium', 'high', 'critical']);
 export type RiskLevel = z.infer<typeof RiskLevelSchema>;
 

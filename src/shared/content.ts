@@ -11,6 +11,6 @@ export const ImageContentSchema = z.object({
 });
 export type ImageContent = z.infer<typeof ImageContentSchema>;
 
-/** What a tool result may carry: text and images (tool-system.md §1.3). */
+/** What a tool result may carry: text and images. */
 export const ToolResultContentSchema = z.discriminatedUnion('type', [TextContentSchema, ImageContentSchema]);
 export type ToolResultContent = z.infer<typeof ToolResultContentSchema>;

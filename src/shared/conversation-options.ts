@@ -24,7 +24,7 @@ export const ConversationOptionsSchema = z.object({
    */
   execSecurity: ExecSecurityModeSchema.optional(),
   /**
-   * Which tools the model is offered (the policy pipeline of tool-system.md §8.2): the profile's
+   * Which tools the model is offered (the policy pipeline: each step only narrows): the profile's
    * tools, narrowed by the worker's policy, then by `allow` and `deny`. `full` when absent.
    */
   profile: ToolProfileSchema.optional(),

@@ -1,7 +1,7 @@
 const MAX_SESSION_ID_BYTES = 256;
 
 /**
- * Session id validation of tool-call-lifecycle.md, for any id that may name something on disk or be
+ * Session id validation, for any id that may name something on disk or be
  * passed on: why `id` is unsafe, or undefined. Refused: empty, path traversal (`..`), directory
  * separators, NUL and other control characters, more than 256 bytes (UTF-8).
  */

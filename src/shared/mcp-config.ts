@@ -10,7 +10,7 @@ const common = {
   timeoutMs: z.number().int().positive().optional(),
 };
 
-/** tool-call-lifecycle.md, "MCP Tools": a server is started by `command` (stdio) or reached at `url` (streamable HTTP). */
+/** An MCP server is started by `command` (stdio) or reached at `url` (streamable HTTP). */
 export const McpServerConfigSchema = z.union([
   z.object({
     command: z.string().min(1),

@@ -1,7 +1,7 @@
 import type { Message } from './messages';
 
 /**
- * A reference to the transcript instead of the transcript itself (DESIGN.md principle 2): the
+ * A reference to the transcript instead of the transcript itself: the
  * model activity gets the messages added since its previous call and rebuilds the first `base`
  * messages from the worker's cache or, on a miss, by querying the workflow.
  */

@@ -1,4 +1,4 @@
-/** The error a non-owner's call to an `ownerOnly` tool gets (tool-system.md §7.3). */
+/** The error a non-owner's call to an `ownerOnly` tool gets. */
 export const OWNER_ONLY_TOOL_ERROR = 'Tool restricted to owner senders.';
 
 /**

@@ -2,7 +2,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 
 /**
- * The Reactive Agent Protocol (rap-tool-invocation.md and hydro-project/infinity docs/rap/spec):
+ * The Reactive Agent Protocol (hydro-project/infinity docs/rap/spec):
  * what crosses between the worker's RAP callback server and a conversation.
  */
 

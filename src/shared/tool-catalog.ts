@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The tool catalog of tool-system.md §2: every tool this runtime knows by name, in sections, with
+ * The tool catalog: every tool this runtime knows by name, in sections, with
  * the groups and profiles that policies refer to. A worker may lack some of them (they are written
  * separately, or not at all here: `browser`, `cron`, …); a name in the catalog is still a known name,
  * so a policy that mentions it is not a typo. Plain data: the workflow uses it.
@@ -52,7 +52,7 @@ export const ToolProfileSchema = z.enum(['minimal', 'coding', 'messaging', 'full
 export type ToolProfile = z.infer<typeof ToolProfileSchema>;
 
 /**
- * What each profile allows (tool-system.md §2.2), as policy entries. `full` restricts nothing, so
+ * What each profile allows, as policy entries. `full` restricts nothing, so
  * it also offers tools outside the catalog (an embedder's own, MCP tools); the others offer only
  * catalog tools unless a conversation's `alsoAllow` adds more.
  */

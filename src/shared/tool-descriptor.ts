@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ApprovalModeSchema, RiskLevelSchema } from './approvals';
 
-/** Default timeouts per category come from acp-tool-invocation.md (files 30 s, search 60 s, commands 300 s, MCP 120 s). */
+/** Default timeouts per category: files 30 s, search 60 s, commands 300 s, MCP 120 s. */
 export const ToolCategorySchema = z.enum(['files', 'search', 'commands', 'mcp', 'other']);
 export type ToolCategory = z.infer<typeof ToolCategorySchema>;
 

@@ -1,6 +1,6 @@
 import type { ToolResultContent } from './content';
 
-/** The error kinds of tool-call-lifecycle.md. */
+/** What went wrong with a tool call, as the model reads it: each kind says whether trying again can help. */
 export type ToolErrorKind =
   | 'NotFound'
   | 'InvalidArgs'
@@ -12,7 +12,7 @@ export type ToolErrorKind =
 
 /**
  * Whether the same call may succeed if tried again. Only for read-only tools: a tool with side
- * effects runs once whatever its error says (DESIGN.md principle 3). A missing tool or file, bad
+ * effects runs once whatever its error says. A missing tool or file, bad
  * arguments, a refused path or permission give the same answer every time; a failure or a timeout
  * may not (a flaky server, a slow disk).
  */
@@ -34,7 +34,7 @@ export interface ToolOutcome {
   aborted?: boolean;
 }
 
-/** The error envelope of tool-invocation-protocol.md §8.1, as the model reads it. */
+/** The error envelope the model reads: `{"status":"error","tool":…,"error":…}`. */
 export function toolErrorOutcome(tool: string, kind: ToolErrorKind, error: string): ToolOutcome {
   return {
     content: [{ type: 'text', text: JSON.stringify({ status: 'error', tool, error }) }],
@@ -43,7 +43,7 @@ export function toolErrorOutcome(tool: string, kind: ToolErrorKind, error: strin
   };
 }
 
-/** A call that was not run because it was refused (tool-invocation-protocol.md §8.2). */
+/** A call that was not run because it was refused: `{"status":"blocked","tool":…,"reason":…}`. */
 export function toolBlockedOutcome(tool: string, reason: string): ToolOutcome {
   return {
     content: [{ type: 'text', text: JSON.stringify({ status: 'blocked', tool, reason }) }],

@@ -17,7 +17,7 @@ export const ToolPolicySchema = z.object({
 });
 export type ToolPolicy = z.infer<typeof ToolPolicySchema>;
 
-/** One step of the pipeline of tool-system.md §8.2 (profile, global, agent, group, sandbox, sub-agent). */
+/** One step of the tool policy pipeline (profile, global, agent, group, sandbox, sub-agent): each can only narrow what the one before kept. */
 export interface ToolPolicyStep {
   /** Names the step in warnings, e.g. `profile coding` or `conversation`. */
   label: string;

@@ -2,7 +2,7 @@ import { defaultApprovalMode } from '../shared/approvals';
 import type { ToolCategory, ToolDescriptor, ToolRetry } from '../shared/tool-descriptor';
 import type { AgentTool } from './tool';
 
-/** Timeouts by category from acp-tool-invocation.md; heartbeats only need to prove the worker is alive. */
+/** Timeouts by category; heartbeats only need to prove the worker is alive. */
 const TIMEOUTS: Record<ToolCategory, { startToCloseTimeoutMs: number; heartbeatTimeoutMs: number }> = {
   files: { startToCloseTimeoutMs: 30_000, heartbeatTimeoutMs: 10_000 },
   search: { startToCloseTimeoutMs: 60_000, heartbeatTimeoutMs: 15_000 },
@@ -11,7 +11,7 @@ const TIMEOUTS: Record<ToolCategory, { startToCloseTimeoutMs: number; heartbeatT
   other: { startToCloseTimeoutMs: 60_000, heartbeatTimeoutMs: 15_000 },
 };
 
-/** Read-only tools retry freely; a tool with side effects runs once (DESIGN.md principle 3). */
+/** Read-only tools retry freely; a tool with side effects runs once. */
 const RETRY_IDEMPOTENT: ToolRetry = {
   maximumAttempts: 3,
   initialIntervalMs: 1_000,

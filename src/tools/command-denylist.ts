@@ -1,5 +1,5 @@
 /**
- * The shell command denylist of tool-call-lifecycle.md: patterns refused before anything runs, in
+ * The shell command denylist: patterns refused before anything runs, in
  * every security mode. Matching is case-insensitive and done on the command as bash would mostly
  * read it (quotes and backslashes removed, `${IFS}` read as a space, runs of blanks as one), so
  * `SUDO`, `s"u"do`, `/usr/bin/sudo` and `rm  -r  -f  /` are all caught.

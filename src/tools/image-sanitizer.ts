@@ -2,7 +2,7 @@ import sharp, { type Metadata } from 'sharp';
 import type { ImageContent, ToolResultContent } from '../shared/content';
 import { MAX_TOOL_RESULT_BYTES } from '../shared/constants';
 
-/** tool-invocation-protocol.md §7.2: images are brought within these before they reach the model. */
+/** Images are brought within these before they reach the model: larger ones cost tokens or are refused. */
 export interface ImageSanitizationLimits {
   /** Pixels. */
   maxWidth: number;

@@ -1,6 +1,5 @@
 /**
- * What models send is not always what a tool declares (tool-system.md §5, tool-invocation-protocol.md
- * §6): `filePath` for `file_path`, Claude Code's `file_path` for `path`, `"20"` for 20, `""` or
+ * What models send is not always what a tool declares: `filePath` for `file_path`, Claude Code's `file_path` for `path`, `"20"` for 20, `""` or
  * `null` for "not given". The tool activity normalises a call's top-level arguments against the
  * tool's JSON schema before its zod schema validates them, so tools see their declared names and
  * types. Nested objects are left as they are.
@@ -37,7 +36,7 @@ interface PropertySchema {
 /**
  * @param schema the tool's parameters as JSON schema (an object schema; anything else is passed through)
  * @param verbatim string parameters taken as sent: not trimmed, and `""` is a value
- * @returns the arguments under the tool's own names, or `"<name> required"` (§6.3) for the first
+ * @returns the arguments under the tool's own names, or `"<name> required"` for the first
  *   required parameter still missing
  */
 export function normalizeToolArguments(

@@ -2,7 +2,7 @@ import type { ModelProvider } from '../shared/model-provider';
 
 type Schema = Record<string, unknown>;
 
-/** Keywords Gemini's function declarations reject (tool-system.md §4.3). */
+/** Keywords Gemini's function declarations reject. */
 const GEMINI_UNSUPPORTED_KEYWORDS = new Set([
   'patternProperties',
   'additionalProperties',
@@ -32,7 +32,7 @@ const SCHEMA_LIST_KEYWORDS = new Set(['anyOf', 'oneOf', 'allOf', 'prefixItems'])
 const SCHEMA_MAP_KEYWORDS = new Set(['properties', 'patternProperties', '$defs', 'definitions']);
 
 /**
- * A tool's parameters as `provider` accepts them (tool-system.md §4.3). For every provider the root
+ * A tool's parameters as `provider` accepts them. For every provider the root
  * is `type: "object"` with `properties` (a root union of objects becomes one object: the union of
  * their properties, requiring what all of them require). For Gemini, `$ref`s are inlined, unions of
  * literals become one `enum`, null variants go, and the keywords it rejects are stripped.

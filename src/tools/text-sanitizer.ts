@@ -9,7 +9,7 @@ const CONTROL_CHARACTERS = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g;
 /* eslint-enable no-control-regex */
 
 /**
- * Content sanitisation of tool-call-lifecycle.md: NUL, DEL and ASCII control characters are
+ * Content sanitisation: NUL, DEL and ASCII control characters are
  * stripped, newline, carriage return and tab kept. Applied to tool output before it enters the
  * transcript, where a stray NUL or escape sequence would reach the model and every reader.
  */

@@ -7,7 +7,7 @@ import { type ImageSanitizationLimits, ImageRejectedError, sanitizeImage } from 
 import { ToolError } from './tool-error';
 import type { Workspace } from './workspace';
 
-/** What a tool returns: `content` goes to the model, `details` to user interfaces and logs (tool-system.md §1.3). */
+/** What a tool returns: `content` goes to the model, `details` to user interfaces and logs. */
 export interface ToolResult<TDetails = unknown> {
   content: ToolResultContent[];
   details?: TDetails;
@@ -29,7 +29,7 @@ export interface ToolContext {
 }
 
 /**
- * The tool contract of tool-system.md §1. `parameters` is one zod schema: it yields the JSON schema the
+ * The tool contract. `parameters` is one zod schema: it yields the JSON schema the
  * model sees and validates what the model sends. `execute` must honour `signal` (the activity was
  * cancelled or timed out) and may report progress through `onUpdate`, which heartbeats. It throws a
  * `ToolError` for an answer the model should read as an error; any other throw is an unexpected
@@ -49,7 +49,7 @@ export interface AgentTool<TParams extends z.ZodType = z.ZodType> {
   approval?: ApprovalMode;
   /**
    * Only runs that the conversation's owners started may call it; anyone else's get the error
-   * "Tool restricted to owner senders." and the model is not offered it (tool-system.md §7.3).
+   * "Tool restricted to owner senders." and the model is not offered it.
    */
   ownerOnly?: boolean;
   /**
@@ -94,7 +94,7 @@ export function textResult(text: string, details?: unknown): ToolResult {
 }
 
 /**
- * An image for the model (tool-system.md §6), brought within `limits` (resized or re-encoded when
+ * An image for the model, brought within `limits` (resized or re-encoded when
  * larger), after an optional line of text. `details` default to the image's final size and type.
  * Data that is not a usable image is a ToolError.
  */
@@ -126,7 +126,7 @@ export async function imageResult(params: {
   }
 }
 
-/** A JSON payload: pretty-printed for the model, the payload itself as details (tool-system.md §6). */
+/** A JSON payload: pretty-printed for the model, the payload itself as details. */
 export function jsonResult(payload: unknown): ToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(payload, null, 2) ?? 'null' }], details: payload };
 }

@@ -2,7 +2,7 @@ import type { ToolResultContent } from '../shared/content';
 import type { ToolResult } from './tool';
 
 /**
- * Type-aware truncation of tool-call-lifecycle.md: strings get a suffix saying what was cut,
+ * Type-aware truncation: strings get a suffix saying what was cut,
  * arrays keep their leading elements plus a sentinel, objects are wrapped in `_truncated_json`.
  * Text stays within `maxBytes` bytes of UTF-8; arrays and objects within `maxBytes` bytes of JSON.
  */

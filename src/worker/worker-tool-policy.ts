@@ -2,7 +2,7 @@ import { type ToolPolicy, applyToolPolicyPipeline } from '../shared/tool-policy'
 import type { ToolRegistry } from '../tools/registry';
 
 /**
- * The global step of the policy pipeline (tool-system.md §8.2): what this worker offers at all. A
+ * The global step of the policy pipeline: what this worker offers at all. A
  * tool it removes is neither listed to conversations nor run, whatever a conversation allows. The
  * same step filters the tools external sources offer whenever they are discovered.
  */

@@ -12,7 +12,7 @@ const KNOWN_KINDS: ReadonlySet<string> = new Set<ToolErrorKind>([
   'Timeout',
 ]);
 
-/** A tool activity that failed for good becomes an error result the model can read (DESIGN.md principle 1). */
+/** A tool activity that failed for good becomes an error result the model can read. */
 export function outcomeOfToolFailure(descriptor: ToolDescriptor, error: unknown): ToolOutcome {
   const cause = error instanceof ActivityFailure ? error.cause : error;
   if (cause instanceof TimeoutFailure) return timeoutOutcome(descriptor, cause);

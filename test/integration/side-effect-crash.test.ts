@@ -11,7 +11,7 @@ import { killWorkerProcess, spawnWorkerProcess } from '../support/spawn-worker-p
 import { waitFor } from '../support/test-worker';
 
 /**
- * DESIGN.md principle 3 with a real crash: a worker is SIGKILLed while `exec` and `write` (side
+ * A tool with side effects runs at most once, shown with a real crash: a worker is SIGKILLed while `exec` and `write` (side
  * effects) and `slow_count` (read-only) run. The read-only call is retried on the next worker; the
  * other two are not run again, and the model is told their outcome is unknown.
  */

@@ -26,7 +26,7 @@ test.each([
   expect(() => assertConversationId(id)).toThrow(/invalid conversation id/);
 });
 
-describe('session id validation (tool-call-lifecycle.md)', () => {
+describe('session id validation', () => {
   test.each([
     ['empty', '', 'it is empty'],
     ['parent path', '..', "it contains '..'"],
