@@ -3,6 +3,7 @@ import { assembleStream } from '../../src/activities/model-stream';
 import { toOpenAiMessages } from '../../src/activities/openai-messages';
 import type { AssistantMessage, Message, ToolCall, ToolResultMessage } from '../../src/shared/messages';
 import { ToolRegistry } from '../../src/tools/registry';
+import { runsOnWorker } from '../../src/tools/tool';
 import { Workspace } from '../../src/tools/workspace';
 import { benchTools } from './bench-tools';
 import { scratchDir } from './scratch';
@@ -36,7 +37,7 @@ export function loopSteps(modelBaseUrl: string): LoopSteps {
     },
     async runTool(call) {
       const tool = tools.get(call.name);
-      if (!tool) throw new Error(`unknown tool ${call.name}`);
+      if (!tool || !runsOnWorker(tool)) throw new Error(`unknown tool ${call.name}`);
       const params = tool.parameters.parse(JSON.parse(call.arguments || '{}')) as Record<string, unknown>;
       const result = await tool.execute(call.id, params, new AbortController().signal, () => undefined, {
         workspace,

@@ -10,7 +10,7 @@ import {
 import type { ActivityProgress, ToolRunInput } from '../shared/tool-run';
 import { normalizeToolArguments } from '../tools/param-normalization';
 import type { ToolRegistry } from '../tools/registry';
-import type { AgentTool, ToolUpdate } from '../tools/tool';
+import { type AgentTool, type ToolUpdate, runsOnWorker } from '../tools/tool';
 import { ToolError } from '../tools/tool-error';
 import { truncateText } from '../tools/truncate';
 import { Workspace } from '../tools/workspace';
@@ -77,6 +77,13 @@ export function createRunTool(deps: ToolDeps) {
     await deps.tools.ensure([toolName]);
     const tool = deps.tools.get(toolName);
     if (!tool) return errorOutcome(toolName, 'NotFound', `Tool not found: ${toolName}`);
+    if (!runsOnWorker(tool)) {
+      return errorOutcome(
+        toolName,
+        'ExecutionFailed',
+        `${toolName} runs in the conversation workflow, not on a worker`,
+      );
+    }
     const normalized = normalizeToolArguments(
       input.arguments,
       deps.tools.parameters(toolName) ?? {},

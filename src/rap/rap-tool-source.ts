@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { RiskLevel } from '../shared/approvals';
 import { CANCEL_SUBSCRIPTION_TOOL_NAME } from '../shared/rap';
 import { type RapToolDefinition, type RapToolset, RapToolsetSchema } from '../shared/rap-toolset';
-import type { AgentTool, ToolContext } from '../tools/tool';
+import type { AgentTool, ToolContext, WorkflowTool } from '../tools/tool';
 import { ToolError } from '../tools/tool-error';
 import type { ToolDiscovery, ToolSource } from '../tools/tool-source';
 import { callbackPath } from './callback-token';
@@ -169,7 +169,7 @@ export class RapToolSource implements ToolSource {
 }
 
 /** Offered whenever RAP toolsets are configured; the conversation answers it itself, never this activity. */
-const cancelSubscriptionTool: AgentTool = {
+const cancelSubscriptionTool: WorkflowTool = {
   name: CANCEL_SUBSCRIPTION_TOOL_NAME,
   label: 'Cancel subscription',
   description:
@@ -180,12 +180,6 @@ const cancelSubscriptionTool: AgentTool = {
   category: 'other',
   idempotent: false,
   risk: 'low',
-  async execute() {
-    throw new ToolError(
-      'ExecutionFailed',
-      'cancel_subscription is answered by the conversation, not by a worker',
-    );
-  },
 };
 
 /**

@@ -1,11 +1,12 @@
 import type { ExecSecurityMode } from './exec-security';
 
-export interface ToolRunInput {
+/**
+ * Where a tool call happens: the same fields from the turn loop to the tool, built once per run and
+ * carried unchanged (the tool's own context adds the opened workspace).
+ */
+export interface ToolCallScope {
   conversationId: string;
-  /** The model's id for the call; also the idempotency key handed to the tool. */
-  toolCallId: string;
-  toolName: string;
-  arguments: Record<string, unknown>;
+  /** The conversation's workspace; the worker's default when absent. */
   workspace?: string;
   /** The conversation's agent (its memory); the default agent when absent. */
   agentId?: string;
@@ -15,6 +16,21 @@ export interface ToolRunInput {
   ancestors?: string[];
   /** Who sent the message the run answers, when named (RAP's `user_id`). */
   userId?: string;
+}
+
+/** What the tool activity gets: the call and its scope, flat, as activity inputs have always been. */
+export interface ToolRunInput extends ToolCallScope {
+  /** The model's id for the call; also the idempotency key handed to the tool. */
+  toolCallId: string;
+  toolName: string;
+  arguments: Record<string, unknown>;
+}
+
+/** The scope of a call as its tool sees it: `undefined` fields left out. */
+export function definedScope(scope: ToolCallScope): ToolCallScope {
+  return Object.fromEntries(
+    Object.entries(scope).filter(([, value]) => value !== undefined),
+  ) as ToolCallScope;
 }
 
 /** Heartbeat details of a running tool or model call, as read by watchers through describe(). */

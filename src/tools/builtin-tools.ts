@@ -12,7 +12,7 @@ import { type RuntimeToolOptions, createRuntimeTools } from './runtime-tools';
 import { type SessionDirectory, TemporalSessionDirectory } from './session-directory';
 import { createSessionTools } from './session-tools';
 import { spawnTool } from './spawn-tool';
-import type { AgentTool } from './tool';
+import type { AgentTool, RegisteredTool } from './tool';
 import { type WebFetchOptions, createWebFetchTool, webFetchTool } from './web-fetch';
 import { writeTool } from './write';
 
@@ -27,7 +27,7 @@ export interface BuiltinToolDeps {
   runtime?: RuntimeToolOptions;
 }
 
-export function builtinTools(deps: BuiltinToolDeps = {}): AgentTool[] {
+export function builtinTools(deps: BuiltinToolDeps = {}): RegisteredTool[] {
   return [
     ...([
       readTool,
@@ -42,6 +42,6 @@ export function builtinTools(deps: BuiltinToolDeps = {}): AgentTool[] {
     deps.webFetch ? createWebFetchTool(deps.webFetch) : webFetchTool,
     ...createMemoryTools(deps.memory ?? new MemoryStore(path.join(dataDir(), 'memory'))),
     ...createSessionTools(deps.sessions ?? new TemporalSessionDirectory()),
-    spawnTool as AgentTool,
+    spawnTool as RegisteredTool,
   ];
 }

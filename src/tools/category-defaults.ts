@@ -1,6 +1,6 @@
 import { defaultApprovalMode } from '../shared/approvals';
 import type { ToolCategory, ToolDescriptor, ToolRetry } from '../shared/tool-descriptor';
-import type { AgentTool } from './tool';
+import type { RegisteredTool } from './tool';
 
 /** Timeouts by category; heartbeats only need to prove the worker is alive. */
 const TIMEOUTS: Record<ToolCategory, { startToCloseTimeoutMs: number; heartbeatTimeoutMs: number }> = {
@@ -20,7 +20,7 @@ const RETRY_IDEMPOTENT: ToolRetry = {
 };
 const RETRY_ONCE: ToolRetry = { ...RETRY_IDEMPOTENT, maximumAttempts: 1 };
 
-export function describeTool(tool: AgentTool): ToolDescriptor {
+export function describeTool(tool: RegisteredTool): ToolDescriptor {
   const defaults = TIMEOUTS[tool.category];
   return {
     name: tool.name,

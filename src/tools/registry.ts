@@ -3,7 +3,7 @@ import type { ToolDescriptor } from '../shared/tool-descriptor';
 import { describeTool } from './category-defaults';
 import { parametersJsonSchema } from './json-schema';
 import { toolParametersFor } from './provider-schema';
-import type { AgentTool } from './tool';
+import type { RegisteredTool } from './tool';
 import type { ToolSource } from './tool-source';
 
 /** A function tool in the envelope OpenAI-compatible endpoints expect. */
@@ -13,7 +13,7 @@ export interface ModelToolSchema {
 }
 
 interface Entry {
-  tool: AgentTool;
+  tool: RegisteredTool;
   descriptor: ToolDescriptor;
   /** The parameters' JSON schema before any provider's cleaning: what arguments are normalised against. */
   parameters: Record<string, unknown>;
@@ -40,7 +40,7 @@ export class ToolRegistry {
   private lastEnsured = Number.NEGATIVE_INFINITY;
 
   constructor(
-    tools: AgentTool[],
+    tools: RegisteredTool[],
     readonly sources: readonly ToolSource[] = [],
     private readonly keepExternal: ToolNameFilter = (names) => names,
   ) {
@@ -51,7 +51,7 @@ export class ToolRegistry {
     }
   }
 
-  get(name: string): AgentTool | undefined {
+  get(name: string): RegisteredTool | undefined {
     return this.entry(name)?.tool;
   }
 
@@ -143,7 +143,7 @@ export class ToolRegistry {
     );
     const warnings = discoveries.flatMap((discovery) => discovery.warnings);
     const offeredBy = new Map<string, string[]>();
-    const candidates = new Map<string, AgentTool>();
+    const candidates = new Map<string, RegisteredTool>();
     for (const { source, tools } of discoveries) {
       for (const tool of tools) {
         if (!TOOL_NAME.test(tool.name)) {
@@ -183,7 +183,7 @@ export class ToolRegistry {
   }
 }
 
-function entryOf(tool: AgentTool): Entry {
+function entryOf(tool: RegisteredTool): Entry {
   return {
     tool,
     descriptor: describeTool(tool),

@@ -1,12 +1,11 @@
 import { SPAWN_TOOL_NAME, SpawnArgumentsSchema } from '../shared/sub-agents';
-import { defineTool } from './tool';
-import { ToolError } from './tool-error';
+import { defineWorkflowTool } from './tool';
 
 /**
- * `sessions_spawn`: a sub-agent with its own task, run as a child conversation. Registered so the
- * model is offered it; the workflow runs it (a child workflow), so its activity never does.
+ * `sessions_spawn`: a sub-agent with its own task, run as a child conversation. Declared so the
+ * model is offered it; the workflow runs it (a child workflow), never a worker.
  */
-export const spawnTool = defineTool({
+export const spawnTool = defineWorkflowTool({
   name: SPAWN_TOOL_NAME,
   label: 'Spawn a sub-agent',
   description:
@@ -16,10 +15,4 @@ export const spawnTool = defineTool({
   idempotent: false,
   // Starting one changes nothing by itself; the sub-agent's own tools ask as they would here.
   risk: 'low',
-  async execute() {
-    throw new ToolError(
-      'ExecutionFailed',
-      `${SPAWN_TOOL_NAME} runs in the conversation workflow, not on a worker`,
-    );
-  },
 });

@@ -1,8 +1,8 @@
-import type { AgentTool } from './tool';
+import type { RegisteredTool } from './tool';
 
 /** What a source offers at the moment it is asked. */
 export interface ToolDiscovery {
-  tools: AgentTool[];
+  tools: RegisteredTool[];
   /** Why some tools are missing (a server that would not start, a toolset that failed validation). */
   warnings: string[];
 }

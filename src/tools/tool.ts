@@ -89,6 +89,26 @@ export function defineTool<TParams extends z.ZodType>(tool: AgentTool<TParams>):
   return tool;
 }
 
+/**
+ * A tool the conversation workflow runs itself (a sub-agent, a subscription's cancel): declared
+ * like any other, so the model is offered it and policies and approvals see it, but with no
+ * `execute`, since no worker runs it.
+ */
+export type WorkflowTool<TParams extends z.ZodType = z.ZodType> = Omit<AgentTool<TParams>, 'execute'>;
+
+/** What a registry holds: tools a worker runs, and tools the workflow runs. */
+export type RegisteredTool = AgentTool | WorkflowTool;
+
+export function defineWorkflowTool<TParams extends z.ZodType>(
+  tool: WorkflowTool<TParams>,
+): WorkflowTool<TParams> {
+  return tool;
+}
+
+export function runsOnWorker(tool: RegisteredTool): tool is AgentTool {
+  return typeof (tool as Partial<AgentTool>).execute === 'function';
+}
+
 export function textResult(text: string, details?: unknown): ToolResult {
   return { content: [{ type: 'text', text }], details };
 }

@@ -1,12 +1,10 @@
 import { isCancellation } from '@temporalio/workflow';
 import { approvalSubject } from '../shared/approval-scope';
 import type { ApprovalSettings } from '../shared/approvals';
-import type { ExecSecurityMode } from '../shared/exec-security';
 import type { ToolCall, ToolResultMessage } from '../shared/messages';
 import { OWNER_ONLY_TOOL_ERROR } from '../shared/owners';
-import { CANCEL_SUBSCRIPTION_TOOL_NAME, RECEIVE_EVENT_TOOL_NAME } from '../shared/rap';
-import { SPAWN_TOOL_NAME } from '../shared/sub-agents';
 import type { ToolDescriptor } from '../shared/tool-descriptor';
+import type { ToolCallScope } from '../shared/tool-run';
 import {
   type ToolOutcome,
   toolAbortedOutcome,
@@ -19,17 +17,21 @@ import type { EventLog } from './event-log';
 import { outcomeOfToolFailure } from './tool-failure';
 import { workflowTime } from './workflow-time';
 
+/** A tool the conversation runs itself instead of a worker (a sub-agent, a subscription's cancel). */
+export type WorkflowToolRunner = (
+  call: ToolCall,
+  args: Record<string, unknown>,
+) => Promise<ToolOutcome> | ToolOutcome;
+
 export interface FanOutContext {
-  conversationId: string;
+  /** Where the calls happen; handed to each tool activity as it is. */
+  scope: ToolCallScope;
   run: number;
-  workspace?: string;
-  agentId?: string;
-  execSecurity?: ExecSecurityMode;
-  /** The conversations above this one, outermost first (sub-agents). */
-  ancestors?: string[];
-  /** Who sent the message the run answers, when named. */
-  userId?: string;
   tools: ReadonlyMap<string, ToolDescriptor>;
+  /** Tools that run in the workflow, by name; each still passes the owner and approval checks first. */
+  workflowTools: ReadonlyMap<string, WorkflowToolRunner>;
+  /** Names no call may use, with what the model reads instead. */
+  reservedNames: ReadonlyMap<string, string>;
   /** Every message of the run came from an owner, so `ownerOnly` tools may run. */
   senderIsOwner: boolean;
   events: EventLog;
@@ -37,16 +39,11 @@ export interface FanOutContext {
   approvalSettings: ApprovalSettings;
   /** Why a call was cancelled (steer or abort), for the model to read. */
   interruption: () => string;
-  /** Runs a `sessions_spawn` call as a child conversation; throws CancelledFailure when interrupted. */
-  spawnSubAgent: (call: ToolCall, args: Record<string, unknown>) => Promise<ToolOutcome>;
-  /** Runs a `cancel_subscription` call: the workflow keeps the subscriptions, so it answers itself. */
-  cancelSubscription: (call: ToolCall, args: Record<string, unknown>) => ToolOutcome;
   /** A call of a tool that answers by callback was interrupted: its server may stop the work. */
   asyncCallInterrupted: (call: ToolCall) => void;
 }
 
 const PREVIEW_CHARS = 200;
-const RECEIVE_EVENT_REFUSED = `${RECEIVE_EVENT_TOOL_NAME} cannot be called: the runtime adds these calls itself to deliver subscription events.`;
 const ARGS_SHOWN_CHARS = 2_000;
 
 /**
@@ -108,9 +105,8 @@ function toolResultMessage(call: ToolCall, outcome: ToolOutcome): ToolResultMess
 
 /** Throws CancelledFailure when interrupted before the tool's activity was started. */
 async function outcomeOf(call: ToolCall, context: FanOutContext, start: () => void): Promise<ToolOutcome> {
-  if (call.name === RECEIVE_EVENT_TOOL_NAME) {
-    return toolErrorOutcome(call.name, 'PermissionDenied', RECEIVE_EVENT_REFUSED);
-  }
+  const reserved = context.reservedNames.get(call.name);
+  if (reserved !== undefined) return toolErrorOutcome(call.name, 'PermissionDenied', reserved);
   const descriptor = context.tools.get(call.name);
   if (!descriptor) {
     const known = [...context.tools.values()]
@@ -141,19 +137,14 @@ async function outcomeOf(call: ToolCall, context: FanOutContext, start: () => vo
   );
   if (!approval.allowed) return toolBlockedOutcome(call.name, approval.reason);
   start();
-  if (call.name === SPAWN_TOOL_NAME) return context.spawnSubAgent(call, parsed.value);
-  if (call.name === CANCEL_SUBSCRIPTION_TOOL_NAME) return context.cancelSubscription(call, parsed.value);
+  const inWorkflow = context.workflowTools.get(call.name);
+  if (inWorkflow) return inWorkflow(call, parsed.value);
   try {
     return await toolActivitiesFor(descriptor).runTool({
-      conversationId: context.conversationId,
+      ...context.scope,
       toolCallId: call.id,
       toolName: call.name,
       arguments: parsed.value,
-      workspace: context.workspace,
-      ...(context.agentId !== undefined ? { agentId: context.agentId } : {}),
-      ...(context.execSecurity !== undefined ? { execSecurity: context.execSecurity } : {}),
-      ...(context.ancestors?.length ? { ancestors: context.ancestors } : {}),
-      ...(context.userId !== undefined ? { userId: context.userId } : {}),
     });
   } catch (error) {
     if (isCancellation(error)) {

@@ -11,7 +11,9 @@ import type { ConversationOptions } from '../shared/conversation-options';
 import { conversationToolPolicySteps } from '../shared/conversation-tool-policy';
 import { type AssistantMessage, type UserMessage, textOf, toolCallsOf } from '../shared/messages';
 import { isOwner } from '../shared/owners';
-import type { RapNotice } from '../shared/rap';
+import { CANCEL_SUBSCRIPTION_TOOL_NAME, RECEIVE_EVENT_TOOL_NAME, type RapNotice } from '../shared/rap';
+import { SPAWN_TOOL_NAME } from '../shared/sub-agents';
+import { definedScope } from '../shared/tool-run';
 import { type ToolOutcome, toolErrorOutcome } from '../shared/tool-errors';
 import {
   type ToolDescriptor,
@@ -27,7 +29,15 @@ import type { EventLog } from './event-log';
 import type { RapThread } from './rap-thread';
 import type { RunControl } from './run-control';
 import { runSubAgent } from './sub-agent';
-import { notStartedResults, runToolCalls } from './tool-fan-out';
+import { type WorkflowToolRunner, notStartedResults, runToolCalls } from './tool-fan-out';
+
+/** Calls the runtime adds itself; a model that asks for one is told so. */
+const RESERVED_NAMES: ReadonlyMap<string, string> = new Map([
+  [
+    RECEIVE_EVENT_TOOL_NAME,
+    `${RECEIVE_EVENT_TOOL_NAME} cannot be called: the runtime adds these calls itself to deliver subscription events.`,
+  ],
+]);
 import type { Transcript } from './transcript';
 
 /** A run handed over to the next execution between two turns (continue-as-new), and where it stood. */
@@ -220,31 +230,39 @@ export async function runTurnLoop(
       ? notStartedResults(calls, STEERED)
       : await control.runTools(() =>
           runToolCalls(calls, {
-            conversationId: context.conversationId,
+            scope: definedScope({
+              conversationId: context.conversationId,
+              workspace: options.workspace,
+              agentId: options.agentId,
+              execSecurity: options.execSecurity,
+              ancestors: options.ancestors?.length ? options.ancestors : undefined,
+              userId: senderOfRun,
+            }),
             run,
-            workspace: options.workspace,
-            agentId: options.agentId,
-            execSecurity: options.execSecurity,
-            ancestors: options.ancestors,
-            userId: senderOfRun,
             tools: new Map(offered.map((name) => [name, tools.get(name)!])),
+            workflowTools: new Map<string, WorkflowToolRunner>([
+              [
+                SPAWN_TOOL_NAME,
+                (call, args) =>
+                  runSubAgent(call, args, {
+                    conversationId: context.conversationId,
+                    run,
+                    options,
+                    events,
+                    offeredTools: offeredToModel(),
+                    ownersRun,
+                    senderOfRun,
+                    countStart: () => ++subAgentsStarted,
+                  }),
+              ],
+              [CANCEL_SUBSCRIPTION_TOOL_NAME, (call, args) => cancelSubscription(context, call.name, args)],
+            ]),
+            reservedNames: RESERVED_NAMES,
             senderIsOwner: ownersRun,
             events,
             approvals: context.approvals,
             approvalSettings: options.approval,
             interruption: () => (control.aborted ? ABORTED : STEERED),
-            spawnSubAgent: (call, args) =>
-              runSubAgent(call, args, {
-                conversationId: context.conversationId,
-                run,
-                options,
-                events,
-                offeredTools: offeredToModel(),
-                ownersRun,
-                senderOfRun,
-                countStart: () => ++subAgentsStarted,
-              }),
-            cancelSubscription: (call, args) => cancelSubscription(context, call.name, args),
             asyncCallInterrupted: (call) =>
               context.notify({
                 kind: 'cancel_tool_call',
