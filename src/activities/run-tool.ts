@@ -39,6 +39,17 @@ function stoppedBy(context: Context): 'cancel_requested' | 'other' | undefined {
 
 type Validated = { ok: true; params: Record<string, unknown> } | { ok: false; error: string };
 
+/** A call ready to run: the tool, its checked arguments, the opened workspace. */
+interface Prepared {
+  tool: AgentTool;
+  params: Record<string, unknown>;
+  workspace: Workspace;
+}
+
+function isOutcome(value: Prepared | ToolOutcome): value is ToolOutcome {
+  return 'content' in value;
+}
+
 function validate(tool: AgentTool, params: Record<string, unknown>): Validated {
   const parsed = tool.parameters.safeParse(params);
   if (!parsed.success) return { ok: false, error: `invalid arguments: ${z.prettifyError(parsed.error)}` };
@@ -59,20 +70,48 @@ export function createRunTool(deps: ToolDeps) {
   };
 
   /**
-   * Runs one tool call: arguments normalised (param-normalization.ts) and validated, the
-   * before_tool_call hooks, the tool, the after_tool_call hooks, then tool_result_persist on what
-   * goes back. Everything the model should read comes back as an outcome, errors included; only an
-   * unexpected throw, or a retryable error of a read-only tool with attempts left, fails the activity.
+   * Runs one tool call through the stages every call passes: prepare (arguments normalised and
+   * validated, the workspace opened), authorise (the before_tool_call hooks), execute (the tool, then
+   * the after_tool_call hooks), finish (the same steps for every result, see finish-tool-result.ts).
+   * Everything the model should read comes back as an outcome, errors included; only an unexpected
+   * throw, or a retryable error of a read-only tool with attempts left, fails the activity.
    */
   return async function runTool(input: ToolRunInput): Promise<ToolOutcome> {
-    const outcome = await runCall(input);
-    return finisher.finish(
-      { toolName: input.toolName, toolCallId: input.toolCallId, conversationId: input.conversationId },
-      outcome,
-    );
+    const call: ToolCallInfo = {
+      toolName: input.toolName,
+      toolCallId: input.toolCallId,
+      conversationId: input.conversationId,
+    };
+    return finisher.finish(call, await prepareAndRun(input, call));
   };
 
-  async function runCall(input: ToolRunInput): Promise<ToolOutcome> {
+  async function prepareAndRun(input: ToolRunInput, call: ToolCallInfo): Promise<ToolOutcome> {
+    const prepared = await prepare(input);
+    if (isOutcome(prepared)) return prepared;
+    const context = Context.current();
+    const heartbeater = new Heartbeater<ActivityProgress>(context, {
+      kind: 'tool',
+      toolCallId: input.toolCallId,
+      toolName: input.toolName,
+    });
+    try {
+      const authorised = await authorise(call, prepared);
+      if (isOutcome(authorised)) return authorised;
+      return await execute(
+        authorised.tool,
+        input,
+        authorised.params,
+        authorised.workspace,
+        context,
+        heartbeater,
+      );
+    } finally {
+      heartbeater.stop();
+    }
+  }
+
+  /** The tool, its arguments as it declares them, and the conversation's workspace; or why not. */
+  async function prepare(input: ToolRunInput): Promise<Prepared | ToolOutcome> {
     const { toolName } = input;
     await deps.tools.ensure([toolName]);
     const tool = deps.tools.get(toolName);
@@ -90,11 +129,14 @@ export function createRunTool(deps: ToolDeps) {
       new Set(tool.verbatimParameters),
     );
     if (!normalized.ok) return errorOutcome(toolName, 'InvalidArgs', normalized.error);
-    let valid = validate(tool, normalized.params);
+    const valid = validate(tool, normalized.params);
     if (!valid.ok) return errorOutcome(toolName, 'InvalidArgs', valid.error);
-    let workspace: Workspace;
     try {
-      workspace = workspaceFor(input.workspace ?? deps.defaultWorkspace);
+      return {
+        tool,
+        params: valid.params,
+        workspace: workspaceFor(input.workspace ?? deps.defaultWorkspace),
+      };
     } catch (error) {
       return errorOutcome(
         toolName,
@@ -102,38 +144,28 @@ export function createRunTool(deps: ToolDeps) {
         `the conversation's workspace is unusable: ${(error as Error).message}`,
       );
     }
+  }
 
-    const context = Context.current();
-    const heartbeater = new Heartbeater<ActivityProgress>(context, {
-      kind: 'tool',
-      toolCallId: input.toolCallId,
-      toolName,
-    });
-    const call: ToolCallInfo = {
-      toolName,
-      toolCallId: input.toolCallId,
-      conversationId: input.conversationId,
-    };
+  /** The before_tool_call hooks: they may block the call or rewrite its arguments (checked again); a failing one fails closed. */
+  async function authorise(call: ToolCallInfo, prepared: Prepared): Promise<Prepared | ToolOutcome> {
+    if (!hooks.length) return prepared;
+    const { toolName } = call;
+    let decision;
     try {
-      if (hooks.length) {
-        let decision;
-        try {
-          decision = await runBeforeToolCall(hooks, { ...call, params: valid.params });
-        } catch (error) {
-          const message = `a before_tool_call hook failed, so the tool did not run: ${messageOf(error)}`;
-          return errorOutcome(toolName, 'ExecutionFailed', message);
-        }
-        if (!decision.run) return toolBlockedOutcome(toolName, decision.reason);
-        if (decision.params !== valid.params) {
-          valid = validate(tool, decision.params);
-          if (!valid.ok)
-            return errorOutcome(toolName, 'InvalidArgs', `a before_tool_call hook gave ${valid.error}`);
-        }
-      }
-      return await execute(tool, input, valid.params, workspace, context, heartbeater);
-    } finally {
-      heartbeater.stop();
+      decision = await runBeforeToolCall(hooks, { ...call, params: prepared.params });
+    } catch (error) {
+      return errorOutcome(
+        toolName,
+        'ExecutionFailed',
+        `a before_tool_call hook failed, so the tool did not run: ${messageOf(error)}`,
+      );
     }
+    if (!decision.run) return toolBlockedOutcome(toolName, decision.reason);
+    if (decision.params === prepared.params) return prepared;
+    const valid = validate(prepared.tool, decision.params);
+    if (!valid.ok)
+      return errorOutcome(toolName, 'InvalidArgs', `a before_tool_call hook gave ${valid.error}`);
+    return { ...prepared, params: valid.params };
   }
 
   async function execute(
