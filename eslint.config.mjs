@@ -1,6 +1,28 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** One config block per layer: imports of the layers above it are errors. */
+function layerRules(above) {
+  return Object.entries(above).map(([folder, layers]) => ({
+    files: [`${folder}/**/*.ts`],
+    // The command line is the top layer: it starts servers, workers and the gateway.
+    ignores: folder === 'src/client' ? ['src/client/commands/**', 'src/client/cli.ts'] : [],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: layers.flatMap((layer) => [`../${layer}/*`, `../../${layer}/*`]),
+              message: `${folder} is below that layer: pass what it needs in from above instead.`,
+            },
+          ],
+        },
+      ],
+    },
+  }));
+}
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.tools/**', 'coverage/**', 'bench/results/**'] },
   js.configs.recommended,
@@ -17,6 +39,29 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  // Layers point down: shared < runtime < tools < mcp, rap < activities < worker < client < gateway <
+  // the command line (src/client/commands, src/client/cli.ts).
+  // Workflow code stands apart (below). A folder may import its own layer and those below it.
+  ...layerRules({
+    'src/shared': [
+      'runtime',
+      'tools',
+      'mcp',
+      'rap',
+      'activities',
+      'worker',
+      'client',
+      'gateway',
+      'workflows',
+    ],
+    'src/runtime': ['tools', 'mcp', 'rap', 'activities', 'worker', 'client', 'gateway', 'workflows'],
+    'src/tools': ['mcp', 'rap', 'activities', 'worker', 'client', 'gateway', 'workflows'],
+    'src/mcp': ['rap', 'activities', 'worker', 'client', 'gateway', 'workflows'],
+    'src/rap': ['mcp', 'activities', 'worker', 'client', 'gateway', 'workflows'],
+    'src/activities': ['worker', 'client', 'gateway', 'workflows'],
+    'src/worker': ['client', 'gateway'],
+    'src/client': ['gateway'],
+  }),
   {
     // Workflow code runs in Temporal's deterministic sandbox: no Node built-ins, no I/O libraries,
     // and activities only as types.

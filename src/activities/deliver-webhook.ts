@@ -1,7 +1,21 @@
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
-import { WEBHOOK_SIGNATURE_HEADER, type WebhookConfig, type WebhookDelivery } from '../shared/webhooks';
-import { webhookId } from '../worker/webhook-settings';
+import {
+  WEBHOOK_SIGNATURE_HEADER,
+  type WebhookConfig,
+  type WebhookDelivery,
+  type WebhookTarget,
+} from '../shared/webhooks';
+
+/** A webhook's id: the same URL gives the same id on every worker, without putting the URL in history. */
+export function webhookId(url: string): string {
+  return createHash('sha256').update(url).digest('hex').slice(0, 16);
+}
+
+/** What conversations are told of the worker's webhooks: ids and events, never URLs or secrets. */
+export function webhookTargets(webhooks: readonly WebhookConfig[]): WebhookTarget[] {
+  return webhooks.map((hook) => ({ id: webhookId(hook.url), events: hook.events }));
+}
 
 export interface WebhookDeps {
   webhooks: readonly WebhookConfig[];

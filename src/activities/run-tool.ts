@@ -14,9 +14,9 @@ import { type AgentTool, type ToolUpdate, runsOnWorker } from '../tools/tool';
 import { ToolError } from '../tools/tool-error';
 import { truncateText } from '../tools/truncate';
 import { Workspace } from '../tools/workspace';
-import { createToolResultFinisher, toolErrorResult } from './finish-tool-result';
+import { createToolResultFinisher, toolErrorResult } from '../tools/finish-tool-result';
 import { Heartbeater } from './heartbeater';
-import { type ToolCallInfo, type ToolHooks, runAfterToolCall, runBeforeToolCall } from './tool-hooks';
+import { type ToolCallInfo, type ToolHooks, runAfterToolCall, runBeforeToolCall } from '../tools/tool-hooks';
 
 export interface ToolDeps {
   tools: ToolRegistry;

@@ -45,7 +45,7 @@ import {
   ConversationNotFoundError,
   invalidInput,
   unwrapUpdateFailure,
-} from './conversation-errors';
+} from '../runtime/conversation-errors';
 import { DEFAULT_POLL_MS, pollConversation } from './conversation-poller';
 
 export interface SendOptions {

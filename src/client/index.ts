@@ -10,7 +10,11 @@ export {
   type Steered,
   type WatchOptions,
 } from './agent-client';
-export { ConversationEndedError, ConversationNotFoundError, UpdateRefusedError } from './conversation-errors';
+export {
+  ConversationEndedError,
+  ConversationNotFoundError,
+  UpdateRefusedError,
+} from '../runtime/conversation-errors';
 export { buildTimeline, type ExecutionHistory } from './build-timeline';
 export { fetchConversationHistories } from './conversation-history';
 export {

@@ -7,7 +7,7 @@ import {
   ConversationEndedError,
   ConversationNotFoundError,
   UpdateRefusedError,
-} from '../client/conversation-errors';
+} from '../runtime/conversation-errors';
 import { signDecision } from '../client/sign-decision';
 import { DEFAULT_AGENT_ID } from '../shared/agent-id';
 import type { ApprovalDecision } from '../shared/approvals';

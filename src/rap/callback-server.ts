@@ -6,7 +6,7 @@ import type { ToolResultContent } from '../shared/content';
 import { type RapConversationMessage, rapMessageSignal, rapSubscriptionsQuery } from '../shared/rap';
 import { type RapCallback, RapCallbackSchema } from '../shared/rap-toolset';
 import type { ToolOutcome } from '../shared/tool-errors';
-import { type ToolResultFinisher, createToolResultFinisher } from '../activities/finish-tool-result';
+import { type ToolResultFinisher, createToolResultFinisher } from '../tools/finish-tool-result';
 import { type CallbackBinding, verifyCallbackPath } from './callback-token';
 
 const MAX_BODY_BYTES = 8 * 1024 * 1024;

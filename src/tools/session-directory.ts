@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { type Client, type WorkflowExecutionStatusName, WorkflowNotFoundError } from '@temporalio/client';
-import { ConversationEndedError, ConversationNotFoundError } from '../client/conversation-errors';
+import { ConversationEndedError, ConversationNotFoundError } from '../runtime/conversation-errors';
 import { CONVERSATION_WORKFLOW_TYPE } from '../shared/constants';
 import {
   type ConversationStatusSummary,

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { ConnectionSettings } from '../shared/connection-settings';
 import { type RunningServer, startDevServer } from './dev-server';
 import { isListening } from './free-port';
-import { PROJECT_TOOLS_DIR, dataDir, ensurePrivateDirectory } from './paths';
+import { PROJECT_TOOLS_DIR, dataDir, ensurePrivateDirectory } from '../runtime/paths';
 import { findOrBuildTemporalCli } from './temporal-cli';
 
 export interface EnsuredServer {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AfterToolCallEvent, ToolHooks } from '../../src/activities/tool-hooks';
+import type { AfterToolCallEvent, ToolHooks } from '../../src/tools/tool-hooks';
 import { ask } from '../support/ask';
 import { nockModel } from '../support/nock-model';
 import { useNockedHarness } from '../support/nocked-harness';

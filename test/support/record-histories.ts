@@ -36,7 +36,7 @@ import { ToolRegistry } from '../../src/tools/registry';
 import { createAgentWorker } from '../../src/worker/create-worker';
 import { startDevServer } from '../../src/worker/dev-server';
 import { freePort } from '../../src/worker/free-port';
-import { PROJECT_TOOLS_DIR } from '../../src/worker/paths';
+import { PROJECT_TOOLS_DIR } from '../../src/runtime/paths';
 import { findOrBuildTemporalCli } from '../../src/worker/temporal-cli';
 import { bundleAgentWorkflows } from '../../src/worker/workflow-bundle';
 import { SUMMARY_SYSTEM_PROMPT } from '../../src/shared/compaction';

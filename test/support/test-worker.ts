@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import OpenAI from 'openai';
-import type { ToolHooks } from '../../src/activities/tool-hooks';
+import type { ToolHooks } from '../../src/tools/tool-hooks';
 import { AgentClient } from '../../src/client/agent-client';
 import type { ToolPolicy } from '../../src/shared/tool-policy';
 import { builtinTools } from '../../src/tools/builtin-tools';

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import OpenAI from 'openai';
 import { z } from 'zod';
-import type { ToolHooks } from '../../src/activities/tool-hooks';
+import type { ToolHooks } from '../../src/tools/tool-hooks';
 import { builtinTools } from '../../src/tools/builtin-tools';
 import { ToolRegistry } from '../../src/tools/registry';
 import { defineTool, textResult } from '../../src/tools/tool';

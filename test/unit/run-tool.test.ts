@@ -4,7 +4,7 @@ import { DefaultLogger } from '@temporalio/worker';
 import { z } from 'zod';
 import { createRunTool } from '../../src/activities/run-tool';
 import { toolResultOfMcp } from '../../src/mcp/mcp-result';
-import type { AfterToolCallEvent, ToolHooks } from '../../src/activities/tool-hooks';
+import type { AfterToolCallEvent, ToolHooks } from '../../src/tools/tool-hooks';
 import type { ToolErrorKind, ToolOutcome } from '../../src/shared/tool-errors';
 import type { ToolRunInput } from '../../src/shared/tool-run';
 import { ToolRegistry } from '../../src/tools/registry';

@@ -1,4 +1,4 @@
-import { ConversationEndedError, ConversationNotFoundError } from '../../src/client/conversation-errors';
+import { ConversationEndedError, ConversationNotFoundError } from '../../src/runtime/conversation-errors';
 import type { UserMessageInput } from '../../src/shared/conversation-api';
 import type { AgentEvent } from '../../src/shared/events';
 import type { Message } from '../../src/shared/messages';

@@ -39,92 +39,15 @@ export async function findRunningServer(settings: ConnectionSettings): Promise<s
   );
 }
 
-/** A worker in this process with the built-in tools and the model from the environment. */
+/** A worker in this process, assembled from the environment (src/worker/local-worker.ts); stopped by the cleanups. */
 export async function startLocalWorker(
   settings: ConnectionSettings,
   address: string,
   workspace: string,
   cleanups: Cleanups,
 ): Promise<{ done: Promise<void> }> {
-  const [
-    { connectWorker },
-    { createAgentWorker },
-    { createOpenAiClient, modelSettingsFromEnv },
-    { ToolRegistry },
-    { builtinTools },
-    { toolPolicyFromEnv },
-    { execPolicyFromEnv, execEnvPassFromEnv },
-    { childEnvironment },
-    { externalToolsFromEnv },
-    { webFetchOptionsFromEnv },
-    { sandboxAvailability },
-    { floorsFromEnv, approverKeysFromEnv },
-    { webhooksFromEnv },
-  ] = await Promise.all([
-    import('../../worker/connect'),
-    import('../../worker/create-worker'),
-    import('../../worker/model-settings'),
-    import('../../tools/registry'),
-    import('../../tools/builtin-tools'),
-    import('../../worker/worker-tool-policy'),
-    import('../../worker/exec-settings'),
-    import('../../tools/child-environment'),
-    import('../../worker/external-tools'),
-    import('../../worker/web-fetch-settings'),
-    import('../../tools/bubblewrap'),
-    import('../../worker/floor-settings'),
-    import('../../worker/webhook-settings'),
-  ]);
-  const model = modelSettingsFromEnv(process.env);
-  if (!model) throw new Error('no model is configured');
-  const external = await externalToolsFromEnv(process.env, settings, address, log);
-  const execPolicy = execPolicyFromEnv(process.env);
-  if (execPolicy.security === 'sandbox') {
-    const available = sandboxAvailability();
-    if (!available.ok) throw new Error(`AGENT_EXEC_SECURITY=sandbox needs bubblewrap: ${available.reason}`);
-  }
-  const approverKeys = approverKeysFromEnv(process.env);
-  const runtime = {
-    ...execPolicy,
-    childEnv: childEnvironment(process.env, execEnvPassFromEnv(process.env)),
-  };
-  const tools = new ToolRegistry(
-    builtinTools({ runtime, webFetch: webFetchOptionsFromEnv(process.env) }),
-    external.sources,
-  );
-  const connection = await connectWorker(settings, address);
-  const worker = await createAgentWorker({
-    connection,
-    namespace: settings.namespace,
-    taskQueue: settings.taskQueue,
-    activities: {
-      openai: createOpenAiClient(model),
-      defaultModel: model.model,
-      ...(model.provider ? { provider: model.provider } : {}),
-      tools,
-      defaultWorkspace: workspace,
-      rapToolsets: external.rapToolsets,
-      floors: floorsFromEnv(process.env, { workspace, execSecurity: execPolicy.security ?? 'full' }),
-      ...(approverKeys ? { approverKeys } : {}),
-      webhooks: webhooksFromEnv(process.env),
-      ...(process.env.DURABLE_AGENT_GATEWAY_URL ? { gatewayUrl: process.env.DURABLE_AGENT_GATEWAY_URL } : {}),
-    },
-    toolPolicy: toolPolicyFromEnv(process.env),
-  });
-  await external.start();
-  const done = worker.run();
-  cleanups.first(async () => {
-    const inFlight = worker.getStatus().numInFlightActivities;
-    if (inFlight > 0) {
-      log(
-        `Letting ${inFlight} running activities of other conversations finish before exiting (Ctrl-C again stops now).`,
-      );
-    }
-    if (worker.getState() === 'RUNNING') worker.shutdown();
-    await done.catch(() => undefined);
-    await tools.close();
-    await external.stop();
-    await connection.close();
-  });
-  return { done };
+  const { startWorkerFromEnv } = await import('../../worker/local-worker');
+  const worker = await startWorkerFromEnv(settings, address, workspace, process.env, log);
+  cleanups.first(worker.stop);
+  return { done: worker.done };
 }

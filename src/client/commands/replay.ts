@@ -68,7 +68,7 @@ export function formatReplayReport(report: ReplayReport, of: number): string {
   if (found.expected) lines.push(`  the current code: ${found.expected}`);
   lines.push(`  Temporal says: ${found.detail}`);
   lines.push(
-    '  A change to what the workflow schedules must go behind patched() (README: Changing the workflow safely).',
+    '  A change to what the workflow schedules must go behind patched() (docs/operations.md, Changing the workflow safely).',
   );
   return `${lines.join('\n')}\n`;
 }

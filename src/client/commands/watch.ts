@@ -1,6 +1,6 @@
 import type { AgentEvent } from '../../shared/events';
 import type { AgentClient } from '../agent-client';
-import { ConversationEndedError } from '../conversation-errors';
+import { ConversationEndedError } from '../../runtime/conversation-errors';
 import { type Cleanups, log } from './cleanups';
 import { connectAgent } from './connect-agent';
 import { followRun, reportRunEnd } from './follow-run';

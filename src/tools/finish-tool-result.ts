@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { ToolResultContentSchema, type ToolResultContent } from '../shared/content';
 import { MAX_TOOL_RESULT_BYTES } from '../shared/constants';
 import { type ToolOutcome, toolErrorOutcome } from '../shared/tool-errors';
-import { sanitizeContentImages } from '../tools/image-sanitizer';
-import { sanitizeOutcomeText, sanitizeText } from '../tools/text-sanitizer';
-import { truncateText, truncateToolResult } from '../tools/truncate';
+import { sanitizeContentImages } from './image-sanitizer';
+import { sanitizeOutcomeText, sanitizeText } from './text-sanitizer';
+import { truncateText, truncateToolResult } from './truncate';
 import { type ToolCallInfo, type ToolHooks, runToolResultPersist } from './tool-hooks';
 
 export const ToolResultSchema = z.object({

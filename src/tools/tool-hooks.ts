@@ -1,5 +1,5 @@
 import type { ToolResultContent } from '../shared/content';
-import type { ToolResult } from '../tools/tool';
+import type { ToolResult } from './tool';
 
 /** Which call a hook is looking at. */
 export interface ToolCallInfo {

@@ -1,0 +1,40 @@
+// The entry point for embedders (`durable-agent/worker`): build a worker of your own, with your
+// own tools, hooks and tool sources. Clients import `durable-agent`.
+export { type AgentWorkerOptions, createAgentWorker } from './create-worker';
+export type { ActivityDeps } from '../activities/create-activities';
+export { type RunningWorker, startWorkerFromEnv } from './local-worker';
+export { connectClient, connectWorker } from './connect';
+export { agentDataConverter } from './data-converter';
+export { type ModelSettings, createOpenAiClient, modelSettingsFromEnv } from './model-settings';
+export {
+  type AgentTool,
+  type RegisteredTool,
+  type ToolContext,
+  type ToolResult,
+  type ToolUpdate,
+  type WorkflowTool,
+  defineTool,
+  imageResult,
+  jsonResult,
+  textResult,
+} from '../tools/tool';
+export { ToolError } from '../tools/tool-error';
+export { ToolRegistry } from '../tools/registry';
+export { type BuiltinToolDeps, builtinTools } from '../tools/builtin-tools';
+export type { ToolSource } from '../tools/tool-source';
+export type {
+  AfterToolCallEvent,
+  BeforeToolCallEvent,
+  BeforeToolCallResult,
+  ToolCallInfo,
+  ToolHooks,
+  ToolResultPersistEvent,
+  ToolResultPersistResult,
+} from '../tools/tool-hooks';
+export { type ToolResultFinisher, createToolResultFinisher } from '../tools/finish-tool-result';
+export { McpToolSource } from '../mcp/mcp-tool-source';
+export { RapToolSource } from '../rap/rap-tool-source';
+export { startRapCallbackServer } from '../rap/callback-server';
+export type { ToolPolicy } from '../shared/tool-policy';
+export type { WorkerFloors } from '../shared/worker-floors';
+export type { WebhookConfig } from '../shared/webhooks';

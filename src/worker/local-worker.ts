@@ -1,0 +1,86 @@
+import type { ConnectionSettings } from '../shared/connection-settings';
+import { builtinTools } from '../tools/builtin-tools';
+import { sandboxAvailability } from '../tools/bubblewrap';
+import { childEnvironment } from '../tools/child-environment';
+import { ToolRegistry } from '../tools/registry';
+import { connectWorker } from './connect';
+import { createAgentWorker } from './create-worker';
+import { execEnvPassFromEnv, execPolicyFromEnv } from './exec-settings';
+import { externalToolsFromEnv } from './external-tools';
+import { approverKeysFromEnv, floorsFromEnv } from './floor-settings';
+import { createOpenAiClient, modelSettingsFromEnv } from './model-settings';
+import { webFetchOptionsFromEnv } from './web-fetch-settings';
+import { webhooksFromEnv } from './webhook-settings';
+import { toolPolicyFromEnv } from './worker-tool-policy';
+
+export interface RunningWorker {
+  /** Settles when the worker has stopped. */
+  done: Promise<void>;
+  /** Stops taking work, lets running activities of other conversations finish, then lets go of everything. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A worker assembled from `env`, as the `worker` and `run` commands start it: the model, the
+ * built-in tools with the exec policy and the command environment, MCP and RAP tool sources, the
+ * tool policy, the floors, approver keys and webhooks. A setting that is wrong stops it here.
+ */
+export async function startWorkerFromEnv(
+  settings: ConnectionSettings,
+  address: string,
+  workspace: string,
+  env: NodeJS.ProcessEnv,
+  log: (message: string) => void,
+): Promise<RunningWorker> {
+  const model = modelSettingsFromEnv(env);
+  if (!model) throw new Error('no model is configured');
+  const external = await externalToolsFromEnv(env, settings, address, log);
+  const execPolicy = execPolicyFromEnv(env);
+  if (execPolicy.security === 'sandbox') {
+    const available = sandboxAvailability();
+    if (!available.ok) throw new Error(`AGENT_EXEC_SECURITY=sandbox needs bubblewrap: ${available.reason}`);
+  }
+  const approverKeys = approverKeysFromEnv(env);
+  const runtime = { ...execPolicy, childEnv: childEnvironment(env, execEnvPassFromEnv(env)) };
+  const tools = new ToolRegistry(
+    builtinTools({ runtime, webFetch: webFetchOptionsFromEnv(env) }),
+    external.sources,
+  );
+  const connection = await connectWorker(settings, address);
+  const worker = await createAgentWorker({
+    connection,
+    namespace: settings.namespace,
+    taskQueue: settings.taskQueue,
+    activities: {
+      openai: createOpenAiClient(model),
+      defaultModel: model.model,
+      ...(model.provider ? { provider: model.provider } : {}),
+      tools,
+      defaultWorkspace: workspace,
+      rapToolsets: external.rapToolsets,
+      floors: floorsFromEnv(env, { workspace, execSecurity: execPolicy.security ?? 'full' }),
+      ...(approverKeys ? { approverKeys } : {}),
+      webhooks: webhooksFromEnv(env),
+      ...(env.DURABLE_AGENT_GATEWAY_URL ? { gatewayUrl: env.DURABLE_AGENT_GATEWAY_URL } : {}),
+    },
+    toolPolicy: toolPolicyFromEnv(env),
+  });
+  await external.start();
+  const done = worker.run();
+  return {
+    done,
+    async stop() {
+      const inFlight = worker.getStatus().numInFlightActivities;
+      if (inFlight > 0) {
+        log(
+          `Letting ${inFlight} running activities of other conversations finish before exiting (Ctrl-C again stops now).`,
+        );
+      }
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await done.catch(() => undefined);
+      await tools.close();
+      await external.stop();
+      await connection.close();
+    },
+  };
+}
