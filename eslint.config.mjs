@@ -39,7 +39,7 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
-  // Layers point down: shared < runtime < tools < mcp, rap < activities < worker < client < gateway <
+  // Layers point down: shared < runtime < tools < mcp, rap < activities < worker < history < client < gateway <
   // the command line (src/client/commands, src/client/cli.ts).
   // Workflow code stands apart (below). A folder may import its own layer and those below it.
   ...layerRules({

@@ -15,15 +15,15 @@ export {
   ConversationNotFoundError,
   UpdateRefusedError,
 } from '../runtime/conversation-errors';
-export { buildTimeline, type ExecutionHistory } from './build-timeline';
-export { fetchConversationHistories } from './conversation-history';
+export { buildTimeline, type ExecutionHistory } from '../history/build-timeline';
+export { fetchConversationHistories } from '../history/conversation-history';
 export {
   ConversationSchedules,
   type ConversationScheduleListing,
   type ScheduleConversationOptions,
 } from './conversation-schedules';
-export { decodeHistoryPayloads } from './decode-history-payloads';
-export type { Timeline, TimelineItem } from './timeline';
+export { decodeHistoryPayloads } from '../history/decode-history-payloads';
+export type { Timeline, TimelineItem } from '../history/timeline';
 export type { ApprovalDecision, ApprovalSettings, PendingApproval } from '../shared/approvals';
 export type {
   AbortInput,

@@ -1,8 +1,8 @@
 import { ExecSecurityModeSchema } from '../shared/exec-security';
-import { DEFAULT_SANDBOX_SETTINGS, type SandboxSettings } from '../tools/bubblewrap';
-import { ENV_NAME_PATTERN } from '../tools/child-environment';
-import { RUN_MARK_VARIABLE } from '../tools/process-tree';
-import type { ExecPolicySettings } from '../tools/exec-policy';
+import { DEFAULT_SANDBOX_SETTINGS, type SandboxSettings } from '../tools/exec/bubblewrap';
+import { ENV_NAME_PATTERN } from '../tools/exec/child-environment';
+import { RUN_MARK_VARIABLE } from '../tools/exec/process-tree';
+import type { ExecPolicySettings } from '../tools/exec/exec-policy';
 
 /**
  * AGENT_EXEC_SECURITY (`full`, the default, `sandbox` or `safe-bin`), AGENT_EXEC_SAFE_BINS

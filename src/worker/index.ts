@@ -20,7 +20,7 @@ export {
 } from '../tools/tool';
 export { ToolError } from '../tools/tool-error';
 export { ToolRegistry } from '../tools/registry';
-export { type BuiltinToolDeps, builtinTools } from '../tools/builtin-tools';
+export { type BuiltinToolDeps, builtinTools } from '../tools/builtin/builtin-tools';
 export type { ToolSource } from '../tools/tool-source';
 export type {
   AfterToolCallEvent,

@@ -1,7 +1,7 @@
 import type { ConnectionSettings } from '../shared/connection-settings';
-import { builtinTools } from '../tools/builtin-tools';
-import { sandboxAvailability } from '../tools/bubblewrap';
-import { childEnvironment } from '../tools/child-environment';
+import { builtinTools } from '../tools/builtin/builtin-tools';
+import { sandboxAvailability } from '../tools/exec/bubblewrap';
+import { childEnvironment } from '../tools/exec/child-environment';
 import { ToolRegistry } from '../tools/registry';
 import { connectWorker } from './connect';
 import { createAgentWorker } from './create-worker';

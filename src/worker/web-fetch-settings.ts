@@ -1,4 +1,4 @@
-import type { WebFetchOptions } from '../tools/web-fetch';
+import type { WebFetchOptions } from '../tools/builtin/web-fetch';
 
 /**
  * AGENT_WEB_FETCH_ALLOW_HOSTS: comma-separated host names `web_fetch` reaches without asking (exact

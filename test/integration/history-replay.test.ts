@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Timeline, TimelineItem } from '../../src/client/timeline';
+import type { Timeline, TimelineItem } from '../../src/history/timeline';
 import { pendingApprovalsQuery } from '../../src/shared/conversation-api';
 import { assertCliBuilt, runCli } from '../support/cli-process';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server';

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import path from 'node:path';
 import nock from 'nock';
 import { McpToolSource } from '../../src/mcp/mcp-tool-source';
-import { builtinTools } from '../../src/tools/builtin-tools';
+import { builtinTools } from '../../src/tools/builtin/builtin-tools';
 import { ToolRegistry } from '../../src/tools/registry';
 import { freePort } from '../../src/worker/free-port';
 import type { ChatRequest } from '../support/scripted-model';

@@ -9,7 +9,7 @@ import { RapToolSource } from '../../src/rap/rap-tool-source';
 import { type RapCallbackServer, startRapCallbackServer } from '../../src/rap/callback-server';
 import type { RapSettings } from '../../src/rap/rap-settings';
 import { rapSubscriptionsQuery } from '../../src/shared/rap';
-import { builtinTools } from '../../src/tools/builtin-tools';
+import { builtinTools } from '../../src/tools/builtin/builtin-tools';
 import { ToolRegistry } from '../../src/tools/registry';
 import { agentDataConverter } from '../../src/worker/data-converter';
 import { freePort } from '../../src/worker/free-port';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ConversationSchedules } from '../../src/client/conversation-schedules';
-import type { Timeline } from '../../src/client/timeline';
+import type { Timeline } from '../../src/history/timeline';
 import { assertConversationId } from '../../src/shared/ids';
 import { assertCliBuilt, runCli } from '../support/cli-process';
 import type { ChatRequest } from '../support/scripted-model';

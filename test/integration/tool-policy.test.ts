@@ -4,7 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { AgentEvent } from '../../src/shared/events';
 import { TOOL_GROUPS, TOOL_PROFILES } from '../../src/shared/tool-catalog';
-import { builtinTools } from '../../src/tools/builtin-tools';
+import { builtinTools } from '../../src/tools/builtin/builtin-tools';
 import { defineTool, textResult } from '../../src/tools/tool';
 import { ask } from '../support/ask';
 import { nockModel } from '../support/nock-model';

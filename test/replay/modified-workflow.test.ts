@@ -4,10 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
-import { parseNondeterminism } from '../../src/client/nondeterminism';
+import { parseNondeterminism } from '../../src/history/nondeterminism';
 import { replayHistories } from '../../src/worker/replay-histories';
 import { bundleAgentWorkflows } from '../../src/worker/workflow-bundle';
-import { workflowIdOf } from '../../src/client/history-file';
+import { workflowIdOf } from '../../src/history/history-file';
 
 // The other half of the replay guarantee: a change to what the workflow schedules, made without
 // patched(), makes recorded histories fail to replay; the same change behind patched() does not.

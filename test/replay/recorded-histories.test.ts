@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from '@temporalio/worker';
-import { workflowIdOf } from '../../src/client/history-file';
+import { workflowIdOf } from '../../src/history/history-file';
 
 const HISTORIES = path.join(__dirname, '..', 'histories');
 const files = readdirSync(HISTORIES).filter((file) => file.endsWith('.json'));

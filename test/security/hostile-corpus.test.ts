@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ConversationOptionsInput } from '../../src/shared/conversation-options';
 import type { Message } from '../../src/shared/messages';
-import { sandboxAvailability } from '../../src/tools/bubblewrap';
+import { sandboxAvailability } from '../../src/tools/exec/bubblewrap';
 import type { ChatRequest, ScriptedToolCall } from '../support/scripted-model';
 import { nockModel } from '../support/nock-model';
 import { useNockedHarness } from '../support/nocked-harness';

@@ -31,7 +31,7 @@ import {
   steerUpdate,
 } from '../../src/shared/conversation-api';
 import type { ConversationOptionsInput } from '../../src/shared/conversation-options';
-import { builtinTools } from '../../src/tools/builtin-tools';
+import { builtinTools } from '../../src/tools/builtin/builtin-tools';
 import { ToolRegistry } from '../../src/tools/registry';
 import { createAgentWorker } from '../../src/worker/create-worker';
 import { startDevServer } from '../../src/worker/dev-server';

@@ -8,7 +8,7 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import OpenAI from 'openai';
 import { z } from 'zod';
 import type { ToolHooks } from '../../src/tools/tool-hooks';
-import { builtinTools } from '../../src/tools/builtin-tools';
+import { builtinTools } from '../../src/tools/builtin/builtin-tools';
 import { ToolRegistry } from '../../src/tools/registry';
 import { defineTool, textResult } from '../../src/tools/tool';
 import { createAgentWorker } from '../../src/worker/create-worker';

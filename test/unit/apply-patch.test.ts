@@ -1,11 +1,15 @@
 import * as fs from 'node:fs/promises';
 import { chmod, mkdir, readFile, readdir, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { applyPatchTool, createApplyPatchTool } from '../../src/tools/apply-patch';
-import { type FileOps, FileChangesFailed, commitFileChanges } from '../../src/tools/atomic-file-changes';
-import { applyHunks } from '../../src/tools/patch-hunks';
-import { PatchError, parseUnifiedDiff } from '../../src/tools/unified-diff';
-import { Workspace } from '../../src/tools/workspace';
+import { applyPatchTool, createApplyPatchTool } from '../../src/tools/builtin/apply-patch';
+import {
+  type FileOps,
+  FileChangesFailed,
+  commitFileChanges,
+} from '../../src/tools/builtin/atomic-file-changes';
+import { applyHunks } from '../../src/tools/builtin/patch-hunks';
+import { PatchError, parseUnifiedDiff } from '../../src/tools/builtin/unified-diff';
+import { Workspace } from '../../src/tools/builtin/workspace';
 import { makeTempDir, removeDir, resultText, runTool, toolErrorOf } from './tool-harness';
 
 let root: string;

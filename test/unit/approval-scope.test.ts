@@ -1,8 +1,8 @@
 import { approvalSubject, hostOf } from '../../src/shared/approval-scope';
 import type { ToolDescriptor } from '../../src/shared/tool-descriptor';
-import { builtinTools } from '../../src/tools/builtin-tools';
+import { builtinTools } from '../../src/tools/builtin/builtin-tools';
 import { ToolRegistry } from '../../src/tools/registry';
-import { createWebFetchTool } from '../../src/tools/web-fetch';
+import { createWebFetchTool } from '../../src/tools/builtin/web-fetch';
 
 const registry = new ToolRegistry([
   ...builtinTools().filter((tool) => tool.name !== 'web_fetch'),

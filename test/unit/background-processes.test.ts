@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { BackgroundProcesses } from '../../src/tools/background-processes';
-import { childEnvironment } from '../../src/tools/child-environment';
-import { PollableOutput } from '../../src/tools/process-output';
-import { createRuntimeTools } from '../../src/tools/runtime-tools';
+import { BackgroundProcesses } from '../../src/tools/exec/background-processes';
+import { childEnvironment } from '../../src/tools/exec/child-environment';
+import { PollableOutput } from '../../src/tools/exec/process-output';
+import { createRuntimeTools } from '../../src/tools/exec/runtime-tools';
 import type { AgentTool, ToolResult } from '../../src/tools/tool';
-import { Workspace } from '../../src/tools/workspace';
+import { Workspace } from '../../src/tools/builtin/workspace';
 import { makeTempDir, removeDir, resultText, toolErrorOf } from './tool-harness';
 
 jest.setTimeout(20_000);

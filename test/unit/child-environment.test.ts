@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { McpConnection } from '../../src/mcp/mcp-connection';
-import { BackgroundProcesses } from '../../src/tools/background-processes';
-import { childEnvironment } from '../../src/tools/child-environment';
-import { createRuntimeTools } from '../../src/tools/runtime-tools';
+import { BackgroundProcesses } from '../../src/tools/exec/background-processes';
+import { childEnvironment } from '../../src/tools/exec/child-environment';
+import { createRuntimeTools } from '../../src/tools/exec/runtime-tools';
 import type { AgentTool } from '../../src/tools/tool';
-import { Workspace } from '../../src/tools/workspace';
+import { Workspace } from '../../src/tools/builtin/workspace';
 import { execEnvPassFromEnv } from '../../src/worker/exec-settings';
 import { makeTempDir, removeDir, resultText, runTool } from './tool-harness';
 

@@ -1,15 +1,15 @@
 import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { effectiveExecSecurity } from '../../src/shared/exec-security';
-import { BackgroundProcesses } from '../../src/tools/background-processes';
-import { deniedCommandPattern } from '../../src/tools/command-denylist';
-import { childEnvironment } from '../../src/tools/child-environment';
-import { createExecTool } from '../../src/tools/exec';
-import { CommandPolicy } from '../../src/tools/exec-policy';
-import { DEFAULT_SAFE_BINS } from '../../src/tools/safe-bin';
-import { parseCommandLine } from '../../src/tools/shell-parse';
+import { BackgroundProcesses } from '../../src/tools/exec/background-processes';
+import { deniedCommandPattern } from '../../src/tools/exec/command-denylist';
+import { childEnvironment } from '../../src/tools/exec/child-environment';
+import { createExecTool } from '../../src/tools/exec/exec';
+import { CommandPolicy } from '../../src/tools/exec/exec-policy';
+import { DEFAULT_SAFE_BINS } from '../../src/tools/exec/safe-bin';
+import { parseCommandLine } from '../../src/tools/exec/shell-parse';
 import type { ToolResult } from '../../src/tools/tool';
-import { Workspace } from '../../src/tools/workspace';
+import { Workspace } from '../../src/tools/builtin/workspace';
 import { execPolicyFromEnv } from '../../src/worker/exec-settings';
 import { makeTempDir, removeDir, resultText, toolErrorOf } from './tool-harness';
 

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { BackgroundProcesses } from '../../src/tools/background-processes';
-import { childEnvironment } from '../../src/tools/child-environment';
-import { createExecTool } from '../../src/tools/exec';
-import { CommandPolicy } from '../../src/tools/exec-policy';
+import { BackgroundProcesses } from '../../src/tools/exec/background-processes';
+import { childEnvironment } from '../../src/tools/exec/child-environment';
+import { createExecTool } from '../../src/tools/exec/exec';
+import { CommandPolicy } from '../../src/tools/exec/exec-policy';
 import type { ToolUpdate } from '../../src/tools/tool';
-import { Workspace } from '../../src/tools/workspace';
+import { Workspace } from '../../src/tools/builtin/workspace';
 import { makeTempDir, removeDir, resultText, runTool, toolErrorOf } from './tool-harness';
 
 jest.setTimeout(15_000);

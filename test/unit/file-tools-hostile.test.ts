@@ -2,14 +2,14 @@ import { execFileSync } from 'node:child_process';
 import { lookup } from 'node:dns/promises';
 import { chmod, mkdir, readFile, stat, symlink, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { applyPatchTool } from '../../src/tools/apply-patch';
-import { MAX_EDIT_BYTES, editTool } from '../../src/tools/edit';
-import { globTool } from '../../src/tools/glob';
-import { grepTool } from '../../src/tools/grep';
-import { readTool } from '../../src/tools/read';
-import { readRegularFile } from '../../src/tools/safe-file';
-import { Workspace } from '../../src/tools/workspace';
-import { writeTool } from '../../src/tools/write';
+import { applyPatchTool } from '../../src/tools/builtin/apply-patch';
+import { MAX_EDIT_BYTES, editTool } from '../../src/tools/builtin/edit';
+import { globTool } from '../../src/tools/builtin/glob';
+import { grepTool } from '../../src/tools/builtin/grep';
+import { readTool } from '../../src/tools/builtin/read';
+import { readRegularFile } from '../../src/tools/builtin/safe-file';
+import { Workspace } from '../../src/tools/builtin/workspace';
+import { writeTool } from '../../src/tools/builtin/write';
 import { makeTempDir, removeDir, resultText, runTool, toolErrorOf } from './tool-harness';
 
 /**

@@ -1,11 +1,11 @@
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { editTool } from '../../src/tools/edit';
-import { listDirectoryTool } from '../../src/tools/list-directory';
-import { readTool } from '../../src/tools/read';
+import { editTool } from '../../src/tools/builtin/edit';
+import { listDirectoryTool } from '../../src/tools/builtin/list-directory';
+import { readTool } from '../../src/tools/builtin/read';
 import { ToolError } from '../../src/tools/tool-error';
-import { Workspace } from '../../src/tools/workspace';
-import { writeTool } from '../../src/tools/write';
+import { Workspace } from '../../src/tools/builtin/workspace';
+import { writeTool } from '../../src/tools/builtin/write';
 import { makeTempDir, removeDir, resultText, runTool, toolErrorOf } from './tool-harness';
 
 let root: string;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { builtinTools } from '../../src/tools/builtin-tools';
+import { builtinTools } from '../../src/tools/builtin/builtin-tools';
 import { parametersJsonSchema } from '../../src/tools/json-schema';
-import { readTool } from '../../src/tools/read';
+import { readTool } from '../../src/tools/builtin/read';
 
 const MAX = Number.MAX_SAFE_INTEGER;
 const MIN = Number.MIN_SAFE_INTEGER;

@@ -2,8 +2,8 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
-import { summarizeHistoryEvent } from '../../src/client/history-event-summary';
-import { parseNondeterminism } from '../../src/client/nondeterminism';
+import { summarizeHistoryEvent } from '../../src/history/history-event-summary';
+import { parseNondeterminism } from '../../src/history/nondeterminism';
 
 /** The SDK's message around Core's sentence, as a DeterminismViolationError carries it. */
 const wrapped = (sentence: string) =>

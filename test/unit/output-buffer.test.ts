@@ -1,4 +1,4 @@
-import { HeadTailBuffer } from '../../src/tools/output-buffer';
+import { HeadTailBuffer } from '../../src/tools/exec/output-buffer';
 
 test('keeps everything while it fits', () => {
   const buffer = new HeadTailBuffer(8);

@@ -2,7 +2,7 @@ import { chmod, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { rapSettingsFromEnv } from '../../src/rap/rap-settings';
-import { MemoryStore } from '../../src/tools/memory-store';
+import { MemoryStore } from '../../src/tools/builtin/memory-store';
 import { DirectoryBlobStore } from '../../src/worker/blob-store';
 import { ensurePrivateDirectory } from '../../src/runtime/paths';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { modelProviderOf } from '../../src/shared/model-provider';
-import { builtinTools } from '../../src/tools/builtin-tools';
+import { builtinTools } from '../../src/tools/builtin/builtin-tools';
 import { parametersJsonSchema } from '../../src/tools/json-schema';
 import { toolParametersFor } from '../../src/tools/provider-schema';
 import { ToolRegistry } from '../../src/tools/registry';

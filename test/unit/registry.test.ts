@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { builtinTools } from '../../src/tools/builtin-tools';
+import { builtinTools } from '../../src/tools/builtin/builtin-tools';
 import { describeTool } from '../../src/tools/category-defaults';
 import { parametersJsonSchema } from '../../src/tools/json-schema';
 import { ToolRegistry } from '../../src/tools/registry';

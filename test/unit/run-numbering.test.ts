@@ -1,4 +1,4 @@
-import { RunNumbering } from '../../src/client/run-numbering';
+import { RunNumbering } from '../../src/history/run-numbering';
 
 // The cases the recorded histories do not show; theirs are in timeline.test.ts.
 

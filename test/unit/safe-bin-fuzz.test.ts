@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseCommandLine } from '../../src/tools/shell-parse';
+import { parseCommandLine } from '../../src/tools/exec/shell-parse';
 
 /**
  * safe-bin decides on the words our tokenizer reads, and bash runs the words it reads: wherever the

@@ -3,13 +3,17 @@ import { readFile, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { BackgroundProcesses } from '../../src/tools/background-processes';
-import { DEFAULT_SANDBOX_SETTINGS, bubblewrapArgv, sandboxAvailability } from '../../src/tools/bubblewrap';
-import { childEnvironment } from '../../src/tools/child-environment';
-import { createExecTool } from '../../src/tools/exec';
-import { CommandPolicy } from '../../src/tools/exec-policy';
+import { BackgroundProcesses } from '../../src/tools/exec/background-processes';
+import {
+  DEFAULT_SANDBOX_SETTINGS,
+  bubblewrapArgv,
+  sandboxAvailability,
+} from '../../src/tools/exec/bubblewrap';
+import { childEnvironment } from '../../src/tools/exec/child-environment';
+import { createExecTool } from '../../src/tools/exec/exec';
+import { CommandPolicy } from '../../src/tools/exec/exec-policy';
 import type { ToolResult } from '../../src/tools/tool';
-import { Workspace } from '../../src/tools/workspace';
+import { Workspace } from '../../src/tools/builtin/workspace';
 import { sandboxFromEnv } from '../../src/worker/exec-settings';
 import { makeTempDir, removeDir, resultText, toolErrorOf } from './tool-harness';
 

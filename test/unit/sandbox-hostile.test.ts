@@ -1,14 +1,14 @@
 import { mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { applyPatchTool } from '../../src/tools/apply-patch';
-import { editTool } from '../../src/tools/edit';
-import { globTool } from '../../src/tools/glob';
-import { grepTool } from '../../src/tools/grep';
-import { listDirectoryTool } from '../../src/tools/list-directory';
-import { readTool } from '../../src/tools/read';
+import { applyPatchTool } from '../../src/tools/builtin/apply-patch';
+import { editTool } from '../../src/tools/builtin/edit';
+import { globTool } from '../../src/tools/builtin/glob';
+import { grepTool } from '../../src/tools/builtin/grep';
+import { listDirectoryTool } from '../../src/tools/builtin/list-directory';
+import { readTool } from '../../src/tools/builtin/read';
 import type { AgentTool } from '../../src/tools/tool';
-import { Workspace } from '../../src/tools/workspace';
-import { writeTool } from '../../src/tools/write';
+import { Workspace } from '../../src/tools/builtin/workspace';
+import { writeTool } from '../../src/tools/builtin/write';
 import { makeTempDir, removeDir, runTool, toolErrorOf } from './tool-harness';
 
 /**

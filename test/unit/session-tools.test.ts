@@ -2,10 +2,14 @@ import { ConversationEndedError, ConversationNotFoundError } from '../../src/run
 import type { UserMessageInput } from '../../src/shared/conversation-api';
 import type { AgentEvent } from '../../src/shared/events';
 import type { Message } from '../../src/shared/messages';
-import type { SessionDirectory, SessionHistory, SessionStatus } from '../../src/tools/session-directory';
-import { createSessionTools } from '../../src/tools/session-tools';
+import type {
+  SessionDirectory,
+  SessionHistory,
+  SessionStatus,
+} from '../../src/tools/builtin/session-directory';
+import { createSessionTools } from '../../src/tools/builtin/session-tools';
 import type { ToolResult } from '../../src/tools/tool';
-import { Workspace } from '../../src/tools/workspace';
+import { Workspace } from '../../src/tools/builtin/workspace';
 import { resultText, toolErrorOf } from './tool-harness';
 
 const SELF = 'conv-self';

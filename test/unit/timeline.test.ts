@@ -4,10 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Payload, defaultPayloadConverter } from '@temporalio/common';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
-import { type ExecutionHistory, buildTimeline } from '../../src/client/build-timeline';
-import { decodeHistoryPayloads } from '../../src/client/decode-history-payloads';
-import { formatTimeline } from '../../src/client/format-timeline';
-import type { Timeline, TimelineItem } from '../../src/client/timeline';
+import { type ExecutionHistory, buildTimeline } from '../../src/history/build-timeline';
+import { decodeHistoryPayloads } from '../../src/history/decode-history-payloads';
+import { formatTimeline } from '../../src/history/format-timeline';
+import type { Timeline, TimelineItem } from '../../src/history/timeline';
 import { DirectoryBlobStore } from '../../src/worker/blob-store';
 import { LargePayloadCodec } from '../../src/worker/large-payload-codec';
 

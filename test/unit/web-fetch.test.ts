@@ -2,10 +2,10 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import sharp from 'sharp';
-import { isPublicAddress } from '../../src/tools/network-guard';
+import { isPublicAddress } from '../../src/tools/builtin/network-guard';
 import type { AgentTool, ToolResult } from '../../src/tools/tool';
-import { createWebFetchTool, webFetchTool } from '../../src/tools/web-fetch';
-import { Workspace } from '../../src/tools/workspace';
+import { createWebFetchTool, webFetchTool } from '../../src/tools/builtin/web-fetch';
+import { Workspace } from '../../src/tools/builtin/workspace';
 import { resultText, toolErrorOf } from './tool-harness';
 
 /** A local server with one handler per path; everything here stays on 127.0.0.1. */

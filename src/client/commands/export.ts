@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import { historyFileText } from '../history-file';
+import { historyFileText } from '../../history/history-file';
 import { type Cleanups, log } from './cleanups';
 import { connectAgent } from './connect-agent';
 import { conversationIdArg, namedPositionals, parseCommandArgs } from './parse-command-args';

@@ -1,5 +1,5 @@
-import { buildTimeline } from '../build-timeline';
-import { formatTimeline } from '../format-timeline';
+import { buildTimeline } from '../../history/build-timeline';
+import { formatTimeline } from '../../history/format-timeline';
 import type { Cleanups } from './cleanups';
 import { connectAgent } from './connect-agent';
 import { conversationIdArg, namedPositionals, parseCommandArgs, positiveInteger } from './parse-command-args';

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
-import type { ExecutionHistory } from '../build-timeline';
-import { fetchConversationHistories } from '../conversation-history';
-import { decodeHistoryPayloads } from '../decode-history-payloads';
+import type { ExecutionHistory } from '../../history/build-timeline';
+import { fetchConversationHistories } from '../../history/conversation-history';
+import { decodeHistoryPayloads } from '../../history/decode-history-payloads';
 import { log } from './cleanups';
 
 /**

@@ -1,8 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { type ProgramOptions, SAFE_BIN_PROGRAMS, UNKNOWN_PROGRAM } from './safe-bin-programs';
 import { parseCommandLine } from './shell-parse';
-import { ToolError } from './tool-error';
-import type { Workspace } from './workspace';
+import { ToolError } from '../tool-error';
+import type { Workspace } from '../builtin/workspace';
 
 /**
  * Programs `safe-bin` mode runs by default: they read files and streams and print, nothing else,

@@ -1,4 +1,4 @@
-import { ToolError } from './tool-error';
+import { ToolError } from '../tool-error';
 
 /** Node's filesystem errors in the tool error kinds the model reads. */
 export function toolErrorFromFs(error: unknown, displayPath: string): unknown {

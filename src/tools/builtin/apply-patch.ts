@@ -4,8 +4,8 @@ import { type FileChange, FileChangesFailed, type FileOps, commitFileChanges } f
 import { MAX_EDIT_BYTES } from './edit';
 import { applyHunks } from './patch-hunks';
 import { readRegularText } from './safe-file';
-import { defineTool, textResult } from './tool';
-import { ToolError } from './tool-error';
+import { defineTool, textResult } from '../tool';
+import { ToolError } from '../tool-error';
 import { type FilePatch, PatchError, parseUnifiedDiff } from './unified-diff';
 import type { Workspace } from './workspace';
 

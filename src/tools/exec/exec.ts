@@ -4,8 +4,8 @@ import type { CommandPolicy } from './exec-policy';
 import { HeadTailBuffer } from './output-buffer';
 import type { SandboxSettings } from './bubblewrap';
 import { spawnShell } from './shell-process';
-import { type ToolResult, type ToolUpdate, defineTool, textResult } from './tool';
-import { ToolError } from './tool-error';
+import { type ToolResult, type ToolUpdate, defineTool, textResult } from '../tool';
+import { ToolError } from '../tool-error';
 
 const DEFAULT_TIMEOUT_S = 120;
 /** Below the commands category's 300 s activity timeout, so the tool reports its own timeout with the output so far. */

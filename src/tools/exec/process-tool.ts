@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { BackgroundProcesses, ProcessSummary } from './background-processes';
 import { assertNotDenied } from './exec-policy';
-import { defineTool, textResult } from './tool';
-import { ToolError } from './tool-error';
+import { defineTool, textResult } from '../tool';
+import { ToolError } from '../tool-error';
 
 /** Under the 64 KB result limit, with room for the status lines. */
 const POLL_MAX_BYTES = 48 * 1024;

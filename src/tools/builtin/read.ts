@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { readRegularFile } from './safe-file';
-import { defineTool, textResult } from './tool';
-import { ToolError } from './tool-error';
+import { defineTool, textResult } from '../tool';
+import { ToolError } from '../tool-error';
 
 const DEFAULT_LINES = 2_000;
 const MAX_FILE_BYTES = 50 * 1024 * 1024;

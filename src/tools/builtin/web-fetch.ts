@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { type HttpGetResult, httpGet } from './http-get';
 import { htmlToReadableText } from './html-text';
-import { sniffImageFormat } from './image-sanitizer';
-import { type AgentTool, defineTool, imageResult, textResult } from './tool';
-import { ToolError } from './tool-error';
+import { sniffImageFormat } from '../image-sanitizer';
+import { type AgentTool, defineTool, imageResult, textResult } from '../tool';
+import { ToolError } from '../tool-error';
 
 export interface WebFetchOptions {
   /** Bytes of body read at most (after decompression). Default 2 MB. */

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { dataDir } from '../runtime/paths';
+import { dataDir } from '../../runtime/paths';
 import { applyPatchTool } from './apply-patch';
 import { editTool } from './edit';
 import { globTool } from './glob';
@@ -8,11 +8,11 @@ import { listDirectoryTool } from './list-directory';
 import { MemoryStore } from './memory-store';
 import { createMemoryTools } from './memory-tools';
 import { readTool } from './read';
-import { type RuntimeToolOptions, createRuntimeTools } from './runtime-tools';
+import { type RuntimeToolOptions, createRuntimeTools } from '../exec/runtime-tools';
 import { type SessionDirectory, TemporalSessionDirectory } from './session-directory';
 import { createSessionTools } from './session-tools';
 import { spawnTool } from './spawn-tool';
-import type { AgentTool, RegisteredTool } from './tool';
+import type { AgentTool, RegisteredTool } from '../tool';
 import { type WebFetchOptions, createWebFetchTool, webFetchTool } from './web-fetch';
 import { writeTool } from './write';
 

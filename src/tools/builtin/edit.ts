@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { readRegularText, writeRegularFile } from './safe-file';
-import { defineTool, textResult } from './tool';
-import { ToolError } from './tool-error';
+import { defineTool, textResult } from '../tool';
+import { ToolError } from '../tool-error';
 
 /** Files are edited in memory; larger ones are refused before they are read. */
 export const MAX_EDIT_BYTES = 10 * 1024 * 1024;

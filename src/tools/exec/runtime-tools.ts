@@ -3,7 +3,7 @@ import { childEnvironment } from './child-environment';
 import { createExecTool } from './exec';
 import { CommandPolicy, type ExecPolicySettings } from './exec-policy';
 import { createProcessTool } from './process-tool';
-import type { AgentTool } from './tool';
+import type { AgentTool } from '../tool';
 
 export interface RuntimeToolOptions extends ExecPolicySettings {
   /** Bounds on background processes; see BackgroundProcessLimits for the defaults. */

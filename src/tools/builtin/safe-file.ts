@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type Stats, constants } from 'node:fs';
 import { type FileHandle, lstat, open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { ToolError } from './tool-error';
+import { ToolError } from '../tool-error';
 
 /**
  * The one way file tools touch a file a model named. A FIFO opened for reading without O_NONBLOCK

@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { z } from 'zod';
 import { toolErrorFromFs } from './fs-errors';
-import { defineTool, textResult } from './tool';
+import { defineTool, textResult } from '../tool';
 
 const MAX_ENTRIES = 1_000;
 

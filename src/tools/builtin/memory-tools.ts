@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { wordsOf, rankByRelevance } from './memory-ranking';
 import { MemoryFullError, type MemoryStore } from './memory-store';
-import { type AgentTool, defineTool, jsonResult } from './tool';
-import { ToolError } from './tool-error';
+import { type AgentTool, defineTool, jsonResult } from '../tool';
+import { ToolError } from '../tool-error';
 
 const MAX_KEY_CHARS = 200;
 const MAX_TAGS = 10;

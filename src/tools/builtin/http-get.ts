@@ -3,7 +3,7 @@ import https from 'node:https';
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { BlockedAddressError, isPublicAddress, publicOnlyLookup } from './network-guard';
-import { ToolError } from './tool-error';
+import { ToolError } from '../tool-error';
 
 export interface HttpGetOptions {
   /** Bytes of (decompressed) body kept; reading stops there. */

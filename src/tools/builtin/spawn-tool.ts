@@ -1,5 +1,5 @@
-import { SPAWN_TOOL_NAME, SpawnArgumentsSchema } from '../shared/sub-agents';
-import { defineWorkflowTool } from './tool';
+import { SPAWN_TOOL_NAME, SpawnArgumentsSchema } from '../../shared/sub-agents';
+import { defineWorkflowTool } from '../tool';
 
 /**
  * `sessions_spawn`: a sub-agent with its own task, run as a child conversation. Declared so the

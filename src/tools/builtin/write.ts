@@ -3,7 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { toolErrorFromFs } from './fs-errors';
 import { writeRegularFile } from './safe-file';
-import { defineTool, textResult } from './tool';
+import { defineTool, textResult } from '../tool';
 
 export const writeTool = defineTool({
   name: 'write',

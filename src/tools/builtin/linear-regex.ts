@@ -1,5 +1,5 @@
 import { RE2JS } from 're2js';
-import { ToolError } from './tool-error';
+import { ToolError } from '../tool-error';
 
 /**
  * A model's regular expression, compiled for RE2 (re2js): matching takes time proportional to the

@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { type Client, type WorkflowExecutionStatusName, WorkflowNotFoundError } from '@temporalio/client';
-import { ConversationEndedError, ConversationNotFoundError } from '../runtime/conversation-errors';
-import { CONVERSATION_WORKFLOW_TYPE } from '../shared/constants';
+import { ConversationEndedError, ConversationNotFoundError } from '../../runtime/conversation-errors';
+import { CONVERSATION_WORKFLOW_TYPE } from '../../shared/constants';
 import {
   type ConversationStatusSummary,
   type TranscriptPage,
@@ -10,9 +10,9 @@ import {
   statusQuery,
   transcriptPageQuery,
   userMessageSignal,
-} from '../shared/conversation-api';
-import type { AgentEvent } from '../shared/events';
-import type { Message } from '../shared/messages';
+} from '../../shared/conversation-api';
+import type { AgentEvent } from '../../shared/events';
+import type { Message } from '../../shared/messages';
 
 export interface SessionListing {
   sessionId: string;

@@ -3,7 +3,7 @@ import type { SandboxSettings } from './bubblewrap';
 import { type OutputRead, PollableOutput } from './process-output';
 import { signalRunsSync } from './process-tree';
 import { type ShellRun, killProcessGroup, spawnShell } from './shell-process';
-import { ToolError } from './tool-error';
+import { ToolError } from '../tool-error';
 
 export interface BackgroundProcessLimits {
   /** Running at once per conversation. Default 8. */

@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { ConversationEndedError, ConversationNotFoundError } from '../runtime/conversation-errors';
-import { assertConversationId } from '../shared/ids';
-import type { Message } from '../shared/messages';
+import { ConversationEndedError, ConversationNotFoundError } from '../../runtime/conversation-errors';
+import { assertConversationId } from '../../shared/ids';
+import type { Message } from '../../shared/messages';
 import type { SessionDirectory } from './session-directory';
-import { type AgentTool, type ToolContext, defineTool, jsonResult } from './tool';
-import { ToolError } from './tool-error';
+import { type AgentTool, type ToolContext, defineTool, jsonResult } from '../tool';
+import { ToolError } from '../tool-error';
 
 const DEFAULT_LISTED = 20;
 const MAX_LISTED = 100;

@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { ToolError } from './tool-error';
+import { ToolError } from '../tool-error';
 
 /**
  * The directory file and command tools are confined to. Paths are resolved against it, `..` and

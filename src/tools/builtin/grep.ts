@@ -5,8 +5,8 @@ import { z } from 'zod';
 import { GLOB_SAFETY_OPTIONS, IGNORED_DIRECTORIES, assertContainedPattern } from './glob';
 import { compileLinearRegex } from './linear-regex';
 import { readRegularFile } from './safe-file';
-import { defineTool, textResult } from './tool';
-import { ToolError } from './tool-error';
+import { defineTool, textResult } from '../tool';
+import { ToolError } from '../tool-error';
 
 /** Larger files are skipped. */
 const MAX_FILE_BYTES = 5 * 1024 * 1024;

@@ -1,8 +1,8 @@
 import fastGlob from 'fast-glob';
 import { z } from 'zod';
 import { toolErrorFromFs } from './fs-errors';
-import { defineTool, textResult } from './tool';
-import { ToolError } from './tool-error';
+import { defineTool, textResult } from '../tool';
+import { ToolError } from '../tool-error';
 
 const MAX_MATCHES = 1_000;
 export const IGNORED_DIRECTORIES = ['**/node_modules/**', '**/.git/**'];
