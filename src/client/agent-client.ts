@@ -29,15 +29,12 @@ import {
   steerSignal,
   steerUpdate,
   userMessageSignal,
+  answerUserChoiceUpdate,
+  rapViewsQuery,
 } from '../shared/conversation-api';
 import { type ConversationOptionsInput, ConversationOptionsSchema } from '../shared/conversation-options';
 import type { AgentEvent } from '../shared/events';
-import {
-  type UserChoiceAnswer,
-  UserChoiceAnswerSchema,
-  answerUserChoiceUpdate,
-  rapViewsQuery,
-} from '../shared/rap';
+import { type UserChoiceAnswer, UserChoiceAnswerSchema } from '../shared/rap';
 import { assertConversationId } from '../shared/ids';
 import type { ActivityProgress } from '../shared/tool-run';
 import {

@@ -1,9 +1,10 @@
+import { rapMessageSignal, rapSubscriptionsQuery } from '../shared/conversation-api';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ActivityNotFoundError, type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { z } from 'zod';
 import type { ToolResultContent } from '../shared/content';
-import { type RapConversationMessage, rapMessageSignal, rapSubscriptionsQuery } from '../shared/rap';
+import { type RapConversationMessage } from '../shared/rap';
 import { type RapCallback, RapCallbackSchema } from '../shared/rap-toolset';
 import type { ToolOutcome } from '../shared/tool-errors';
 import { type ToolResultFinisher, createToolResultFinisher } from '../tools/finish-tool-result';

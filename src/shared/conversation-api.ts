@@ -5,6 +5,7 @@ import type { ConversationOptionsInput } from './conversation-options';
 import type { CompactionReceipt } from './compaction';
 import type { AgentEvent } from './events';
 import type { Message } from './messages';
+import type { RapConversationMessage, UserChoiceAnswer } from './rap';
 
 export const UserMessageInputSchema = z.object({
   text: z.string().min(1, 'message text is empty'),
@@ -115,3 +116,19 @@ export const transcriptPageQuery = defineQuery<
   TranscriptPage,
   [{ generation: number; from: number; to: number }]
 >('transcriptPage');
+
+// RAP: messages from tool servers, their subscriptions, views and choices.
+
+/** Delivers a checked callback message; a subscription event wakes an idle conversation. */
+export const rapMessageSignal = defineSignal<[RapConversationMessage]>('rapMessage');
+
+/** The conversation's active subscriptions (tool call ids): what the callback server accepts events for. */
+export const rapSubscriptionsQuery = defineQuery<string[]>('rapSubscriptions');
+
+/** The latest content of each view a tool pushed (`view_update`), by view type. */
+export const rapViewsQuery = defineQuery<Record<string, Record<string, unknown>>>('rapViews');
+
+/** Answers a tool's `user_choice`: the selection is POSTed to its `response_url`. Returns the index sent. */
+export const answerUserChoiceUpdate = defineUpdate<{ selected: number }, [UserChoiceAnswer]>(
+  'answerUserChoice',
+);

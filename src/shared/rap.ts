@@ -1,4 +1,3 @@
-import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 
 /**
@@ -62,15 +61,6 @@ export const RapConversationMessageSchema = z.discriminatedUnion('type', [
 ]);
 export type RapConversationMessage = z.infer<typeof RapConversationMessageSchema>;
 
-/** Delivers a checked callback message; a subscription event wakes an idle conversation. */
-export const rapMessageSignal = defineSignal<[RapConversationMessage]>('rapMessage');
-
-/** The conversation's active subscriptions (tool call ids): what the callback server accepts events for. */
-export const rapSubscriptionsQuery = defineQuery<string[]>('rapSubscriptions');
-
-/** The latest content of each view a tool pushed (`view_update`), by view type. */
-export const rapViewsQuery = defineQuery<Record<string, Record<string, unknown>>>('rapViews');
-
 export const UserChoiceAnswerSchema = z.object({
   toolCallId: z.string().min(1),
   /** Index into the choices; the tool's default when absent (the prompt was dismissed). */
@@ -78,11 +68,6 @@ export const UserChoiceAnswerSchema = z.object({
   by: z.string().optional(),
 });
 export type UserChoiceAnswer = z.infer<typeof UserChoiceAnswerSchema>;
-
-/** Answers a tool's `user_choice`: the selection is POSTed to its `response_url`. Returns the index sent. */
-export const answerUserChoiceUpdate = defineUpdate<{ selected: number }, [UserChoiceAnswer]>(
-  'answerUserChoice',
-);
 
 /** What the workflow asks the worker to tell RAP tool servers, best effort and never retried. */
 export type RapNotice =

@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { stateQuery } from '../../src/shared/conversation-api';
 import {
-  CANCEL_SUBSCRIPTION_TOOL_NAME,
-  RECEIVE_EVENT_TOOL_NAME,
   rapMessageSignal,
   rapSubscriptionsQuery,
   rapViewsQuery,
-} from '../../src/shared/rap';
+  stateQuery,
+} from '../../src/shared/conversation-api';
+import { CANCEL_SUBSCRIPTION_TOOL_NAME, RECEIVE_EVENT_TOOL_NAME } from '../../src/shared/rap';
 import { type AgentTool, defineTool, textResult } from '../../src/tools/tool';
 import type { ChatRequest } from '../support/scripted-model';
 import { nockModel } from '../support/nock-model';

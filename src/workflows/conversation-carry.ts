@@ -1,0 +1,31 @@
+import type { ConversationStartInput } from '../shared/conversation-api';
+import type { UserMessage } from '../shared/messages';
+import type { StandingDecisions, UsedSignatures } from './approval-book';
+import type { CarriedEvents } from './event-log';
+import type { CarriedRapThread } from './rap-thread';
+import type { CarriedTranscript } from './transcript';
+import type { PausedRun } from './turn-loop';
+
+export interface ConversationInput extends ConversationStartInput {
+  /** Handed over by the previous run of this conversation when it continued as new. */
+  carried?: CarriedConversation;
+}
+
+/** Everything a conversation needs to go on in a fresh history. */
+export interface CarriedConversation {
+  transcript: CarriedTranscript;
+  events: CarriedEvents;
+  standingApprovals: StandingDecisions;
+  /** Messages that arrived while idle or during the hand-over, not yet taken by a run. */
+  queue: UserMessage[];
+  runCount: number;
+  endRequested: boolean;
+  /** How many times the conversation has continued as new before this run. */
+  continuations: number;
+  /** RAP subscriptions, their waiting events and views; absent in runs from before RAP. */
+  rap?: CarriedRapThread;
+  /** A run that was paused between two turns to continue as new; it resumes first. */
+  paused?: PausedRun;
+  /** Signed decisions taken and not yet expired, so none counts twice; absent before signed decisions. */
+  usedSignatures?: UsedSignatures;
+}

@@ -1,0 +1,286 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { z } from 'zod';
+import { DEFAULT_AGENT_ID } from '../shared/agent-id';
+import { type ApprovalDecision, ApprovalDecisionSchema } from '../shared/approvals';
+import type { CompactionReceipt } from '../shared/compaction';
+import { MAX_EVENTS_KEPT, TRANSCRIPT_PAGE_BYTES } from '../shared/constants';
+import {
+  AbortInputSchema,
+  type ConversationStatus,
+  type ConversationStatusSummary,
+  type SteerReceipt,
+  type UserMessageInput,
+  UserMessageInputSchema,
+  abortSignal,
+  abortUpdate,
+  answerUserChoiceUpdate,
+  approveSignal,
+  approveUpdate,
+  compactUpdate,
+  endSignal,
+  eventsQuery,
+  pendingApprovalsQuery,
+  rapMessageSignal,
+  rapSubscriptionsQuery,
+  rapViewsQuery,
+  stateQuery,
+  statusQuery,
+  steerSignal,
+  steerUpdate,
+  transcriptPageQuery,
+  userMessageSignal,
+} from '../shared/conversation-api';
+import type { ConversationOptions } from '../shared/conversation-options';
+import type { UserMessage } from '../shared/messages';
+import { type RapNotice, RapConversationMessageSchema, UserChoiceAnswerSchema } from '../shared/rap';
+import type { ToolDescriptor } from '../shared/tool-descriptor';
+import { noticeActivities } from './activity-proxies';
+import { ApprovalBook } from './approval-book';
+import { CompactionRequests } from './compaction';
+import type { CarriedConversation } from './conversation-carry';
+import { EventLog } from './event-log';
+import { RapThread } from './rap-thread';
+import type { RunControl } from './run-control';
+import { Transcript } from './transcript';
+import type { WebhookOutbox } from './webhook-outbox';
+import { workflowTime } from './workflow-time';
+
+/** Events handed to the next run, so watchers and the `state` query still see recent history. */
+const EVENTS_CARRIED = 100;
+
+export function userMessageOf(input: UserMessageInput): UserMessage {
+  return {
+    role: 'user',
+    content: input.text,
+    messageId: input.messageId,
+    ...(input.sender !== undefined ? { sender: input.sender } : {}),
+    timestamp: workflowTime(),
+  };
+}
+
+/**
+ * One conversation's state: its transcript, events, queued messages, run state, approvals, RAP
+ * state and compaction requests, and every signal, update and query that reaches it, registered
+ * in `installHandlers`. Steer, abort and approve come both as signals (for senders that only have
+ * the Temporal CLI) and as updates whose validators refuse what the signal would ignore, so a
+ * refused request never touches state or history.
+ */
+export class ConversationEntity {
+  readonly conversationId = workflowInfo().workflowId;
+  readonly transcript: Transcript;
+  readonly events: EventLog;
+  readonly queue: UserMessage[];
+  readonly approvals: ApprovalBook;
+  readonly compactionRequests = new CompactionRequests();
+  readonly rap: RapThread;
+  status: ConversationStatus;
+  runCount: number;
+  endRequested: boolean;
+  /** The run in progress, if any. */
+  current: RunControl | undefined;
+  /** The worker's tools, listed once per execution. */
+  tools: ReadonlyMap<string, ToolDescriptor> | undefined;
+  /** Deliveries to the worker's webhooks, when it has any. */
+  outbox: WebhookOutbox | undefined;
+
+  constructor(
+    readonly options: ConversationOptions,
+    private readonly carried: CarriedConversation | undefined,
+  ) {
+    // A run paused between two turns to continue as new is still in progress: the new execution
+    // says so from its first moment, before the worker's admission and the resumed turn.
+    this.status = carried?.paused ? 'running' : 'idle';
+    this.transcript = new Transcript(carried?.transcript);
+    this.events = new EventLog(MAX_EVENTS_KEPT, carried?.events);
+    this.queue = [...(carried?.queue ?? [])];
+    this.runCount = carried?.runCount ?? 0;
+    this.endRequested = carried?.endRequested ?? false;
+    this.approvals = new ApprovalBook(
+      this.conversationId,
+      options.approval,
+      this.events,
+      carried?.standingApprovals,
+      carried?.usedSignatures,
+    );
+    this.rap = new RapThread(this.events, carried?.rap);
+  }
+
+  get ending(): boolean {
+    return this.status === 'ended' || this.endRequested;
+  }
+
+  /** Sends a notice to RAP tool servers; not waited for, and sent even from a cancelled run. */
+  notify = (notice: RapNotice): void => {
+    CancellationScope.nonCancellable(() => noticeActivities.sendRapNotice(notice)).catch(() => undefined);
+  };
+
+  /** Records why a signal was ignored: a signal, unlike an update, cannot be refused. */
+  ignored(what: string, reason: string): void {
+    this.events.record(this.runCount, { type: 'error', message: `${what} ignored: ${reason}` });
+  }
+
+  summary(): ConversationStatusSummary {
+    return {
+      status: this.status,
+      runCount: this.runCount,
+      queuedMessages: this.queue.length,
+      transcriptLength: this.transcript.length,
+      lastSeq: this.events.lastSeq,
+      pendingApprovals: this.approvals.pendingCount,
+      transcriptGeneration: this.transcript.currentGeneration,
+      agentId: this.options.agentId ?? DEFAULT_AGENT_ID,
+    };
+  }
+
+  /** Everything the next execution needs to go on, the queue emptied into it. */
+  carry(paused?: CarriedConversation['paused']): CarriedConversation {
+    return {
+      transcript: this.transcript.carry(),
+      events: this.events.carry(EVENTS_CARRIED),
+      standingApprovals: this.approvals.standingDecisions(),
+      queue: this.queue.splice(0),
+      runCount: this.runCount,
+      endRequested: this.endRequested,
+      continuations: (this.carried?.continuations ?? 0) + 1,
+      rap: this.rap.carry(),
+      ...(paused ? { paused } : {}),
+      usedSignatures: this.approvals.usedSignatureRecord(),
+    };
+  }
+
+  installHandlers(): void {
+    setHandler(userMessageSignal, (message) => {
+      const parsed = UserMessageInputSchema.safeParse(message);
+      if (!parsed.success) {
+        this.ignored('userMessage', parsed.error.message);
+        return;
+      }
+      this.queue.push(userMessageOf(parsed.data));
+    });
+    setHandler(endSignal, () => {
+      this.endRequested = true;
+    });
+
+    const checkSteer = (input: unknown): UserMessageInput => {
+      if (this.ending) throw new Error('the conversation is ending');
+      return parse(UserMessageInputSchema, input);
+    };
+    const steer = (input: UserMessageInput): SteerReceipt => {
+      const message = userMessageOf(input);
+      const run = this.current;
+      if (run) run.steer(message);
+      else this.queue.push(message);
+      return { messageId: message.messageId, interrupting: run !== undefined };
+    };
+    setHandler(steerSignal, (input) => this.signalled('steer', () => steer(checkSteer(input))));
+    setHandler(steerUpdate, steer, { validator: (input) => void checkSteer(input) });
+
+    const checkAbort = (input: unknown) => {
+      const run = this.current;
+      if (!run) throw new Error('no run is in progress');
+      return { run, reason: parse(AbortInputSchema, input ?? {}) };
+    };
+    const abort = (input: unknown) => {
+      const { run, reason } = checkAbort(input);
+      run.abort(reason);
+      return { run: run.run };
+    };
+    setHandler(abortSignal, (input) => this.signalled('abort', () => abort(input)));
+    setHandler(abortUpdate, abort, { validator: (input) => void checkAbort(input) });
+
+    const checkApproval = (input: unknown): ApprovalDecision => {
+      const decision = parse(ApprovalDecisionSchema, input);
+      this.approvals.check(decision);
+      return decision;
+    };
+    const approve = (input: unknown) => this.approvals.apply(checkApproval(input));
+    setHandler(approveSignal, (input) => this.signalled('approve', () => approve(input)));
+    setHandler(approveUpdate, approve, { validator: (input) => void checkApproval(input) });
+
+    setHandler(
+      compactUpdate,
+      async () => {
+        const ticket = this.compactionRequests.request();
+        let receipt: CompactionReceipt | undefined;
+        await condition(() => (receipt = this.compactionRequests.receiptAfter(ticket)) !== undefined);
+        return receipt!;
+      },
+      {
+        validator: () => {
+          if (this.ending) throw new Error('the conversation is ending');
+        },
+      },
+    );
+
+    setHandler(statusQuery, () => this.summary());
+    setHandler(stateQuery, () => ({
+      ...this.summary(),
+      transcript: this.transcript.all(),
+      events: this.events.all(),
+      approvals: { pending: this.approvals.pendingApprovals(), standing: this.approvals.standingDecisions() },
+    }));
+    setHandler(pendingApprovalsQuery, () => this.approvals.pendingApprovals());
+    setHandler(eventsQuery, (afterSeq) => this.events.after(afterSeq));
+    setHandler(transcriptPageQuery, (request) => this.transcript.page(request, TRANSCRIPT_PAGE_BYTES));
+
+    setHandler(rapMessageSignal, (message) => {
+      const parsed = RapConversationMessageSchema.safeParse(message);
+      if (!parsed.success) {
+        this.ignored('rapMessage', parsed.error.message);
+        return;
+      }
+      if (this.status === 'ended') return;
+      this.rap.receive(parsed.data, this.runCount);
+    });
+    setHandler(rapSubscriptionsQuery, () => this.rap.activeSubscriptions());
+    setHandler(rapViewsQuery, () => this.rap.viewContents());
+    setHandler(
+      answerUserChoiceUpdate,
+      async (answer) => {
+        const { responseUrl, selected, undo } = this.rap.takeChoice(answer, this.runCount);
+        try {
+          await noticeActivities.sendRapNotice({
+            kind: 'user_choice_response',
+            responseUrl,
+            toolCallId: answer.toolCallId,
+            selected,
+          });
+        } catch (error) {
+          const why = error instanceof ActivityFailure && error.cause ? error.cause.message : String(error);
+          undo(why);
+          throw ApplicationFailure.nonRetryable(`the choice could not be sent to the tool: ${why}`);
+        }
+        this.rap.choiceSent(answer, selected, this.runCount);
+        return { selected };
+      },
+      {
+        validator: (answer) => {
+          const parsed = UserChoiceAnswerSchema.safeParse(answer);
+          if (!parsed.success) throw new Error(`invalid answer: ${parsed.error.message}`);
+          this.rap.checkChoice(parsed.data);
+        },
+      },
+    );
+  }
+
+  private signalled(what: string, handle: () => unknown): void {
+    try {
+      handle();
+    } catch (error) {
+      this.ignored(what, (error as Error).message);
+    }
+  }
+}
+
+function parse<T>(schema: z.ZodType<T>, value: unknown): T {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new Error(parsed.error.message);
+  return parsed.data;
+}
