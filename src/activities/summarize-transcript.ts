@@ -1,11 +1,8 @@
-import { Context } from '@temporalio/activity';
 import { type SummarizeInput, SUMMARY_SYSTEM_PROMPT } from '../shared/compaction';
 import { type Message, textOf } from '../shared/messages';
-import type { ActivityProgress } from '../shared/tool-run';
 import type { ModelDeps } from './call-model';
-import { Heartbeater } from './heartbeater';
 import { classifyModelError } from './model-errors';
-import { assembleStream } from './model-stream';
+import { streamedCompletion } from './streamed-completion';
 import { rebuildTranscript } from './transcript-rebuild';
 
 /** Each message is cut to this many characters, and the whole text to the last MAX_INPUT_CHARS. */
@@ -15,36 +12,17 @@ const MAX_INPUT_CHARS = 400_000;
 export function createSummarizeTranscript(deps: ModelDeps) {
   /** The model's summary of messages [0, upTo): plain text, rendered so no tool call structure is needed. */
   return async function summarizeTranscript(input: SummarizeInput): Promise<string> {
-    const context = Context.current();
     const messages = await rebuildTranscript(input.transcript, deps);
-    const heartbeater = new Heartbeater<ActivityProgress>(context, { kind: 'model', text: '', toolCalls: 0 });
-    try {
-      const stream = await deps.openai.chat.completions.create(
-        {
-          model: input.model ?? deps.defaultModel,
-          messages: [
-            { role: 'system', content: SUMMARY_SYSTEM_PROMPT },
-            { role: 'user', content: renderForSummary(messages.slice(0, input.upTo)) },
-          ],
-          stream: true,
-          stream_options: { include_usage: true },
-        },
-        { signal: context.cancellationSignal },
-      );
-      const reply = await assembleStream(
-        stream,
-        (partial) => heartbeater.update({ kind: 'model', ...partial }),
-        () => Date.now(),
-      );
-      const summary = textOf(reply).trim();
-      if (!summary) throw new Error('the model returned an empty summary');
-      return summary;
-    } catch (error) {
-      if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason ?? error;
-      throw classifyModelError(error);
-    } finally {
-      heartbeater.stop();
-    }
+    const reply = await streamedCompletion(deps.openai, {
+      model: input.model ?? deps.defaultModel,
+      messages: [
+        { role: 'system', content: SUMMARY_SYSTEM_PROMPT },
+        { role: 'user', content: renderForSummary(messages.slice(0, input.upTo)) },
+      ],
+    });
+    const summary = textOf(reply).trim();
+    if (!summary) throw classifyModelError(new Error('the model returned an empty summary'));
+    return summary;
   };
 }
 
