@@ -9,7 +9,7 @@ export {
   type SteerOptions,
   type Steered,
   type WatchOptions,
-} from './agent-client';
+} from '../runtime/agent-client';
 export {
   ConversationEndedError,
   ConversationNotFoundError,

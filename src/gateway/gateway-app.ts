@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { AgentClient } from '../client/agent-client';
+import type { AgentClient } from '../runtime/agent-client';
 import {
   ConversationEndedError,
   ConversationNotFoundError,

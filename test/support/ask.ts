@@ -1,4 +1,4 @@
-import type { AgentClient, FollowItem, SendOptions } from '../../src/client/agent-client';
+import type { AgentClient, FollowItem, SendOptions } from '../../src/runtime/agent-client';
 
 /** Sends a message and follows the conversation until the run that took it finishes. */
 export async function ask(

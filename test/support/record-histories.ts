@@ -17,7 +17,7 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import OpenAI from 'openai';
 import type { ActivityDeps } from '../../src/activities/create-activities';
-import { AgentClient } from '../../src/client/agent-client';
+import { AgentClient } from '../../src/runtime/agent-client';
 import { signDecision } from '../../src/client/sign-decision';
 import { rawPublicKey } from '../../src/worker/floor-settings';
 import type { ApprovalDecision } from '../../src/shared/approvals';

@@ -6,7 +6,7 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import OpenAI from 'openai';
 import type { ToolHooks } from '../../src/tools/tool-hooks';
-import { AgentClient } from '../../src/client/agent-client';
+import { AgentClient } from '../../src/runtime/agent-client';
 import type { ToolPolicy } from '../../src/shared/tool-policy';
 import { builtinTools } from '../../src/tools/builtin/builtin-tools';
 import { MemoryStore } from '../../src/tools/builtin/memory-store';

@@ -1,4 +1,4 @@
-import { renderProgress } from '../../src/client/render-progress';
+import { renderProgress } from '../../src/runtime/render-progress';
 import type { AgentEvent } from '../../src/shared/events';
 
 const base = { seq: 7, at: 0, run: 2 };

@@ -6,6 +6,7 @@ const execution = {
   executionStatus: 'RUNNING' as const,
   startTime: new Date('2025-03-01T10:00:00Z'),
   taskQueue: 'durable-agent',
+  workflowType: 'conversation',
 };
 const summary = {
   status: 'running' as const,

@@ -1,6 +1,6 @@
 import { Client } from '@temporalio/client';
 import { type ConnectionSettings, connectionSettingsFromEnv } from '../../shared/connection-settings';
-import { AgentClient } from '../agent-client';
+import { AgentClient } from '../../runtime/agent-client';
 import type { Cleanups } from './cleanups';
 import { ensureServer, findRunningServer } from './local-services';
 

@@ -1,6 +1,6 @@
 import type { AgentEvent } from '../../shared/events';
-import type { AgentClient } from '../agent-client';
-import { renderProgress } from '../render-progress';
+import type { AgentClient } from '../../runtime/agent-client';
+import { renderProgress } from '../../runtime/render-progress';
 import { approveCommandLine } from './approval-choices';
 import { log } from './cleanups';
 import { TerminalApprovals } from './terminal-approvals';

@@ -1,4 +1,4 @@
-import type { ConversationListing } from '../agent-client';
+import type { ConversationListing } from '../../runtime/agent-client';
 import { type Cleanups, log } from './cleanups';
 import { connectAgent } from './connect-agent';
 import { namedPositionals, parseCommandArgs, positiveInteger } from './parse-command-args';

@@ -1,6 +1,6 @@
 import type { PendingApproval } from '../../shared/approvals';
 import type { ConversationStatusSummary } from '../../shared/conversation-api';
-import type { ConversationExecution } from '../agent-client';
+import type { ConversationExecution } from '../../runtime/agent-client';
 import { approveCommandLine } from './approval-choices';
 import type { Cleanups } from './cleanups';
 import { connectAgent } from './connect-agent';

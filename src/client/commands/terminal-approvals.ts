@@ -1,7 +1,7 @@
 import { type Interface, createInterface } from 'node:readline/promises';
 import type { ApprovalDecisionKind, PendingApproval } from '../../shared/approvals';
 import type { AgentEvent } from '../../shared/events';
-import type { AgentClient } from '../agent-client';
+import type { AgentClient } from '../../runtime/agent-client';
 import { PROMPT_CHOICES, decisionFromAnswer, shellWord } from './approval-choices';
 import { log } from './cleanups';
 

@@ -1,5 +1,5 @@
 import type { AgentEvent } from '../../shared/events';
-import type { AgentClient } from '../agent-client';
+import type { AgentClient } from '../../runtime/agent-client';
 import { ConversationEndedError } from '../../runtime/conversation-errors';
 import { type Cleanups, log } from './cleanups';
 import { connectAgent } from './connect-agent';

@@ -1,16 +1,9 @@
 import { Context } from '@temporalio/activity';
-import { type Client, type WorkflowExecutionStatusName, WorkflowNotFoundError } from '@temporalio/client';
-import { ConversationEndedError, ConversationNotFoundError } from '../../runtime/conversation-errors';
+import type { WorkflowExecutionStatusName } from '@temporalio/client';
+import { AgentClient } from '../../runtime/agent-client';
+import { ConversationNotFoundError } from '../../runtime/conversation-errors';
 import { CONVERSATION_WORKFLOW_TYPE } from '../../shared/constants';
-import {
-  type ConversationStatusSummary,
-  type TranscriptPage,
-  type UserMessageInput,
-  eventsQuery,
-  statusQuery,
-  transcriptPageQuery,
-  userMessageSignal,
-} from '../../shared/conversation-api';
+import type { ConversationStatusSummary, UserMessageInput } from '../../shared/conversation-api';
 import type { AgentEvent } from '../../shared/events';
 import type { Message } from '../../shared/messages';
 
@@ -58,110 +51,74 @@ export interface SessionDirectory {
 }
 
 /**
- * Conversations are workflows: everything here is a Temporal describe, visibility list, query or
- * signal, made with the client of the activity that runs the tool (the worker's own connection).
+ * The sessions as AgentClient sees them, made with the client of the activity that runs the tool
+ * (the worker's own connection) on the activity's task queue; a workflow of another type or queue
+ * is not a session.
  */
 export class TemporalSessionDirectory implements SessionDirectory {
-  /** `temporal` gives the client and task queue at call time; by default those of the running activity. */
+  /** `agent` gives the client at call time; by default one for the running activity's task queue. */
   constructor(
-    private readonly temporal: () => { client: Client; taskQueue: string } = () => {
+    private readonly agent: () => AgentClient = () => {
       const context = Context.current();
-      return { client: context.client, taskQueue: context.info.taskQueue };
+      return new AgentClient(context.client, context.info.taskQueue);
     },
   ) {}
 
   async list(limit: number): Promise<SessionListing[]> {
-    const { client, taskQueue } = this.temporal();
-    const query = `WorkflowType = '${CONVERSATION_WORKFLOW_TYPE}' AND ExecutionStatus = 'Running' AND TaskQueue = '${taskQueue.replace(/'/g, "\\'")}'`;
     const sessions: SessionListing[] = [];
-    for await (const execution of client.workflow.list({ query, pageSize: Math.min(limit, 100) })) {
-      sessions.push({ sessionId: execution.workflowId, startTime: execution.startTime.toISOString() });
+    for await (const listing of this.agent().list()) {
       if (sessions.length >= limit) break;
+      sessions.push({ sessionId: listing.conversationId, startTime: listing.startTime.toISOString() });
     }
     return sessions;
   }
 
   async status(sessionId: string): Promise<SessionStatus> {
-    const description = await this.describe(sessionId);
+    const agent = this.agent();
+    const execution = await this.execution(agent, sessionId);
     const status: SessionStatus = {
       sessionId,
-      executionStatus: description.status.name,
-      startTime: description.startTime.toISOString(),
-      ...(description.closeTime ? { closeTime: description.closeTime.toISOString() } : {}),
+      executionStatus: execution.executionStatus,
+      startTime: execution.startTime.toISOString(),
+      ...(execution.closeTime ? { closeTime: execution.closeTime.toISOString() } : {}),
     };
-    if (description.status.name !== 'RUNNING') return status;
-    const conversation = await this.handle(sessionId).query(statusQuery);
-    return { ...status, conversation };
+    if (execution.executionStatus !== 'RUNNING') return status;
+    return { ...status, conversation: await agent.status(sessionId) };
   }
 
   async history(sessionId: string, last: number): Promise<SessionHistory> {
-    await this.describe(sessionId);
-    const handle = this.handle(sessionId);
-    const { transcriptLength, transcriptGeneration = 0 } = await handle.query(statusQuery);
-    const from = Math.max(0, transcriptLength - last);
-    const messages: Message[] = [];
-    let next: number | null = from;
-    while (next !== null && next < transcriptLength) {
-      const page: TranscriptPage = await handle.query(transcriptPageQuery, {
-        generation: transcriptGeneration,
-        from: next,
-        to: transcriptLength,
-      });
-      messages.push(...page.messages);
-      next = page.next;
-    }
-    return { transcriptLength, from, messages };
+    const agent = this.agent();
+    await this.execution(agent, sessionId);
+    return agent.transcriptTail(sessionId, last);
   }
 
   async send(sessionId: string, message: UserMessageInput): Promise<{ afterSeq: number }> {
-    const description = await this.describe(sessionId);
-    if (description.status.name !== 'RUNNING') {
-      throw new ConversationEndedError(sessionId, description.status.name.toLowerCase());
-    }
-    const handle = this.handle(sessionId);
-    const { lastSeq } = await handle.query(statusQuery);
-    try {
-      // A plain signal, not signal-with-start: a conversation that ended meanwhile is not started again.
-      await handle.signal(userMessageSignal, message);
-    } catch (error) {
-      if (error instanceof WorkflowNotFoundError) throw new ConversationEndedError(sessionId, 'ended');
-      throw error;
-    }
-    return { afterSeq: lastSeq };
+    const agent = this.agent();
+    await this.execution(agent, sessionId);
+    return agent.signalMessage(sessionId, message);
   }
 
   async agentOf(sessionId: string): Promise<string | undefined> {
-    await this.describe(sessionId);
+    const agent = this.agent();
+    await this.execution(agent, sessionId);
     // An ended conversation still answers queries (a worker replays it); undefined from a worker older
     // than the agent in the status, or when no worker can answer: its agent is unknown.
-    return this.handle(sessionId)
-      .query(statusQuery)
-      .then(
-        (status) => status.agentId,
-        () => undefined,
-      );
+    return agent.status(sessionId).then(
+      (status) => status.agentId,
+      () => undefined,
+    );
   }
 
   async events(sessionId: string, afterSeq: number): Promise<AgentEvent[]> {
-    return this.handle(sessionId).query(eventsQuery, afterSeq);
+    return this.agent().events(sessionId, afterSeq);
   }
 
-  private handle(sessionId: string) {
-    return this.temporal().client.workflow.getHandle(sessionId);
-  }
-
-  private async describe(sessionId: string) {
-    const { taskQueue } = this.temporal();
-    let description;
-    try {
-      description = await this.handle(sessionId).describe();
-    } catch (error) {
-      if (error instanceof WorkflowNotFoundError) throw new ConversationNotFoundError(sessionId);
-      throw error;
-    }
-    if (description.type !== CONVERSATION_WORKFLOW_TYPE || description.taskQueue !== taskQueue) {
+  /** The session's execution, or ConversationNotFoundError for anything that is not a conversation on this queue. */
+  private async execution(agent: AgentClient, sessionId: string) {
+    const execution = await agent.execution(sessionId);
+    if (execution.workflowType !== CONVERSATION_WORKFLOW_TYPE || execution.taskQueue !== agent.taskQueue) {
       throw new ConversationNotFoundError(sessionId);
     }
-    return description;
+    return execution;
   }
 }

@@ -28,12 +28,16 @@ import {
   statusQuery,
   steerSignal,
   steerUpdate,
+  type TranscriptPage,
+  transcriptPageQuery,
+  type UserMessageInput,
   userMessageSignal,
   answerUserChoiceUpdate,
   rapViewsQuery,
 } from '../shared/conversation-api';
 import { type ConversationOptionsInput, ConversationOptionsSchema } from '../shared/conversation-options';
 import type { AgentEvent } from '../shared/events';
+import type { Message } from '../shared/messages';
 import { type UserChoiceAnswer, UserChoiceAnswerSchema } from '../shared/rap';
 import { assertConversationId } from '../shared/ids';
 import type { ActivityProgress } from '../shared/tool-run';
@@ -42,7 +46,7 @@ import {
   ConversationNotFoundError,
   invalidInput,
   unwrapUpdateFailure,
-} from '../runtime/conversation-errors';
+} from './conversation-errors';
 import { DEFAULT_POLL_MS, pollConversation } from './conversation-poller';
 
 export interface SendOptions {
@@ -101,6 +105,8 @@ export interface ConversationExecution {
   startTime: Date;
   closeTime?: Date;
   taskQueue: string;
+  /** `conversation` for conversations; anything else is some other workflow that happens to have this id. */
+  workflowType: string;
 }
 
 export interface ConversationListing {
@@ -113,7 +119,7 @@ export interface ConversationListing {
 export class AgentClient {
   constructor(
     private readonly client: Client,
-    private readonly taskQueue: string = DEFAULT_TASK_QUEUE,
+    readonly taskQueue: string = DEFAULT_TASK_QUEUE,
   ) {}
 
   /** Starts a conversation that waits for its first message; returns its id. Refuses an id already used. */
@@ -254,6 +260,7 @@ export class AgentClient {
       startTime: description.startTime,
       ...(description.closeTime ? { closeTime: description.closeTime } : {}),
       taskQueue: description.taskQueue,
+      workflowType: description.type,
     };
   }
 
@@ -271,6 +278,49 @@ export class AgentClient {
 
   events(conversationId: string, afterSeq = 0): Promise<AgentEvent[]> {
     return this.explainErrors(conversationId, () => this.handle(conversationId).query(eventsQuery, afterSeq));
+  }
+
+  /**
+   * A user message for a conversation that is running, as a plain signal: unlike `send`, it never
+   * starts one, and one that has ended is ConversationEndedError. Returns the newest event's
+   * sequence number before the message.
+   */
+  async signalMessage(conversationId: string, message: UserMessageInput): Promise<{ afterSeq: number }> {
+    const execution = await this.execution(conversationId);
+    if (execution.executionStatus !== 'RUNNING') {
+      throw new ConversationEndedError(conversationId, execution.executionStatus.toLowerCase());
+    }
+    const handle = this.handle(conversationId);
+    const { lastSeq } = await handle.query(statusQuery);
+    try {
+      await handle.signal(userMessageSignal, message);
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) throw new ConversationEndedError(conversationId, 'ended');
+      throw error;
+    }
+    return { afterSeq: lastSeq };
+  }
+
+  /** The last `last` messages of the transcript, read page by page, with where they start. */
+  async transcriptTail(
+    conversationId: string,
+    last: number,
+  ): Promise<{ transcriptLength: number; from: number; messages: Message[] }> {
+    const handle = this.handle(conversationId);
+    const { transcriptLength, transcriptGeneration = 0 } = await this.status(conversationId);
+    const from = Math.max(0, transcriptLength - last);
+    const messages: Message[] = [];
+    let next: number | null = from;
+    while (next !== null && next < transcriptLength) {
+      const page: TranscriptPage = await handle.query(transcriptPageQuery, {
+        generation: transcriptGeneration,
+        from: next,
+        to: transcriptLength,
+      });
+      messages.push(...page.messages);
+      next = page.next;
+    }
+    return { transcriptLength, from, messages };
   }
 
   async end(conversationId: string, reason?: string): Promise<void> {
