@@ -96,31 +96,30 @@ export function createGateway(deps: GatewayDeps): FastifyInstance {
     return { pending: await agent.pendingApprovals(id) };
   });
 
-  app.post('/v1/conversations/:id/messages', async (request, reply) => {
-    const id = idOf(request);
-    const token = await allowed(request, 'send', id);
-    const body = parse(MessageBodySchema, request.body);
-    const sent = await agent.send(id, body.text, {
-      sender: token.name,
-      ...(body.messageId ? { messageId: body.messageId } : {}),
+  /** A message as the token's identity: sent (queued during a run) or steering the run in progress. */
+  for (const [route, action] of [
+    ['messages', 'send'],
+    ['steer', 'steer'],
+  ] as const) {
+    app.post(`/v1/conversations/:id/${route}`, async (request, reply) => {
+      const id = idOf(request);
+      const token = await allowed(request, action, id);
+      const body = parse(MessageBodySchema, request.body);
+      const options = { sender: token.name, ...(body.messageId ? { messageId: body.messageId } : {}) };
+      const taken =
+        action === 'send'
+          ? await agent.send(id, body.text, options)
+          : await agent.steer(id, body.text, options);
+      return reply.status(202).send({
+        conversationId: id,
+        messageId: taken.messageId,
+        afterSeq: taken.afterSeq,
+        ...(action === 'steer'
+          ? { interrupting: (taken as { interrupting?: boolean }).interrupting ?? false }
+          : {}),
+      });
     });
-    return reply.status(202).send({ conversationId: id, messageId: sent.messageId, afterSeq: sent.afterSeq });
-  });
-
-  app.post('/v1/conversations/:id/steer', async (request, reply) => {
-    const id = idOf(request);
-    const token = await allowed(request, 'steer', id);
-    const body = parse(MessageBodySchema, request.body);
-    const steered = await agent.steer(id, body.text, {
-      sender: token.name,
-      ...(body.messageId ? { messageId: body.messageId } : {}),
-    });
-    return reply.status(202).send({
-      conversationId: id,
-      messageId: steered.messageId,
-      interrupting: steered.interrupting ?? false,
-    });
-  });
+  }
 
   app.post('/v1/conversations/:id/abort', async (request) => {
     const id = idOf(request);

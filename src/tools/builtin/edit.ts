@@ -21,8 +21,7 @@ export const editTool = defineTool({
   idempotent: false,
   risk: 'medium',
   async execute(_toolCallId, params, _signal, _onUpdate, { workspace }) {
-    const file = await workspace.resolve(params.path);
-    const shown = workspace.relative(file);
+    const { absolute: file, shown } = await workspace.locate(params.path);
     const text = await readRegularText(file, shown, {
       maxBytes: MAX_EDIT_BYTES,
       advice: 'Change it with exec (e.g. sed) or rewrite it in parts.',

@@ -20,8 +20,7 @@ export const listDirectoryTool = defineTool({
   idempotent: true,
   risk: 'low',
   async execute(_toolCallId, params, _signal, _onUpdate, { workspace }) {
-    const directory = await workspace.resolve(params.path);
-    const shown = workspace.relative(directory);
+    const { absolute: directory, shown } = await workspace.locate(params.path);
     try {
       const entries = await readdir(directory, { withFileTypes: true });
       const names = entries

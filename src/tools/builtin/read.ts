@@ -24,8 +24,7 @@ export const readTool = defineTool({
   idempotent: true,
   risk: 'low',
   async execute(_toolCallId, params, _signal, _onUpdate, { workspace }) {
-    const file = await workspace.resolve(params.path);
-    const shown = workspace.relative(file);
+    const { absolute: file, shown } = await workspace.locate(params.path);
     const bytes = await readRegularFile(file, shown, {
       maxBytes: MAX_FILE_BYTES,
       advice: 'Use grep to find the lines you need.',

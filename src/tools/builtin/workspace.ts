@@ -37,6 +37,12 @@ export class Workspace {
     return path.relative(this.root, absolute) || '.';
   }
 
+  /** `resolve` and `relative` at once: the canonical path, and how to name it to the model. */
+  async locate(requested: string): Promise<{ absolute: string; shown: string }> {
+    const absolute = await this.resolve(requested);
+    return { absolute, shown: this.relative(absolute) };
+  }
+
   contains(canonical: string): boolean {
     return canonical === this.root || canonical.startsWith(this.root + path.sep);
   }

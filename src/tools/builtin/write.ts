@@ -19,8 +19,7 @@ export const writeTool = defineTool({
   idempotent: false,
   risk: 'medium',
   async execute(_toolCallId, params, _signal, _onUpdate, { workspace }) {
-    const file = await workspace.resolve(params.path);
-    const shown = workspace.relative(file);
+    const { absolute: file, shown } = await workspace.locate(params.path);
     try {
       await mkdir(path.dirname(file), { recursive: true });
     } catch (error) {
