@@ -1,9 +1,12 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { abortCommand } from './commands/abort';
 import { compactCommand } from './commands/compact';
 import { approveCommand } from './commands/approve';
 import { chooseCommand } from './commands/choose';
 import { Cleanups, log } from './commands/cleanups';
+import { endCommand } from './commands/end';
 import { exportCommand } from './commands/export';
 import { gatewayCommand } from './commands/gateway';
 import { historyCommand } from './commands/history';
@@ -16,47 +19,25 @@ import { serverCommand } from './commands/server';
 import { statusCommand } from './commands/status';
 import { steerCommand } from './commands/steer';
 import { UsageError } from './commands/usage-error';
+import { USAGE, usageOf } from './commands/usage-text';
 import { watchCommand } from './commands/watch';
 import { workerCommand } from './commands/worker';
 
-const USAGE = `durable-agent: durable AI agents on Temporal
-
-Usage:
-  durable-agent run [--id ID] [--workspace DIR] [--json] [--no-worker] [--model NAME] [--system TEXT]
-                    [--max-tool-iterations N] [--approval auto|ask] [--profile minimal|coding|messaging|full]
-                    [--allow LIST] [--also-allow LIST] [--deny LIST] [--owners NAMES] [--sender NAME]
-                    [--exec-security full|sandbox|safe-bin] "<prompt>"
-  durable-agent send ID [--no-wait] [--json] [--sender NAME] [conversation flags of run] "<text>"
-  durable-agent steer ID [--no-wait] [--json] [--sender NAME] "<text>"
-  durable-agent abort ID [--reason TEXT] [--by NAME] [--json]
-  durable-agent approve ID TOOL_CALL_ID [--always] [--reject] [--reason TEXT] [--by NAME] [--sha256 HASH]
-                    [--key FILE] [--json]
-  durable-agent choose ID TOOL_CALL_ID [N] [--by NAME] [--json]
-  durable-agent compact ID [--json]
-  durable-agent watch ID [--json] [--until-ended]
-  durable-agent status ID [--json]
-  durable-agent list [--json] [--limit N]
-  durable-agent history ID [--json] [--executions N]
-  durable-agent export ID FILE [--all-executions]
-  durable-agent replay FILE|ID [--json] [--executions N]
-  durable-agent schedule "<prompt>" --cron "<cron>" [--id SCHEDULE_ID] [--idle-timeout DURATION] [--json]
-                    [conversation flags of run]
-  durable-agent schedule list|delete SCHEDULE_ID|trigger SCHEDULE_ID [--json]
-  durable-agent worker [--workspace DIR]
-  durable-agent server [--port N] [--ui-port N] [--db FILE]
-  durable-agent gateway [--tokens FILE] [--port N] [--host ADDRESS]
-
-Environment: OPENAI_BASE_URL, OPENAI_API_KEY, AGENT_MODEL, AGENT_MODEL_PROVIDER, AGENT_TOOLS_ALLOW,
-AGENT_TOOLS_DENY, AGENT_EXEC_SECURITY, AGENT_EXEC_SAFE_BINS, AGENT_TASK_QUEUE, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS*,
-DURABLE_AGENT_DATA_DIR (see docs/configuration.md).`;
-
 type Command = (args: string[], cleanups: Cleanups) => Promise<number>;
+
+function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  return manifest.version;
+}
 
 const COMMANDS: Record<string, Command> = {
   run: runCommand,
   send: sendCommand,
   steer: steerCommand,
   abort: abortCommand,
+  end: endCommand,
   approve: approveCommand,
   choose: chooseCommand,
   compact: compactCommand,
@@ -81,6 +62,16 @@ async function main([command, ...args]: string[]): Promise<number> {
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
     process.stdout.write(`${USAGE}\n`);
     return command === undefined ? 2 : 0;
+  }
+  if (command === '--version' || command === '-V' || command === 'version') {
+    process.stdout.write(`${packageVersion()}\n`);
+    return 0;
+  }
+  if (args.includes('--help') || args.includes('-h')) {
+    const usage = usageOf(command);
+    if (!usage) throw new UsageError(`unknown command: ${command}`);
+    process.stdout.write(`Usage:\n${usage}\n\nSee docs/commands.md for what each flag does.\n`);
+    return 0;
   }
   const run = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
   if (!run) throw new UsageError(`unknown command: ${command}`);

@@ -75,7 +75,7 @@ test('run asks for approval; with no terminal it prints the approve command, and
 
   const approved = await runCli(['approve', id, 'call_write', '--by', 'ops', '--reason', 'fine by me'], env);
   expect(approved.code).toBe(0);
-  expect(approved.stderr).toContain(`allow once: write (call_write) in ${id}`);
+  expect(approved.stdout).toBe(`allow once: write (call_write) in ${id}\n`);
 
   const result = await run.done;
   expect(result).toMatchObject({ code: 0, stdout: 'I wrote out.txt.\n' });
@@ -124,6 +124,11 @@ test('send follows its run to the answer; --no-wait only sends; status and list 
   expect(listed.map((item) => item.conversationId)).toEqual([id]);
   const human = await runCli(['list'], env);
   expect(human.stdout).toMatch(new RegExp(`^${id} {2}started \\d{4}-`));
+
+  // `end` ends it (after its current run), and says so on stdout.
+  const ended = await runCli(['end', id, '--reason', 'done'], env);
+  expect(ended).toMatchObject({ code: 0, stdout: `${id} ends after its current run and any queued messages\n` });
+  expect(await handle.result()).toMatchObject({ endedBy: 'end', runs: 2 });
 }, 120_000);
 
 test('approve: refusals say why and change nothing; a rejection reaches the model as blocked', async () => {
@@ -154,7 +159,7 @@ test('approve: refusals say why and change nothing; a rejection reaches the mode
     env,
   );
   expect(rejected.code).toBe(0);
-  expect(rejected.stderr).toContain('reject once: record (call_rec)');
+  expect(rejected.stdout).toContain('reject once: record (call_rec)');
   const result = await send.done;
   expect(result).toMatchObject({ code: 0, stdout: 'Not recorded, then.\n' });
   expect(result.stderr).toContain('✗ record rejected by ops: not now');

@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { parseAbortArgs } from '../../src/client/commands/abort';
 import { parseApproveArgs } from '../../src/client/commands/approve';
+import { parseEndArgs } from '../../src/client/commands/end';
+import { usageOf } from '../../src/client/commands/usage-text';
 import { parseListArgs } from '../../src/client/commands/list';
 import { parseRunArgs } from '../../src/client/commands/run';
 import { parseSendArgs } from '../../src/client/commands/send';
@@ -242,5 +244,42 @@ describe('abort, watch, status, list', () => {
     [() => parseListArgs(['--limit', 'all']), '--limit takes a whole number of at least 1, got all'],
   ])('%#: a usage error', (parse, message) => {
     expect(usageError(parse)).toContain(message);
+  });
+});
+
+describe('help, version and end', () => {
+  test('a command’s usage is its own lines, continuation lines included', () => {
+    expect(usageOf('run')).toMatch(
+      /^ {2}durable-agent run \[--id ID\][^]*--exec-security full\|sandbox\|safe-bin\] "<prompt>"$/,
+    );
+    expect(
+      usageOf('schedule')!
+        .split('\n')
+        .filter((line) => line.includes('durable-agent schedule')),
+    ).toHaveLength(2);
+    expect(usageOf('end')).toBe('  durable-agent end ID [--reason TEXT] [--json]');
+    expect(usageOf('teleport')).toBeUndefined();
+    for (const command of [
+      'run',
+      'send',
+      'steer',
+      'abort',
+      'end',
+      'approve',
+      'watch',
+      'status',
+      'gateway',
+      'worker',
+    ])
+      expect({ command, usage: usageOf(command) !== undefined }).toEqual({ command, usage: true });
+  });
+
+  test('end takes an id and a reason', () => {
+    expect(parseEndArgs(['c-1', '--reason', 'done for today'])).toEqual({
+      conversationId: 'c-1',
+      reason: 'done for today',
+      json: false,
+    });
+    expect(usageError(() => parseEndArgs([]))).toContain('end needs ID');
   });
 });

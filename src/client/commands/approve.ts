@@ -1,7 +1,7 @@
 import type { ApprovalDecision } from '../../shared/approvals';
 import { readSigningKey, signDecision } from '../sign-decision';
 import { decisionFromFlags } from './approval-choices';
-import { type Cleanups, log } from './cleanups';
+import type { Cleanups } from './cleanups';
 import { connectAgent } from './connect-agent';
 import { conversationIdArg, namedPositionals, parseCommandArgs } from './parse-command-args';
 import { currentUserName } from './user-name';
@@ -63,10 +63,10 @@ export async function approveCommand(args: string[], cleanups: Cleanups): Promis
     decision = signDecision(approve.conversationId, { ...decision, argumentsSha256 }, key);
   }
   const receipt = await agent.approve(approve.conversationId, decision);
-  if (approve.json) process.stdout.write(`${JSON.stringify(receipt)}\n`);
-  else
-    log(
-      `${receipt.decision.replace('_', ' ')}: ${receipt.toolName} (${receipt.toolCallId}) in ${approve.conversationId}`,
-    );
+  process.stdout.write(
+    approve.json
+      ? `${JSON.stringify(receipt)}\n`
+      : `${receipt.decision.replace('_', ' ')}: ${receipt.toolName} (${receipt.toolCallId}) in ${approve.conversationId}\n`,
+  );
   return 0;
 }

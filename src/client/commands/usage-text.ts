@@ -1,0 +1,44 @@
+/** What the command line takes, as `help` prints it. */
+export const USAGE = `durable-agent: durable AI agents on Temporal
+
+Usage:
+  durable-agent run [--id ID] [--workspace DIR] [--json] [--no-worker] [--model NAME] [--system TEXT]
+                    [--max-tool-iterations N] [--approval auto|ask] [--profile minimal|coding|messaging|full]
+                    [--allow LIST] [--also-allow LIST] [--deny LIST] [--owners NAMES] [--sender NAME]
+                    [--exec-security full|sandbox|safe-bin] "<prompt>"
+  durable-agent send ID [--no-wait] [--json] [--sender NAME] [conversation flags of run] "<text>"
+  durable-agent steer ID [--no-wait] [--json] [--sender NAME] "<text>"
+  durable-agent abort ID [--reason TEXT] [--by NAME] [--json]
+  durable-agent end ID [--reason TEXT] [--json]
+  durable-agent approve ID TOOL_CALL_ID [--always] [--reject] [--reason TEXT] [--by NAME] [--sha256 HASH]
+                    [--key FILE] [--json]
+  durable-agent choose ID TOOL_CALL_ID [N] [--by NAME] [--json]
+  durable-agent compact ID [--json]
+  durable-agent watch ID [--json] [--until-ended]
+  durable-agent status ID [--json]
+  durable-agent list [--json] [--limit N]
+  durable-agent history ID [--json] [--executions N]
+  durable-agent export ID FILE [--all-executions]
+  durable-agent replay FILE|ID [--json] [--executions N]
+  durable-agent schedule "<prompt>" --cron "<cron>" [--id SCHEDULE_ID] [--idle-timeout DURATION] [--json]
+                    [conversation flags of run]
+  durable-agent schedule list|delete SCHEDULE_ID|trigger SCHEDULE_ID [--json]
+  durable-agent worker [--workspace DIR]
+  durable-agent server [--port N] [--ui-port N] [--db FILE]
+  durable-agent gateway [--tokens FILE] [--port N] [--host ADDRESS]
+
+Environment: OPENAI_BASE_URL, OPENAI_API_KEY, AGENT_MODEL, AGENT_MODEL_PROVIDER, AGENT_TOOLS_ALLOW,
+AGENT_TOOLS_DENY, AGENT_EXEC_SECURITY, AGENT_EXEC_SAFE_BINS, AGENT_TASK_QUEUE, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS*,
+DURABLE_AGENT_DATA_DIR (see docs/configuration.md).`;
+
+/** The usage lines of one command (its lines and the continuation lines under them), or undefined. */
+export function usageOf(command: string): string | undefined {
+  const own: string[] = [];
+  for (const line of USAGE.split('\n')) {
+    const opens = line === `  durable-agent ${command}` || line.startsWith(`  durable-agent ${command} `);
+    const continues = own.length > 0 && /^ {6,}\S/.test(line);
+    if (opens || continues) own.push(line);
+    else if (own.length > 0) break;
+  }
+  return own.length > 0 ? own.join('\n') : undefined;
+}
