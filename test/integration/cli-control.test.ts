@@ -127,7 +127,10 @@ test('send follows its run to the answer; --no-wait only sends; status and list 
 
   // `end` ends it (after its current run), and says so on stdout.
   const ended = await runCli(['end', id, '--reason', 'done'], env);
-  expect(ended).toMatchObject({ code: 0, stdout: `${id} ends after its current run and any queued messages\n` });
+  expect(ended).toMatchObject({
+    code: 0,
+    stdout: `${id} ends after its current run and any queued messages\n`,
+  });
   expect(await handle.result()).toMatchObject({ endedBy: 'end', runs: 2 });
 }, 120_000);
 
