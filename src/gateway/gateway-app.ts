@@ -169,10 +169,11 @@ export function createGateway(deps: GatewayDeps): FastifyInstance {
     if (!Number.isInteger(after) || after < 0)
       throw new BadRequest(`not an event sequence number: ${JSON.stringify(resumeFrom)}`);
     await agent.execution(id);
-    await streamEvents(reply, request, async (write) => {
+    await streamEvents(reply, async (write, watched) => {
       let lastLookAtExecution = 0;
       let lastWrite = Date.now();
-      for (;;) {
+      // Stops as soon as the client has gone, so no call to Temporal outlives the stream.
+      while (watched()) {
         const events = await agent.events(id, after);
         for (const event of events) {
           write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
@@ -203,11 +204,13 @@ export function createGateway(deps: GatewayDeps): FastifyInstance {
   return app;
 }
 
-/** Streams server-sent events until `produce` returns, the client goes away (then it stops at its next write), or it fails. */
+/**
+ * Streams server-sent events until `produce` returns, fails, or the client goes away: `watched()`
+ * turns false then, and a write throws.
+ */
 async function streamEvents(
   reply: FastifyReply,
-  request: FastifyRequest,
-  produce: (write: (chunk: string) => void) => Promise<void>,
+  produce: (write: (chunk: string) => void, watched: () => boolean) => Promise<void>,
 ): Promise<void> {
   reply.hijack();
   const raw = reply.raw;
@@ -219,7 +222,7 @@ async function streamEvents(
   });
   raw.flushHeaders();
   let gone = false;
-  request.raw.on('close', () => (gone = true));
+  raw.on('close', () => (gone = true));
   class Gone extends Error {}
   const write = (chunk: string) => {
     if (gone || raw.destroyed) throw new Gone();
@@ -227,7 +230,7 @@ async function streamEvents(
   };
   try {
     write(': stream open\n\n');
-    await produce(write);
+    await produce(write, () => !gone && !raw.destroyed);
   } catch (error) {
     if (!(error instanceof Gone) && !raw.destroyed) {
       raw.write(`event: error\ndata: ${JSON.stringify({ error: statusOf(error as Error)[1] })}\n\n`);
