@@ -5,6 +5,7 @@ import type { WebhookTarget } from '../shared/webhooks';
 import {
   type Admission,
   type AdmissionRequest,
+  AdmissionRequestSchema,
   type WorkerFloors,
   floorRefusal,
 } from '../shared/worker-floors';
@@ -26,7 +27,16 @@ export interface AdmissionDeps {
  * before anything runs.
  */
 export function createAdmitConversation(deps: AdmissionDeps) {
-  return async (request: AdmissionRequest): Promise<Admission> => {
+  return async (input: AdmissionRequest): Promise<Admission> => {
+    // Workflow code sends it, but a workflow of another version (or a hand-made one) may not.
+    const parsed = AdmissionRequestSchema.safeParse(input);
+    if (!parsed.success) {
+      return {
+        admitted: false,
+        reason: `refused by the worker: a malformed admission request: ${parsed.error.message}`,
+      };
+    }
+    const request = parsed.data;
     const floors: WorkerFloors = {
       workspaceRoots: deps.floors?.workspaceRoots ?? [deps.defaultWorkspace],
       approval: deps.floors?.approval ?? {},

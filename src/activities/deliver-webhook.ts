@@ -8,7 +8,7 @@ import {
 } from '../shared/webhooks';
 
 /** A webhook's id: the same URL gives the same id on every worker, without putting the URL in history. */
-export function webhookId(url: string): string {
+function webhookId(url: string): string {
   return createHash('sha256').update(url).digest('hex').slice(0, 16);
 }
 

@@ -17,7 +17,7 @@ import type { ApprovalDecisionKind } from './approvals';
  * So a signature approves one call with one set of arguments in one conversation, by one approver,
  * for a short while, and nothing else. Verification is pure code, so workflow code runs it.
  */
-export const SIGNED_DECISION_VERSION = 'durable-agent-approval-v1';
+const SIGNED_DECISION_VERSION = 'durable-agent-approval-v1';
 
 /** The longest a signed decision may stay valid: seen signatures are remembered until they expire. */
 export const MAX_SIGNATURE_LIFETIME_MS = 60 * 60 * 1_000;

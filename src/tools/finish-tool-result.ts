@@ -7,7 +7,7 @@ import { sanitizeOutcomeText, sanitizeText } from './text-sanitizer';
 import { truncateText, truncateToolResult } from './truncate';
 import { type ToolCallInfo, type ToolHooks, runToolResultPersist } from './tool-hooks';
 
-export const ToolResultSchema = z.object({
+const ToolResultSchema = z.object({
   content: z.array(ToolResultContentSchema),
   details: z.unknown().optional(),
 });

@@ -1,4 +1,5 @@
 import type { ConversationStartInput } from '../shared/conversation-api';
+import type { CarriedPart } from '../shared/worker-floors';
 import type { UserMessage } from '../shared/messages';
 import type { StandingDecisions, UsedSignatures } from './approval-book';
 import type { CarriedEvents } from './event-log';
@@ -29,3 +30,10 @@ export interface CarriedConversation {
   /** Signed decisions taken and not yet expired, so none counts twice; absent before signed decisions. */
   usedSignatures?: UsedSignatures;
 }
+
+/**
+ * The worker's admission knows carried parts by name (CARRIED_PARTS, for AGENT_ACCEPT_CARRIED): a
+ * part added here without its name there does not compile, so none escapes the floor check.
+ */
+type UnnamedCarriedParts = Exclude<keyof CarriedConversation, CarriedPart>;
+export const everyCarriedPartNamed: [UnnamedCarriedParts] extends [never] ? true : UnnamedCarriedParts = true;
