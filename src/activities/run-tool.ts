@@ -16,13 +16,14 @@ import { truncateText } from '../tools/truncate';
 import { Workspace } from '../tools/builtin/workspace';
 import { createToolResultFinisher, toolErrorResult } from '../tools/finish-tool-result';
 import { Heartbeater } from './heartbeater';
-import { type ToolCallInfo, type ToolHooks, runAfterToolCall, runBeforeToolCall } from '../tools/tool-hooks';
+import { runAfterToolCall, runBeforeToolCall } from '../tools/run-tool-hooks';
+import type { ToolCallInfo, ToolHooks } from '../tools/tool-hooks';
 
 export interface ToolDeps {
   tools: ToolRegistry;
   /** Used when a conversation names no workspace of its own. */
   defaultWorkspace: string;
-  /** Lifecycle hooks around every tool call (tool-hooks.ts), in this order. */
+  /** Lifecycle hooks around every tool call, run in this order. */
   hooks?: readonly ToolHooks[];
 }
 

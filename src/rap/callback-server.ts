@@ -133,39 +133,35 @@ function conversationMessageOf(
   message: Exclude<RapCallback, { type: 'tool_result' }>,
   binding: CallbackBinding,
 ): RapConversationMessage {
+  const { toolCallId } = binding;
   switch (message.type) {
-    case 'subscription_event':
+    case 'subscription_event': {
+      const { associative, final } = message;
       return {
-        type: 'subscription_event',
-        toolCallId: binding.toolCallId,
+        type: message.type,
+        toolCallId,
         text: message.text,
-        ...(message.associative !== undefined ? { associative: message.associative } : {}),
-        ...(message.final !== undefined ? { final: message.final } : {}),
+        ...(associative !== undefined ? { associative } : {}),
+        ...(final !== undefined ? { final } : {}),
       };
-    case 'user_choice':
+    }
+    case 'user_choice': {
+      const { prompt, choices } = message;
+      const callId = message.call_id ?? null;
       return {
-        type: 'user_choice',
-        toolCallId: binding.toolCallId,
-        callId: message.call_id ?? null,
-        prompt: message.prompt,
-        choices: message.choices,
+        type: message.type,
+        toolCallId,
+        callId,
+        prompt,
+        choices,
         default: message.default,
         responseUrl: message.response_url,
       };
+    }
     case 'oauth':
-      return {
-        type: 'oauth',
-        toolCallId: binding.toolCallId,
-        callId: message.call_id ?? null,
-        authUrl: message.auth_url,
-      };
+      return { type: message.type, toolCallId, callId: message.call_id ?? null, authUrl: message.auth_url };
     case 'view_update':
-      return {
-        type: 'view_update',
-        toolCallId: binding.toolCallId,
-        viewType: message.view_type,
-        content: message.content,
-      };
+      return { type: message.type, toolCallId, viewType: message.view_type, content: message.content };
   }
 }
 

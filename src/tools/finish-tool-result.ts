@@ -5,7 +5,8 @@ import { type ToolOutcome, toolErrorOutcome } from '../shared/tool-errors';
 import { sanitizeContentImages } from './image-sanitizer';
 import { sanitizeOutcomeText, sanitizeText } from './text-sanitizer';
 import { truncateText, truncateToolResult } from './truncate';
-import { type ToolCallInfo, type ToolHooks, runToolResultPersist } from './tool-hooks';
+import { runToolResultPersist } from './run-tool-hooks';
+import type { ToolCallInfo, ToolHooks } from './tool-hooks';
 
 const ToolResultSchema = z.object({
   content: z.array(ToolResultContentSchema),

@@ -22,15 +22,7 @@ export { ToolError } from '../tools/tool-error';
 export { ToolRegistry } from '../tools/registry';
 export { type BuiltinToolDeps, builtinTools } from '../tools/builtin/builtin-tools';
 export type { ToolSource } from '../tools/tool-source';
-export type {
-  AfterToolCallEvent,
-  BeforeToolCallEvent,
-  BeforeToolCallResult,
-  ToolCallInfo,
-  ToolHooks,
-  ToolResultPersistEvent,
-  ToolResultPersistResult,
-} from '../tools/tool-hooks';
+export type * from '../tools/tool-hooks';
 export { type ToolResultFinisher, createToolResultFinisher } from '../tools/finish-tool-result';
 export { McpToolSource } from '../mcp/mcp-tool-source';
 export { RapToolSource } from '../rap/rap-tool-source';

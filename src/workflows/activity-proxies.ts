@@ -1,7 +1,20 @@
-import { ActivityCancellationType, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import {
+  ActivityCancellationType,
+  type RetryPolicy,
+  proxyActivities,
+  proxyLocalActivities,
+} from '@temporalio/workflow';
 import type { AgentActivities } from '../activities/create-activities';
 import type { RapNotice } from '../shared/rap';
 import type { ToolDescriptor } from '../shared/tool-descriptor';
+
+/** Retries starting a second apart and doubling, up to `maximumInterval` between tries. */
+function doublingRetry(
+  maximumInterval: RetryPolicy['maximumInterval'],
+  maximumAttempts: number,
+): RetryPolicy {
+  return { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval, maximumAttempts };
+}
 
 /**
  * The model call retries transient failures (429, 5xx, timeouts, lost connections) with backoff;
@@ -11,12 +24,7 @@ import type { ToolDescriptor } from '../shared/tool-descriptor';
 export const modelActivities = proxyActivities<Pick<AgentActivities, 'callModel' | 'summarizeTranscript'>>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '30 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '1 minute',
-    maximumAttempts: 8,
-  },
+  retry: doublingRetry('1 minute', 8),
 });
 
 /** Asked of the worker running the workflow task itself: its floors and keys are what hold. */
@@ -31,12 +39,7 @@ export const admissionActivities = proxyLocalActivities<Pick<AgentActivities, 'a
  */
 export const webhookActivities = proxyActivities<Pick<AgentActivities, 'deliverWebhook'>>({
   startToCloseTimeout: '15 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '10 minutes',
-    maximumAttempts: 12,
-  },
+  retry: doublingRetry('10 minutes', 12),
 });
 
 export const catalogActivities = proxyActivities<Pick<AgentActivities, 'listTools'>>({

@@ -3,13 +3,13 @@ import { z } from 'zod';
 import { toolErrorFromFs } from './fs-errors';
 import { defineTool, textResult } from '../tool';
 
+/** Entries shown at most; the rest are only counted, so the model knows to look deeper instead. */
 const MAX_ENTRIES = 1_000;
 
 export const listDirectoryTool = defineTool({
   name: 'list_directory',
   label: 'List directory',
-  description:
-    'List the entries of a workspace directory. Directories end with "/", symbolic links with "@".',
+  description: `List the entries of a workspace directory, sorted, ${MAX_ENTRIES} at most. Directories end with "/", symbolic links with "@".`,
   parameters: z.object({
     path: z
       .string()

@@ -5,19 +5,22 @@ import { MemoryFullError, type MemoryStore } from './memory-store';
 import { type AgentTool, defineTool, jsonResult } from '../tool';
 import { ToolError } from '../tool-error';
 
-const MAX_KEY_CHARS = 200;
-const MAX_TAGS = 10;
-const MAX_TAG_CHARS = 40;
-const DEFAULT_RESULTS = 5;
-const MAX_RESULTS = 20;
-const SNIPPET_CHARS = 300;
+/** What one note and one search may hold; the model is told the result limits in the schema. */
+const LIMITS = {
+  keyChars: 200,
+  tags: 10,
+  tagChars: 40,
+  defaultResults: 5,
+  maxResults: 20,
+  snippetChars: 300,
+} as const;
 
 const noControlCharacters = (text: string) => !/\p{Cc}/u.test(text);
 const KeySchema = z
   .string()
   .trim()
   .min(1)
-  .max(MAX_KEY_CHARS)
+  .max(LIMITS.keyChars)
   .refine(noControlCharacters, 'a key has no control characters');
 
 /**
@@ -39,8 +42,8 @@ export function createMemoryTools(store: MemoryStore): AgentTool[] {
         'A short name for the note, e.g. "user-preferences"; an existing note with this key is replaced',
       ),
       tags: z
-        .array(z.string().trim().min(1).max(MAX_TAG_CHARS).refine(noControlCharacters))
-        .max(MAX_TAGS)
+        .array(z.string().trim().min(1).max(LIMITS.tagChars).refine(noControlCharacters))
+        .max(LIMITS.tags)
         .optional()
         .describe('Words to find the note by'),
     }),
@@ -79,9 +82,9 @@ export function createMemoryTools(store: MemoryStore): AgentTool[] {
         .number()
         .int()
         .min(1)
-        .max(MAX_RESULTS)
+        .max(LIMITS.maxResults)
         .optional()
-        .describe(`Most notes to return (default ${DEFAULT_RESULTS}, at most ${MAX_RESULTS})`),
+        .describe(`Most notes to return (default ${LIMITS.defaultResults}, at most ${LIMITS.maxResults})`),
       tag: z.string().trim().min(1).optional().describe('Only notes with this tag'),
     }),
     category: 'search',
@@ -92,7 +95,10 @@ export function createMemoryTools(store: MemoryStore): AgentTool[] {
       if (queryWords.length === 0) throw new ToolError('InvalidArgs', 'the query has no words to search for');
       const all = await store.all(agentId);
       const candidates = params.tag ? all.filter((entry) => entry.tags.includes(params.tag!)) : all;
-      const ranked = rankByRelevance(candidates, params.query).slice(0, params.limit ?? DEFAULT_RESULTS);
+      const ranked = rankByRelevance(candidates, params.query).slice(
+        0,
+        params.limit ?? LIMITS.defaultResults,
+      );
       return jsonResult({
         query: params.query,
         notes: all.length,
@@ -136,12 +142,12 @@ function noteKeyFor(conversationId: string, toolCallId: string): string {
   return `note-${createHash('sha256').update(`${conversationId}\n${toolCallId}`).digest('hex').slice(0, 12)}`;
 }
 
-/** Up to SNIPPET_CHARS of `text`, starting a little before the first query word it contains. */
+/** A snippet of `text` (`LIMITS.snippetChars` at most), starting a little before the first query word it contains. */
 function snippetOf(text: string, queryWords: string[]): string {
-  if (text.length <= SNIPPET_CHARS) return text;
+  if (text.length <= LIMITS.snippetChars) return text;
   const lower = text.toLowerCase();
   const positions = queryWords.map((word) => lower.indexOf(word)).filter((index) => index >= 0);
   const first = positions.length ? Math.min(...positions) : 0;
-  const start = Math.max(0, Math.min(first - 40, text.length - SNIPPET_CHARS));
-  return `${start > 0 ? '…' : ''}${text.slice(start, start + SNIPPET_CHARS)}${start + SNIPPET_CHARS < text.length ? '…' : ''}`;
+  const start = Math.max(0, Math.min(first - 40, text.length - LIMITS.snippetChars));
+  return `${start > 0 ? '…' : ''}${text.slice(start, start + LIMITS.snippetChars)}${start + LIMITS.snippetChars < text.length ? '…' : ''}`;
 }
