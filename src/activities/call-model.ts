@@ -1,4 +1,5 @@
 import type OpenAI from 'openai';
+import type { LiveModelText } from '../runtime/live-model-text';
 import type { AssistantMessage } from '../shared/messages';
 import type { ModelCallInput } from '../shared/model-call';
 import { type ModelProvider, modelProviderOf } from '../shared/model-provider';
@@ -19,6 +20,8 @@ export interface ModelDeps {
   tools: ToolRegistry;
   transcriptCache: TranscriptCache;
   loadTranscript: TranscriptLoader;
+  /** Where the answer's text goes as it arrives, for watchers in this process. */
+  liveText?: LiveModelText;
 }
 
 export function createCallModel(deps: ModelDeps) {
@@ -29,11 +32,15 @@ export function createCallModel(deps: ModelDeps) {
     const provider = deps.provider ?? modelProviderOf(model);
     await deps.tools.ensure(input.toolNames);
     const tools = deps.tools.modelSchemas(input.toolNames, provider);
-    const reply = await streamedCompletion(deps.openai, {
-      model,
-      messages: withProviderToolCallIds(toOpenAiMessages(messages, input.systemPrompt), provider),
-      ...(tools.length ? { tools } : {}),
-    });
+    const reply = await streamedCompletion(
+      deps.openai,
+      {
+        model,
+        messages: withProviderToolCallIds(toOpenAiMessages(messages, input.systemPrompt), provider),
+        ...(tools.length ? { tools } : {}),
+      },
+      deps.liveText,
+    );
     return withUniqueToolCallIds(reply, messages);
   };
 }

@@ -1,4 +1,5 @@
 import { createSendRapNotice } from '../rap/rap-notices';
+import { processLiveModelText } from '../runtime/live-model-text';
 import type { ApproverKeys } from '../shared/signed-decisions';
 import type { WorkerFloors } from '../shared/worker-floors';
 import type { WebhookConfig } from '../shared/webhooks';
@@ -33,6 +34,7 @@ export function createActivities(deps: ActivityDeps) {
     ...deps,
     transcriptCache: deps.transcriptCache ?? new TranscriptCache(),
     loadTranscript: deps.loadTranscript ?? loadTranscriptFromWorkflow,
+    liveText: deps.liveText ?? processLiveModelText,
   };
   return {
     callModel: createCallModel(modelDeps),

@@ -1,7 +1,8 @@
 import { Context } from '@temporalio/activity';
 import type OpenAI from 'openai';
+import { type LiveModelText, modelCallKey } from '../runtime/live-model-text';
 import type { AssistantMessage } from '../shared/messages';
-import type { ActivityProgress } from '../shared/tool-run';
+import { type ActivityProgress, MODEL_PROGRESS_TAIL_CHARS } from '../shared/tool-run';
 import { Heartbeater } from './heartbeater';
 import { classifyModelError } from './model-errors';
 import { assembleStream } from './model-stream';
@@ -12,16 +13,26 @@ type CompletionRequest = Omit<
 >;
 
 /**
- * One streamed chat completion inside a model activity: the partial answer heartbeated as it
- * arrives (so watchers see it and a dead worker is noticed), cancelled with the activity, and
- * failures classified (retryable or not) the way every model call is.
+ * One streamed chat completion inside a model activity: the end of the partial answer heartbeated
+ * as it arrives (so watchers elsewhere see it and a dead worker is noticed), every piece of text
+ * handed to `live` at once for watchers in this process, cancelled with the activity, and failures
+ * classified (retryable or not) the way every model call is.
  */
 export async function streamedCompletion(
   openai: OpenAI,
   request: CompletionRequest,
+  live?: LiveModelText,
 ): Promise<AssistantMessage> {
   const context = Context.current();
-  const heartbeater = new Heartbeater<ActivityProgress>(context, { kind: 'model', text: '', toolCalls: 0 });
+  const { workflowExecution: execution, activityId, attempt } = context.info;
+  const call = execution && modelCallKey(execution.runId, activityId, attempt);
+  const heartbeater = new Heartbeater<ActivityProgress>(context, {
+    kind: 'model',
+    text: '',
+    textLength: 0,
+    toolCalls: 0,
+  });
+  let published = 0;
   try {
     const stream = await openai.chat.completions.create(
       { ...request, stream: true, stream_options: { include_usage: true } },
@@ -29,7 +40,23 @@ export async function streamedCompletion(
     );
     return await assembleStream(
       stream,
-      (partial) => heartbeater.update({ kind: 'model', ...partial }),
+      (partial) => {
+        if (live && execution && call && partial.text.length > published) {
+          live.publish({
+            conversationId: execution.workflowId,
+            call,
+            offset: published,
+            text: partial.text.slice(published),
+          });
+          published = partial.text.length;
+        }
+        heartbeater.update({
+          kind: 'model',
+          text: partial.text.slice(-MODEL_PROGRESS_TAIL_CHARS),
+          textLength: partial.text.length,
+          toolCalls: partial.toolCalls,
+        });
+      },
       () => Date.now(),
     );
   } catch (error) {

@@ -48,6 +48,7 @@ import {
   unwrapUpdateFailure,
 } from './conversation-errors';
 import { DEFAULT_POLL_MS, pollConversation } from './conversation-poller';
+import { type LiveModelText, processLiveModelText } from './live-model-text';
 
 export interface SendOptions {
   /** Used only when this message starts the conversation. */
@@ -117,9 +118,14 @@ export interface ConversationListing {
 
 /** The typed way for a service to talk to conversations; everything goes through Temporal. */
 export class AgentClient {
+  /**
+   * `liveText`: where model activities of this process hand over their text as it arrives, so
+   * watchers see it at once; text of workers elsewhere comes with their heartbeats.
+   */
   constructor(
     private readonly client: Client,
     readonly taskQueue: string = DEFAULT_TASK_QUEUE,
+    private readonly liveText: LiveModelText = processLiveModelText,
   ) {}
 
   /** Starts a conversation that waits for its first message; returns its id. Refuses an id already used. */
@@ -341,24 +347,29 @@ export class AgentClient {
 
   /**
    * The conversation's events as they happen, with the progress of running tools as
-   * `tool_execution_update` events (made from their activities' heartbeat details; they carry the
-   * `seq` of the event before them). Ends after `until` matches or when the conversation ends.
+   * `tool_execution_update` events and the text of model calls as `model_text` events (made from
+   * heartbeat details, or handed over live by a worker in this process; they carry the `seq` of the
+   * event before them). Ends after `until` matches or when the conversation ends.
    */
   async *watch(conversationId: string, watchOptions: WatchOptions = {}): AsyncGenerator<AgentEvent, void> {
     const status = await this.status(conversationId);
     let lastSeq = watchOptions.afterSeq ?? status.lastSeq;
     let run = status.runCount;
-    const poll = pollConversation(
-      this.handle(conversationId),
-      lastSeq,
-      watchOptions.pollMs ?? DEFAULT_POLL_MS,
-    );
+    const poll = pollConversation(this.handle(conversationId), lastSeq, {
+      pollMs: watchOptions.pollMs ?? DEFAULT_POLL_MS,
+      liveText: this.liveText,
+    });
     for await (const item of poll) {
       if (item.kind === 'event') {
         lastSeq = item.event.seq;
         run = item.event.run;
         yield item.event;
         if (watchOptions.until?.(item.event)) return;
+        continue;
+      }
+      if (item.kind === 'text') {
+        const { call, offset, text, at } = item;
+        yield { type: 'model_text', seq: lastSeq, at, run, call, offset, text };
         continue;
       }
       const { progress } = item;
@@ -381,13 +392,14 @@ export class AgentClient {
    * the run that took `messageId` finishes. Throws when the conversation closes first.
    */
   async *follow(sent: Sent, pollMs = DEFAULT_POLL_MS): AsyncGenerator<FollowItem, RunFinishedEvent> {
-    const poll = pollConversation(this.handle(sent.conversationId), sent.afterSeq, pollMs);
+    const poll = pollConversation(this.handle(sent.conversationId), sent.afterSeq, { pollMs });
     for (;;) {
       const next = await poll.next();
       if (next.done) {
         throw new Error(`conversation ${sent.conversationId} ${next.value.toLowerCase()} before answering`);
       }
       const item = next.value;
+      if (item.kind === 'text') continue;
       if (item.kind === 'progress') {
         yield { kind: 'progress', progress: item.progress };
         continue;

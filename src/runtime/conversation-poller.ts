@@ -1,9 +1,10 @@
 import { type WorkflowHandle, defaultPayloadConverter } from '@temporalio/client';
-import type { WorkflowExecutionStatusName } from '@temporalio/client';
+import type { Payload, WorkflowExecutionStatusName } from '@temporalio/client';
 import { eventsQuery } from '../shared/conversation-api';
 import type { AgentEvent } from '../shared/events';
 import { SPAWN_TOOL_NAME } from '../shared/sub-agents';
 import type { ActivityProgress } from '../shared/tool-run';
+import { type LiveModelText, type ModelTextDelta, modelCallKey } from './live-model-text';
 import { renderProgress } from './render-progress';
 
 export type PolledItem =
@@ -14,7 +15,21 @@ export type PolledItem =
       activityId: string;
       /** When the activity last heartbeated, in ms since the epoch. */
       heartbeatAt: number;
+    }
+  | {
+      kind: 'text';
+      /** The model call (attempt) it belongs to; see `ModelTextDelta`. */
+      call: string;
+      offset: number;
+      text: string;
+      at: number;
     };
+
+export interface PollOptions {
+  pollMs?: number;
+  /** Text from model activities running in this process, passed on as it arrives instead of at the next heartbeat. */
+  liveText?: LiveModelText;
+}
 
 /** Between two polls; short enough for progress to look live, long enough to cost the server little. */
 export const DEFAULT_POLL_MS = 200;
@@ -28,67 +43,153 @@ export const DEFAULT_POLL_MS = 200;
 export async function* pollConversation(
   handle: WorkflowHandle,
   afterSeq: number,
-  pollMs: number = DEFAULT_POLL_MS,
+  { pollMs = DEFAULT_POLL_MS, liveText }: PollOptions = {},
 ): AsyncGenerator<PolledItem, WorkflowExecutionStatusName> {
   let seq = afterSeq;
   const lastProgress = new Map<string, string>();
-  /** Sub-agents started by a `sessions_spawn` call still running, by that call's id. */
-  const subAgents = new Map<string, { handle: WorkflowHandle; seq: number }>();
-  /** The sub-agent's events since the last look, as progress of its spawn call. */
-  async function* subAgentEvents(toolCallId: string): AsyncGenerator<PolledItem> {
-    const subAgent = subAgents.get(toolCallId)!;
-    // A child that is gone (or whose worker is busy) simply shows nothing more.
-    const events = await subAgent.handle.query(eventsQuery, subAgent.seq).catch(() => []);
-    for (const event of events) {
-      subAgent.seq = event.seq;
-      yield {
-        kind: 'progress',
-        progress: subAgentProgress(toolCallId, subAgent.handle.workflowId, event),
-        activityId: `subagent:${subAgent.handle.workflowId}`,
-        heartbeatAt: event.at,
-      };
-    }
-  }
-  for (;;) {
-    for (const event of await handle.query(eventsQuery, seq)) {
-      seq = event.seq;
-      if (event.type === 'subagent_started') {
-        subAgents.set(event.toolCallId, { handle: handle.client.getHandle(event.conversationId), seq: 0 });
+  const text = new ModelTextSeen();
+  const live = new LiveQueue();
+  const unsubscribe = liveText?.subscribe(handle.workflowId, (delta) => live.push(delta));
+  try {
+    /** Sub-agents started by a `sessions_spawn` call still running, by that call's id. */
+    const subAgents = new Map<string, { handle: WorkflowHandle; seq: number }>();
+    /** The sub-agent's events since the last look, as progress of its spawn call. */
+    async function* subAgentEvents(toolCallId: string): AsyncGenerator<PolledItem> {
+      const subAgent = subAgents.get(toolCallId)!;
+      // A child that is gone (or whose worker is busy) simply shows nothing more.
+      const events = await subAgent.handle.query(eventsQuery, subAgent.seq).catch(() => []);
+      for (const event of events) {
+        subAgent.seq = event.seq;
+        yield {
+          kind: 'progress',
+          progress: subAgentProgress(toolCallId, subAgent.handle.workflowId, event),
+          activityId: `subagent:${subAgent.handle.workflowId}`,
+          heartbeatAt: event.at,
+        };
       }
-      if (event.type === 'tool_execution_end' && subAgents.has(event.toolCallId)) {
-        // The sub-agent's last events come before its call's end.
-        yield* subAgentEvents(event.toolCallId);
-        subAgents.delete(event.toolCallId);
-      }
-      yield { kind: 'event', event };
     }
-    for (const toolCallId of subAgents.keys()) yield* subAgentEvents(toolCallId);
-    const description = await handle.describe();
-    if (description.status.name !== 'RUNNING') {
-      // Events recorded by the workflow's last task, between the query above and its closing.
-      for (const event of await handle.query(eventsQuery, seq).catch(() => [])) {
+    for (;;) {
+      const events = await handle.query(eventsQuery, seq);
+      // A call's text was handed over before its activity completed, so before any event it led to.
+      yield* text.fromLive(live.drain());
+      for (const event of events) {
+        seq = event.seq;
+        if (event.type === 'subagent_started') {
+          subAgents.set(event.toolCallId, { handle: handle.client.getHandle(event.conversationId), seq: 0 });
+        }
+        if (event.type === 'tool_execution_end' && subAgents.has(event.toolCallId)) {
+          // The sub-agent's last events come before its call's end.
+          yield* subAgentEvents(event.toolCallId);
+          subAgents.delete(event.toolCallId);
+        }
         yield { kind: 'event', event };
       }
-      return description.status.name;
+      for (const toolCallId of subAgents.keys()) yield* subAgentEvents(toolCallId);
+      const description = await handle.describe();
+      if (description.status.name !== 'RUNNING') {
+        // Events recorded by the workflow's last task, between the query above and its closing.
+        for (const event of await handle.query(eventsQuery, seq).catch(() => [])) {
+          yield { kind: 'event', event };
+        }
+        return description.status.name;
+      }
+      const pending = description.raw.pendingActivities ?? [];
+      for (const activityId of lastProgress.keys()) {
+        if (!pending.some((activity) => activity.activityId === activityId)) lastProgress.delete(activityId);
+      }
+      for (const activity of pending) {
+        const payload = activity.heartbeatDetails?.payloads?.[0];
+        if (!payload || !activity.activityId) continue;
+        const progress = await decodeProgress(handle, payload);
+        const key = JSON.stringify(progress);
+        if (lastProgress.get(activity.activityId) === key) continue;
+        lastProgress.set(activity.activityId, key);
+        const heartbeat = activity.lastHeartbeatTime;
+        const heartbeatAt = heartbeat
+          ? Number(heartbeat.seconds ?? 0) * 1_000 + Math.floor((heartbeat.nanos ?? 0) / 1e6)
+          : Date.now();
+        if (progress.kind === 'model') {
+          const call = modelCallKey(description.runId, activity.activityId, activity.attempt ?? 1);
+          yield* text.fromHeartbeat(call, progress, heartbeatAt);
+        }
+        yield { kind: 'progress', progress, activityId: activity.activityId, heartbeatAt };
+      }
+      // Until the next look, live text is passed on as it arrives.
+      const nextLook = Date.now() + pollMs;
+      for (let left = pollMs; left > 0; left = nextLook - Date.now()) {
+        await live.wait(left);
+        yield* text.fromLive(live.drain());
+      }
     }
-    const pending = description.raw.pendingActivities ?? [];
-    for (const activityId of lastProgress.keys()) {
-      if (!pending.some((activity) => activity.activityId === activityId)) lastProgress.delete(activityId);
-    }
-    for (const activity of pending) {
-      const payload = activity.heartbeatDetails?.payloads?.[0];
-      if (!payload || !activity.activityId) continue;
-      const progress = defaultPayloadConverter.fromPayload<ActivityProgress>(payload);
-      const key = JSON.stringify(progress);
-      if (lastProgress.get(activity.activityId) === key) continue;
-      lastProgress.set(activity.activityId, key);
-      const heartbeat = activity.lastHeartbeatTime;
-      const heartbeatAt = heartbeat
-        ? Number(heartbeat.seconds ?? 0) * 1_000 + Math.floor((heartbeat.nanos ?? 0) / 1e6)
-        : Date.now();
-      yield { kind: 'progress', progress, activityId: activity.activityId, heartbeatAt };
-    }
-    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  } finally {
+    unsubscribe?.();
+  }
+}
+
+/** Heartbeat details as the worker wrote them: through the client's payload codecs (large ones are compressed). */
+async function decodeProgress(handle: WorkflowHandle, payload: Payload): Promise<ActivityProgress> {
+  let payloads = [payload];
+  for (const codec of [...(handle.client.options.dataConverter.payloadCodecs ?? [])].reverse()) {
+    payloads = await codec.decode(payloads);
+  }
+  return defaultPayloadConverter.fromPayload<ActivityProgress>(payloads[0]!);
+}
+
+/** How much of each model call's text has been passed on, so live text and heartbeats never repeat it. */
+class ModelTextSeen {
+  private readonly seen = new Map<string, number>();
+
+  *fromLive(deltas: ModelTextDelta[]): Generator<PolledItem> {
+    for (const delta of deltas) yield* this.pass(delta.call, delta.offset, delta.text, Date.now());
+  }
+
+  *fromHeartbeat(
+    call: string,
+    progress: Extract<ActivityProgress, { kind: 'model' }>,
+    at: number,
+  ): Generator<PolledItem> {
+    const length = progress.textLength ?? progress.text.length;
+    yield* this.pass(call, length - progress.text.length, progress.text, at);
+  }
+
+  private *pass(call: string, offset: number, text: string, at: number): Generator<PolledItem> {
+    const seen = this.seen.get(call) ?? 0;
+    const end = offset + text.length;
+    if (end <= seen) return;
+    const from = Math.max(seen, offset);
+    this.seen.set(call, end);
+    yield { kind: 'text', call, offset: from, text: text.slice(from - offset), at };
+  }
+}
+
+/** Live deltas waiting to be passed on, and a way to sleep until one comes. */
+class LiveQueue {
+  private deltas: ModelTextDelta[] = [];
+  private wake: (() => void) | undefined;
+
+  push(delta: ModelTextDelta): void {
+    this.deltas.push(delta);
+    this.wake?.();
+  }
+
+  drain(): ModelTextDelta[] {
+    const deltas = this.deltas;
+    this.deltas = [];
+    return deltas;
+  }
+
+  /** Resolves after `ms`, or sooner when a delta is waiting. */
+  wait(ms: number): Promise<void> {
+    if (this.deltas.length) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
+    });
   }
 }
 

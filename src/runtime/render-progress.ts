@@ -62,6 +62,7 @@ export function renderProgress(event: AgentEvent): string | undefined {
     case 'oauth_requested':
       return `🔑 ${event.toolName} needs authorisation (call ${event.toolCallId}): open ${event.authUrl}`;
     case 'view_updated':
+    case 'model_text':
       return undefined;
     case 'compacted':
       return `⇣ compacted: ${event.removedMessages} older messages summarised (about ${event.tokensBefore} → ${event.tokensAfter} tokens)`;

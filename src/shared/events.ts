@@ -34,6 +34,20 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
     text: z.string().optional(),
     details: z.unknown().optional(),
   }),
+  /**
+   * Text of a model call as it streams. Like `tool_execution_update`, made by watchers (from the
+   * worker in their own process as it arrives, otherwise from heartbeat details) and never kept.
+   * `text` is the call's text from `offset` on; an offset past what a watcher has seen of `call`
+   * means the characters between were not seen. A new `call` (another turn, or a retried attempt)
+   * starts its text again.
+   */
+  z.object({
+    ...base,
+    type: z.literal('model_text'),
+    call: z.string(),
+    offset: z.number().int().min(0),
+    text: z.string(),
+  }),
   z.object({
     ...base,
     type: z.literal('tool_execution_end'),

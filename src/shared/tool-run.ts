@@ -36,4 +36,14 @@ export function definedScope(scope: ToolCallScope): ToolCallScope {
 /** Heartbeat details of a running tool or model call, as read by watchers through describe(). */
 export type ActivityProgress =
   | { kind: 'tool'; toolCallId: string; toolName: string; text?: string; details?: unknown }
-  | { kind: 'model'; text: string; toolCalls: number };
+  | {
+      kind: 'model';
+      /** The end of the text so far: at most MODEL_PROGRESS_TAIL_CHARS, so a heartbeat stays small. */
+      text: string;
+      /** How long the whole text is; absent from workers older than the tail. */
+      textLength?: number;
+      toolCalls: number;
+    };
+
+/** How much of a streaming answer each model heartbeat repeats. */
+export const MODEL_PROGRESS_TAIL_CHARS = 16_000;

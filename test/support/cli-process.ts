@@ -30,12 +30,15 @@ export function startCli(args: string[], env: NodeJS.ProcessEnv): CliProcess {
   const output = { stdout: '', stderr: '' };
   const waiters: Array<() => void> = [];
   const notify = () => waiters.forEach((check) => check());
-  child.stdout.on('data', (chunk: Buffer) => {
-    output.stdout += chunk.toString();
+  // Decoded as a whole stream, so a character split between two chunks stays whole.
+  child.stdout.setEncoding('utf8');
+  child.stderr.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    output.stdout += chunk;
     notify();
   });
-  child.stderr.on('data', (chunk: Buffer) => {
-    output.stderr += chunk.toString();
+  child.stderr.on('data', (chunk: string) => {
+    output.stderr += chunk;
     notify();
   });
   let exited = false;

@@ -1,5 +1,6 @@
 import nock from 'nock';
-import { type ChatRequest, ModelScript, type ScriptStep } from './scripted-model';
+import { PassThrough } from 'node:stream';
+import { type ChatRequest, ModelScript, type ScriptStep, writeAnswer } from './scripted-model';
 
 export const NOCK_MODEL_URL = 'http://model.test/v1';
 
@@ -11,7 +12,12 @@ export function nockModel(steps: ScriptStep[], options: { delayFirstMs?: number 
   const script = new ModelScript(steps);
   const answer = (body: unknown) => {
     const reply = script.answer(body as ChatRequest);
-    return [reply.status, reply.body, reply.headers] as [number, string, Record<string, string>];
+    if (!reply.paced) {
+      return [reply.status, reply.body, reply.headers] as [number, string, Record<string, string>];
+    }
+    const stream = new PassThrough();
+    void writeAnswer(reply, script, (piece) => stream.write(piece)).finally(() => stream.end());
+    return [reply.status, stream, reply.headers] as [number, PassThrough, Record<string, string>];
   };
   let remaining = steps.length + 1;
   if (options.delayFirstMs !== undefined) {

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type ChatRequest, ModelScript, type ScriptStep } from './scripted-model';
+import { type ChatRequest, ModelScript, type ScriptStep, writeAnswer } from './scripted-model';
 
 export interface ScriptedModelServer {
   baseUrl: string;
@@ -20,7 +20,8 @@ export async function startScriptedModelServer(steps: ScriptStep[]): Promise<Scr
         return;
       }
       const answer = script.answer(JSON.parse(body) as ChatRequest);
-      response.writeHead(answer.status, answer.headers).end(answer.body);
+      response.writeHead(answer.status, answer.headers);
+      void writeAnswer(answer, script, (piece) => response.write(piece)).finally(() => response.end());
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -24,8 +24,15 @@ export interface ScriptedToolCall {
   arguments: string | Record<string, unknown>;
 }
 
-export type ScriptedReply =
-  { text?: string; toolCalls?: ScriptedToolCall[] } | { status: number; error: string };
+export type ScriptedReply = TextReply | { status: number; error: string };
+
+interface TextReply {
+  text?: string;
+  toolCalls?: ScriptedToolCall[];
+  /** Sent in this many text deltas (default 2), `chunkDelayMs` apart (default all at once). */
+  textChunks?: number;
+  chunkDelayMs?: number;
+}
 
 export type ScriptStep = ScriptedReply | ((request: ChatRequest) => ScriptedReply);
 
@@ -33,12 +40,16 @@ export interface HttpAnswer {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /** The body in the pieces to send `delayMs` apart, for a paced stream. */
+  paced?: { parts: string[]; delayMs: number };
 }
 
 export class ModelScript {
   readonly requests: ChatRequest[] = [];
   private next = 0;
   exhausted = false;
+  /** Pieces of paced answers sent so far. */
+  partsSent = 0;
 
   constructor(private readonly steps: ScriptStep[]) {}
 
@@ -55,10 +66,12 @@ export class ModelScript {
     }
     const reply = typeof step === 'function' ? step(request) : step;
     if ('status' in reply) return errorAnswer(reply.status, reply.error);
+    const parts = sseParts(reply, request.model);
     return {
       status: 200,
       headers: { 'content-type': 'text/event-stream' },
-      body: sseBody(reply, request.model),
+      body: parts.join(''),
+      ...(reply.chunkDelayMs ? { paced: { parts, delayMs: reply.chunkDelayMs } } : {}),
     };
   }
 }
@@ -71,8 +84,8 @@ function errorAnswer(status: number, message: string): HttpAnswer {
   };
 }
 
-/** The reply as a chat.completion.chunk stream: text in two deltas, each tool call's arguments in two. */
-function sseBody(reply: { text?: string; toolCalls?: ScriptedToolCall[] }, model: string): string {
+/** The reply as chat.completion.chunk events: text in `textChunks` deltas, each tool call's arguments in two. */
+function sseParts(reply: TextReply, model: string): string[] {
   const id = `chatcmpl-${Math.random().toString(36).slice(2)}`;
   const chunk = (
     delta: Record<string, unknown>,
@@ -80,28 +93,52 @@ function sseBody(reply: { text?: string; toolCalls?: ScriptedToolCall[] }, model
     extra: Record<string, unknown> = {},
   ) =>
     `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`;
-  let body = chunk({ role: 'assistant' });
+  const parts = [chunk({ role: 'assistant' })];
   if (reply.text) {
-    const half = Math.ceil(reply.text.length / 2);
-    body += chunk({ content: reply.text.slice(0, half) }) + chunk({ content: reply.text.slice(half) });
+    const size = Math.ceil(reply.text.length / (reply.textChunks ?? 2));
+    for (let at = 0; at < reply.text.length; at += size) {
+      parts.push(chunk({ content: reply.text.slice(at, at + size) }));
+    }
   }
   (reply.toolCalls ?? []).forEach((call, index) => {
     const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
     const half = Math.ceil(args.length / 2);
-    body += chunk({
-      tool_calls: [
-        {
-          index,
-          id: call.id ?? `call_${index}_${id.slice(-6)}`,
-          type: 'function',
-          function: { name: call.name, arguments: '' },
-        },
-      ],
-    });
-    body += chunk({ tool_calls: [{ index, function: { arguments: args.slice(0, half) } }] });
-    body += chunk({ tool_calls: [{ index, function: { arguments: args.slice(half) } }] });
+    parts.push(
+      chunk({
+        tool_calls: [
+          {
+            index,
+            id: call.id ?? `call_${index}_${id.slice(-6)}`,
+            type: 'function',
+            function: { name: call.name, arguments: '' },
+          },
+        ],
+      }),
+    );
+    parts.push(chunk({ tool_calls: [{ index, function: { arguments: args.slice(0, half) } }] }));
+    parts.push(chunk({ tool_calls: [{ index, function: { arguments: args.slice(half) } }] }));
   });
-  body += chunk({}, reply.toolCalls?.length ? 'tool_calls' : 'stop');
-  body += `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model, choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } })}\n\n`;
-  return `${body}data: [DONE]\n\n`;
+  parts.push(chunk({}, reply.toolCalls?.length ? 'tool_calls' : 'stop'));
+  parts.push(
+    `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model, choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } })}\n\n`,
+  );
+  parts.push('data: [DONE]\n\n');
+  return parts;
+}
+
+/** Writes an answer's body: paced answers piece by piece, counting the pieces in `script.partsSent`. */
+export async function writeAnswer(
+  answer: HttpAnswer,
+  script: ModelScript,
+  write: (piece: string) => void,
+): Promise<void> {
+  if (!answer.paced) {
+    write(answer.body);
+    return;
+  }
+  for (const part of answer.paced.parts) {
+    await new Promise((resolve) => setTimeout(resolve, answer.paced!.delayMs));
+    write(part);
+    script.partsSent++;
+  }
 }

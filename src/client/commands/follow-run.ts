@@ -3,6 +3,10 @@ import type { AgentClient } from '../../runtime/agent-client';
 import { renderProgress } from '../../runtime/render-progress';
 import { approveCommandLine } from './approval-choices';
 import { log } from './cleanups';
+import { LiveLine } from './live-line';
+import { RunActivity } from './run-activity';
+import { StreamedText } from './streamed-text';
+import { colourWanted, styledLine } from './terminal-style';
 import { TerminalApprovals } from './terminal-approvals';
 import { currentUserName } from './user-name';
 
@@ -19,13 +23,21 @@ export interface FollowRunOptions {
   quietHint?: { afterMs: number; text: string };
 }
 
+/** How following ended: the event that ended it (if any), and whether the answer is already on stdout. */
+export interface FollowedRun {
+  last: AgentEvent | undefined;
+  answerShown: boolean;
+}
+
 /**
  * Shows a conversation's events and tool progress until `until` matches (returning that event) or
- * the conversation ends (returning undefined). A tool call that needs approval is asked about at
- * the terminal when stdin is one; otherwise the command that decides it is printed, and following
- * goes on while someone else decides.
+ * the conversation ends. On a terminal the model's words stream to stdout as they come, and a live
+ * line on stderr says what is happening meanwhile; elsewhere progress is plain lines on stderr and
+ * the answer waits for the end. A tool call that needs approval is asked about at the terminal
+ * when stdin is one; otherwise the command that decides it is printed, and following goes on while
+ * someone else decides.
  */
-export async function followRun(options: FollowRunOptions): Promise<AgentEvent | undefined> {
+export async function followRun(options: FollowRunOptions): Promise<FollowedRun> {
   const { agent, conversationId } = options;
   const approvals =
     !options.json && process.stdin.isTTY
@@ -33,39 +45,56 @@ export async function followRun(options: FollowRunOptions): Promise<AgentEvent |
       : undefined;
   const quietHint =
     options.quietHint && setTimeout(() => log(options.quietHint!.text), options.quietHint.afterMs);
+  const live = options.json ? undefined : new LiveLine(process.stderr);
+  const colour = colourWanted(process.stderr);
+  const print = (line: string) => (live ? live.print(colour ? styledLine(line) : line) : log(line));
+  const text = !options.json && process.stdout.isTTY ? new StreamedText(process.stdout, live) : undefined;
+  const activity = new RunActivity();
   try {
     for await (const event of agent.watch(conversationId, { afterSeq: options.afterSeq })) {
       clearTimeout(quietHint);
       if (event.type === 'approval_decided') approvals?.decided(event.toolCallId);
       if (options.json) process.stdout.write(`${JSON.stringify(event)}\n`);
+      else if (event.type === 'model_text') text?.add(event);
       else {
-        const line = renderProgress(event);
-        if (line) log(line);
+        if (event.type === 'model_response' && event.toolCalls.length) text?.end();
+        const line = text?.shows(event) ? undefined : renderProgress(event);
+        if (line) print(line);
       }
+      const doing = activity.after(event);
+      if (doing === undefined) live?.hide();
+      else live?.show(doing);
+      // While a person is asked here, the prompt has the terminal.
+      if (approvals && activity.awaitingApproval) live?.pause('approval');
+      else live?.resume('approval');
       if (event.type === 'approval_requested') {
         if (approvals) approvals.requested(event);
         else
-          log(
+          print(
             `  to decide: ${approveCommandLine(conversationId, event.toolCallId)} [--always] [--reject] [--reason TEXT]`,
           );
       }
-      if (options.until(event)) return event;
+      const answerShown = event.type === 'run_finished' && text !== undefined && text.finish(event);
+      if (options.until(event)) return { last: event, answerShown };
     }
-    return undefined;
+    text?.end();
+    return { last: undefined, answerShown: false };
   } finally {
     clearTimeout(quietHint);
+    live?.close();
     approvals?.close();
   }
 }
 
 /** Prints a finished run's answer (stdout) or why there is none (stderr); the exit code: 0 answered, 1 not. */
-export function reportRunEnd(conversationId: string, event: AgentEvent | undefined, json: boolean): number {
+export function reportRunEnd(conversationId: string, followed: FollowedRun, json: boolean): number {
+  const event = followed.last;
   if (event?.type !== 'run_finished') {
     log(`conversation ${conversationId} ended before the run finished`);
     return 1;
   }
   if (event.outcome === 'answered') {
-    if (!json) process.stdout.write(`${event.answer}\n`);
+    if (!json && !followed.answerShown) process.stdout.write(`${event.answer}\n`);
     return 0;
   }
   if (!json) {

@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { AgentClient } from '../../src/runtime/agent-client';
+import { LiveModelText } from '../../src/runtime/live-model-text';
+import type { AgentEvent } from '../../src/shared/events';
+import { freePort } from '../../src/worker/free-port';
+import { assertCliBuilt, runCli, startCli } from '../support/cli-process';
+import { nockModel } from '../support/nock-model';
+import { useNockedHarness } from '../support/nocked-harness';
+import { startScriptedModelServer } from '../support/scripted-model-server';
+import { waitFor } from '../support/test-worker';
+
+const harness = useNockedHarness([]);
+
+type ModelText = Extract<AgentEvent, { type: 'model_text' }>;
+
+/**
+ * About 100 KB of UTF-8 in 34,000 characters, nearly all three bytes long: the end of it that a
+ * heartbeat repeats is over the 32 KiB the payload codec compresses above.
+ */
+function longAnswer(): string {
+  const line = `${'流れる水は腐らず、戸枢は蠹まず。'.repeat(4)} (a proverb)\n`;
+  return line.repeat(Math.ceil(34_000 / line.length)).slice(0, 34_000);
+}
+
+/** Every piece of text is where the answer has it, and nothing is repeated. */
+function expectPiecesOf(answer: string, pieces: ModelText[]): void {
+  let end = 0;
+  for (const piece of pieces) {
+    expect(piece.text).toBe(answer.slice(piece.offset, piece.offset + piece.text.length));
+    expect(piece.offset).toBeGreaterThanOrEqual(end);
+    end = piece.offset + piece.text.length;
+  }
+}
+
+test('watchers in the worker’s process get the model’s text while it streams, all of it, once', async () => {
+  const answer = longAnswer();
+  const script = nockModel([{ text: answer, textChunks: 50, chunkDelayMs: 40 }]);
+  const id = `conv-${randomUUID()}`;
+  await harness().agent.start(id);
+  const pieces: Array<ModelText & { partsSentThen: number }> = [];
+  const watching = (async () => {
+    for await (const event of harness().agent.watch(id, {
+      afterSeq: 0,
+      until: (event) => event.type === 'run_finished',
+    })) {
+      if (event.type === 'model_text') pieces.push({ ...event, partsSentThen: script.partsSent });
+    }
+  })();
+  await harness().agent.send(id, 'Tell me a long story');
+  await watching;
+
+  expectPiecesOf(answer, pieces);
+  expect(pieces.map((piece) => piece.text).join('')).toBe(answer);
+  // Text was passed on while the model was still sending, piece by piece, not once at the end.
+  expect(pieces.length).toBeGreaterThan(10);
+  expect(pieces[0]!.partsSentThen).toBeLessThan(10);
+}, 60_000);
+
+test('a watcher in another process sees the streaming text from heartbeats, decoded through the codecs', async () => {
+  const answer = longAnswer();
+  nockModel([{ text: answer, textChunks: 60, chunkDelayMs: 60 }]);
+  // Not the process-wide hand-over: this client only sees what the server holds.
+  const elsewhere = new AgentClient(harness().client, harness().agent.taskQueue, new LiveModelText());
+  const id = `conv-${randomUUID()}`;
+  await harness().agent.start(id);
+  const pieces: ModelText[] = [];
+  let finished: AgentEvent | undefined;
+  const watching = (async () => {
+    for await (const event of elsewhere.watch(id, {
+      afterSeq: 0,
+      until: (event) => event.type === 'run_finished',
+    })) {
+      if (event.type === 'model_text') pieces.push(event);
+      finished = event;
+    }
+  })();
+  await harness().agent.send(id, 'Tell me a long story');
+  await watching;
+
+  expect(finished).toMatchObject({ type: 'run_finished', answer });
+  expect(pieces.length).toBeGreaterThan(0);
+  expectPiecesOf(answer, pieces);
+}, 60_000);
+
+describe('the command line', () => {
+  beforeAll(assertCliBuilt);
+
+  test('run and watch, with the worker in a process of its own, carry a 100 KB streamed answer to the end', async () => {
+    const answer = longAnswer();
+    const model = await startScriptedModelServer([{ text: answer, textChunks: 100, chunkDelayMs: 80 }]);
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DURABLE_AGENT_DATA_DIR: await mkdtemp(path.join(os.tmpdir(), 'durable-agent-data-')),
+      DURABLE_AGENT_SERVER_PORT: String(await freePort()),
+      DURABLE_AGENT_UI_PORT: String(await freePort()),
+      OPENAI_BASE_URL: model.baseUrl,
+      AGENT_MODEL: 'scripted-model',
+    };
+    delete env.TEMPORAL_ADDRESS;
+    const workspace = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-live-ws-'));
+    const worker = startCli(['worker', '--workspace', workspace], env);
+    try {
+      await worker.stderrMatching(/worker on task queue/);
+      const run = startCli(
+        ['run', '--no-worker', '--workspace', workspace, '--id', 'live-text', 'Tell me a long story'],
+        env,
+      );
+      await waitFor(async () => (model.script.requests.length > 0 ? true : undefined), 'the model call');
+      const watched = await runCli(['watch', 'live-text', '--json'], env);
+      const ran = await run.done;
+
+      expect(ran).toMatchObject({ code: 0, stdout: `${answer}\n` });
+      if (watched.code !== 0) throw new Error(`watch failed: ${watched.stderr}`);
+      const events = watched.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as AgentEvent);
+      expect(events[events.length - 1]).toMatchObject({ type: 'run_finished', answer });
+      const pieces = events.filter((event): event is ModelText => event.type === 'model_text');
+      expect(pieces.length).toBeGreaterThan(0);
+      expectPiecesOf(answer, pieces);
+    } finally {
+      worker.kill('SIGTERM');
+      await worker.done;
+      await model.close();
+    }
+  }, 240_000);
+});
