@@ -39,7 +39,7 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
-  // Layers point down: shared < runtime < tools < mcp, rap < activities < worker < history < client < gateway <
+  // Layers point down: shared < runtime < tools < mcp, rap < activities < worker < history < client < gateway, acp <
   // the command line (src/client/commands, src/client/cli.ts).
   // Workflow code stands apart (below). A folder may import its own layer and those below it.
   ...layerRules({
@@ -52,15 +52,18 @@ export default tseslint.config(
       'worker',
       'client',
       'gateway',
+      'acp',
       'workflows',
     ],
-    'src/runtime': ['tools', 'mcp', 'rap', 'activities', 'worker', 'client', 'gateway', 'workflows'],
-    'src/tools': ['mcp', 'rap', 'activities', 'worker', 'client', 'gateway', 'workflows'],
-    'src/mcp': ['rap', 'activities', 'worker', 'client', 'gateway', 'workflows'],
-    'src/rap': ['mcp', 'activities', 'worker', 'client', 'gateway', 'workflows'],
-    'src/activities': ['worker', 'client', 'gateway', 'workflows'],
-    'src/worker': ['client', 'gateway'],
-    'src/client': ['gateway'],
+    'src/runtime': ['tools', 'mcp', 'rap', 'activities', 'worker', 'client', 'gateway', 'acp', 'workflows'],
+    'src/tools': ['mcp', 'rap', 'activities', 'worker', 'client', 'gateway', 'acp', 'workflows'],
+    'src/mcp': ['rap', 'activities', 'worker', 'client', 'gateway', 'acp', 'workflows'],
+    'src/rap': ['mcp', 'activities', 'worker', 'client', 'gateway', 'acp', 'workflows'],
+    'src/activities': ['worker', 'client', 'gateway', 'acp', 'workflows'],
+    'src/worker': ['client', 'gateway', 'acp'],
+    'src/client': ['gateway', 'acp'],
+    'src/gateway': ['acp'],
+    'src/acp': ['worker', 'client', 'gateway'],
   }),
   {
     // Workflow code runs in Temporal's deterministic sandbox: no Node built-ins, no I/O libraries,

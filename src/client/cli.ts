@@ -1,7 +1,6 @@
 #!/usr/bin/env node
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { abortCommand } from './commands/abort';
+import { acpCommand } from './commands/acp';
 import { compactCommand } from './commands/compact';
 import { approveCommand } from './commands/approve';
 import { chooseCommand } from './commands/choose';
@@ -11,6 +10,7 @@ import { exportCommand } from './commands/export';
 import { gatewayCommand } from './commands/gateway';
 import { historyCommand } from './commands/history';
 import { listCommand } from './commands/list';
+import { packageVersion } from './commands/package-version';
 import { replayCommand } from './commands/replay';
 import { runCommand } from './commands/run';
 import { scheduleCommand } from './commands/schedule';
@@ -24,13 +24,6 @@ import { watchCommand } from './commands/watch';
 import { workerCommand } from './commands/worker';
 
 type Command = (args: string[], cleanups: Cleanups) => Promise<number>;
-
-function packageVersion(): string {
-  const manifest = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
-    version: string;
-  };
-  return manifest.version;
-}
 
 const COMMANDS: Record<string, Command> = {
   run: runCommand,
@@ -51,10 +44,11 @@ const COMMANDS: Record<string, Command> = {
   worker: workerCommand,
   server: serverCommand,
   gateway: gatewayCommand,
+  acp: acpCommand,
 };
 
 /** Commands that run a worker in this process (`replay` a replay worker) and so set up the worker runtime's logging. */
-const WORKER_COMMANDS = new Set(['run', 'worker', 'server', 'replay']);
+const WORKER_COMMANDS = new Set(['run', 'worker', 'server', 'replay', 'acp']);
 
 const cleanups = new Cleanups();
 
@@ -78,7 +72,7 @@ async function main([command, ...args]: string[]): Promise<number> {
   return run(args, cleanups);
 }
 
-/** `run` keeps the terminal for the conversation (its errors arrive as events); a worker logs warnings for operators. */
+/** `run` keeps the terminal for the conversation (its errors arrive as events); workers and `acp` log warnings for operators. */
 async function installRuntime(command: string | undefined): Promise<void> {
   if (!command || !WORKER_COMMANDS.has(command)) return;
   const { Runtime, DefaultLogger } = await import('@temporalio/worker');
@@ -90,7 +84,13 @@ async function installRuntime(command: string | undefined): Promise<void> {
     });
     return;
   }
-  Runtime.install({ logger: new DefaultLogger(command === 'run' ? 'ERROR' : 'WARN') });
+  const level = command === 'run' ? 'ERROR' : 'WARN';
+  // Temporal Core's own logs would go to stdout, which holds answers (and for `acp` the protocol):
+  // they are forwarded to the logger, which writes to stderr.
+  Runtime.install({
+    logger: new DefaultLogger(level),
+    telemetryOptions: { logging: { filter: { core: level, other: level }, forward: {} } },
+  });
 }
 
 // The first Ctrl-C stops gracefully (workers finish running activities); a second one stops now.

@@ -45,9 +45,10 @@ export async function startLocalWorker(
   address: string,
   workspace: string,
   cleanups: Cleanups,
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ done: Promise<void> }> {
   const { startWorkerFromEnv } = await import('../../worker/local-worker');
-  const worker = await startWorkerFromEnv(settings, address, workspace, process.env, log);
+  const worker = await startWorkerFromEnv(settings, address, workspace, env, log);
   cleanups.first(worker.stop);
   return { done: worker.done };
 }

@@ -26,6 +26,7 @@ Usage:
   durable-agent worker [--workspace DIR]
   durable-agent server [--port N] [--ui-port N] [--db FILE]
   durable-agent gateway [--tokens FILE] [--port N] [--host ADDRESS]
+  durable-agent acp [--no-worker] [--workspace DIR]
 
 Environment: OPENAI_BASE_URL, OPENAI_API_KEY, AGENT_MODEL, AGENT_MODEL_PROVIDER, AGENT_TOOLS_ALLOW,
 AGENT_TOOLS_DENY, AGENT_EXEC_SECURITY, AGENT_EXEC_SAFE_BINS, AGENT_TASK_QUEUE, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS*,

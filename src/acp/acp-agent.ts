@@ -1,0 +1,350 @@
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  type AgentApp,
+  type AgentContext,
+  type ContentBlock,
+  PROTOCOL_VERSION,
+  RequestError,
+  type SessionModeState,
+  type SessionNotification,
+  agent as acpAgent,
+  methods,
+} from '@agentclientprotocol/sdk';
+import type { AgentClient } from '../runtime/agent-client';
+import { ConversationNotFoundError } from '../runtime/conversation-errors';
+import type { AgentEvent } from '../shared/events';
+import type { Message } from '../shared/messages';
+import { SessionFollower, stopReasonOf } from './session-follower';
+
+export interface AcpAgentDeps {
+  agent: AgentClient;
+  /** Who decisions and messages from the editor are recorded as. */
+  user: string;
+  version: string;
+  /** Lines for people: stderr, never stdout (which carries the protocol). */
+  log: (line: string) => void;
+  /** Where the worker in this process lets workspaces be, so a session elsewhere is refused at once. */
+  workspaceRoots?: readonly string[];
+}
+
+type SessionUpdate = SessionNotification['update'];
+
+interface AcpSession {
+  /** The conversation's id: a session is one conversation, so an editor can load it again by this id. */
+  id: string;
+  cwd: string;
+  modeId: string;
+  /** Whether the conversation exists yet (it starts with the first prompt, in the mode chosen by then). */
+  started: boolean;
+  turn?: { cancelled: boolean; messageId: string };
+  /** Following a run the session was loaded into, until it ends. */
+  attached?: Promise<void>;
+}
+
+const APPROVAL_MODES: SessionModeState['availableModes'] = [
+  {
+    id: 'default',
+    name: 'Default',
+    description: 'Each tool asks or not as it is set to (writes and commands ask)',
+  },
+  { id: 'ask', name: 'Ask every time', description: 'Every tool call waits for your approval' },
+  { id: 'auto', name: 'Auto', description: 'Nothing asks, except tools set to always ask' },
+];
+
+const COMMANDS = [
+  { name: 'compact', description: 'Summarise the older turns of this conversation now' },
+  { name: 'end', description: 'End this conversation (it takes no more messages)' },
+];
+
+/** Messages of a loaded session's transcript replayed at the most, the newest kept. */
+const MAX_REPLAYED_MESSAGES = 2_000;
+/** A replayed tool result's text is cut here. */
+const REPLAYED_RESULT_CHARS = 2_000;
+
+/**
+ * The ACP agent: each editor session is a durable conversation. Prompts are user messages, the
+ * run's events become session updates, approvals become permission requests, `session/cancel`
+ * aborts the run, and `session/load` replays a conversation's transcript and attaches to its run in
+ * progress, so closing the editor (or killing this process) loses nothing.
+ */
+export function createAcpAgent(deps: AcpAgentDeps): AgentApp {
+  const sessions = new Map<string, AcpSession>();
+  const approver = `${deps.user} (editor)`;
+
+  const need = (sessionId: string): AcpSession => {
+    const session = sessions.get(sessionId);
+    if (!session) throw RequestError.resourceNotFound(sessionId);
+    return session;
+  };
+  const updater = (client: AgentContext, sessionId: string) => (update: SessionUpdate) =>
+    client.notify(methods.client.session.update, { sessionId, update });
+  const followerOf = (client: AgentContext, session: AcpSession) =>
+    new SessionFollower({
+      agent: deps.agent,
+      sessionId: session.id,
+      cwd: session.cwd,
+      approver,
+      log: deps.log,
+      readText: (file) => readFile(file, 'utf8').catch(() => null),
+      link: {
+        update: updater(client, session.id),
+        requestPermission: (request, signal) =>
+          client.request(methods.client.session.requestPermission, request, { cancellationSignal: signal }),
+      },
+    });
+  const modes = (session: AcpSession): SessionModeState => ({
+    currentModeId: session.modeId,
+    availableModes: APPROVAL_MODES,
+  });
+  const announceCommands = (client: AgentContext, sessionId: string) =>
+    updater(client, sessionId)({ sessionUpdate: 'available_commands_update', availableCommands: COMMANDS });
+
+  return acpAgent({ name: 'durable-agent' })
+    .onRequest(methods.agent.initialize, () => ({
+      protocolVersion: PROTOCOL_VERSION,
+      agentCapabilities: {
+        loadSession: true,
+        promptCapabilities: { image: false, audio: false, embeddedContext: true },
+        mcpCapabilities: { http: false, sse: false },
+      },
+      authMethods: [],
+      agentInfo: { name: 'durable-agent', title: 'durable-agent', version: deps.version },
+    }))
+    .onRequest(methods.agent.session.new, async ({ params, client }) => {
+      assertAbsolute(params.cwd);
+      assertWithinRoots(params.cwd, deps.workspaceRoots);
+      if (params.mcpServers.length) deps.log(mcpServersIgnored(params.mcpServers.length));
+      const session: AcpSession = {
+        id: `acp-${randomUUID()}`,
+        cwd: params.cwd,
+        modeId: 'default',
+        started: false,
+      };
+      sessions.set(session.id, session);
+      setImmediate(() => void announceCommands(client, session.id).catch(() => undefined));
+      return { sessionId: session.id, modes: modes(session) };
+    })
+    .onRequest(methods.agent.session.setMode, ({ params }) => {
+      const session = need(params.sessionId);
+      if (!APPROVAL_MODES.some((mode) => mode.id === params.modeId)) {
+        throw RequestError.invalidParams({ modeId: params.modeId }, `unknown mode ${params.modeId}`);
+      }
+      if (session.started && params.modeId !== session.modeId) {
+        throw RequestError.invalidRequest(
+          { modeId: params.modeId },
+          'the approval mode is fixed once the conversation has started: choose it before the first prompt',
+        );
+      }
+      session.modeId = params.modeId;
+      return {};
+    })
+    .onRequest(methods.agent.session.load, async ({ params, client }) => {
+      assertAbsolute(params.cwd);
+      const execution = await deps.agent.execution(params.sessionId).catch((error: unknown) => {
+        if (error instanceof ConversationNotFoundError) throw RequestError.resourceNotFound(params.sessionId);
+        throw error;
+      });
+      const session: AcpSession = { id: params.sessionId, cwd: params.cwd, modeId: 'default', started: true };
+      sessions.set(session.id, session);
+      const follower = followerOf(client, session);
+      const update = updater(client, session.id);
+      const { messages } = await deps.agent.transcriptTail(session.id, MAX_REPLAYED_MESSAGES);
+      for (const replayed of replayUpdates(messages, follower)) await update(replayed);
+      await announceCommands(client, session.id);
+      if (execution.executionStatus === 'RUNNING') {
+        const status = await deps.agent.status(session.id);
+        if (status.status === 'running') session.attached = attach(session, follower, status, update);
+      }
+      return { modes: modes(session) };
+    })
+    .onRequest(methods.agent.session.prompt, async ({ params, client }) => {
+      const session = need(params.sessionId);
+      if (session.turn) throw RequestError.invalidRequest({}, 'a prompt is already running in this session');
+      await session.attached;
+      const text = promptText(params.prompt);
+      const update = updater(client, session.id);
+      const command = /^\/(\w+)\s*$/.exec(text.trim())?.[1];
+      if (command === 'compact' && session.started) {
+        const receipt = await deps.agent.compact(session.id);
+        await update(agentText(`Compacted: ${JSON.stringify(receipt)}`));
+        return { stopReason: 'end_turn' };
+      }
+      if (command === 'end' && session.started) {
+        await deps.agent.end(session.id, 'ended from the editor');
+        await update(agentText('This conversation is ending; it takes no more messages.'));
+        return { stopReason: 'end_turn' };
+      }
+      const turn = { cancelled: false, messageId: randomUUID() };
+      session.turn = turn;
+      try {
+        const sent = await deps.agent.send(session.id, text, {
+          messageId: turn.messageId,
+          sender: deps.user,
+          ...(session.started ? {} : { options: startOptions(session) }),
+        });
+        session.started = true;
+        const end = await followerOf(client, session).follow(
+          sent.afterSeq,
+          (event) => event.type === 'run_finished' && event.messageIds.includes(turn.messageId),
+          (event) => {
+            // A cancel that came before the run started applies as soon as it does.
+            if (turn.cancelled && event.type === 'run_started' && event.messageIds.includes(turn.messageId)) {
+              void abortRun(deps, session, approver);
+            }
+          },
+        );
+        if (end?.type !== 'run_finished') {
+          throw RequestError.internalError({}, `conversation ${session.id} ended before answering`);
+        }
+        return { stopReason: turn.cancelled ? 'cancelled' : stopReasonOf(end) };
+      } finally {
+        session.turn = undefined;
+      }
+    })
+    .onNotification(methods.agent.session.cancel, async ({ params }) => {
+      const session = sessions.get(params.sessionId);
+      if (!session?.turn) return;
+      session.turn.cancelled = true;
+      await abortRun(deps, session, approver);
+    });
+}
+
+/** Follows the run a loaded session found in progress to its end, then says how it ended. */
+async function attach(
+  session: AcpSession,
+  follower: SessionFollower,
+  status: { runCount: number; lastSeq: number },
+  update: (update: SessionUpdate) => Promise<void>,
+): Promise<void> {
+  const pending = follower.follow(
+    status.lastSeq,
+    (event) => event.type === 'run_finished' && event.run === status.runCount,
+  );
+  // Approvals asked before this process looked are asked again.
+  const asked = follower.askPending();
+  const end = await pending.catch(() => undefined);
+  await asked.catch(() => undefined);
+  if (end?.type !== 'run_finished') return;
+  await update({
+    sessionUpdate: 'session_info_update',
+    updatedAt: new Date(end.at).toISOString(),
+    _meta: {
+      'durable-agent/runFinished': { run: end.run, outcome: end.outcome, stopReason: runStopReason(end) },
+    },
+  }).catch(() => undefined);
+  session.attached = undefined;
+}
+
+function runStopReason(end: Extract<AgentEvent, { type: 'run_finished' }>): string {
+  try {
+    return stopReasonOf(end);
+  } catch {
+    return 'error';
+  }
+}
+
+async function abortRun(deps: AcpAgentDeps, session: AcpSession, by: string): Promise<void> {
+  // Refused when no run is in progress yet: the follower aborts it once it starts.
+  await deps.agent.abort(session.id, { reason: 'cancelled in the editor', by }).catch(() => undefined);
+}
+
+/** The transcript as the updates an editor would have seen, tool calls made known to the follower. */
+function* replayUpdates(messages: Message[], follower: SessionFollower): Generator<SessionUpdate> {
+  const results = new Map(
+    messages.flatMap((message) =>
+      message.role === 'toolResult' ? [[message.toolCallId, message] as const] : [],
+    ),
+  );
+  for (const message of messages) {
+    if (message.role === 'user') {
+      yield { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: message.content } };
+    } else if (message.role === 'assistant') {
+      for (const part of message.content) {
+        if (part.type === 'text') {
+          if (part.text) yield agentText(part.text);
+          continue;
+        }
+        const view = follower.remember(part.id, part.name, part.arguments);
+        const result = results.get(part.id);
+        const failed = result !== undefined && (result.isError || result.aborted === true);
+        const text =
+          result?.content.flatMap((item) => (item.type === 'text' ? [item.text] : [])).join('\n') ?? '';
+        yield {
+          sessionUpdate: 'tool_call',
+          toolCallId: part.id,
+          title: view.title,
+          kind: view.kind,
+          status: result === undefined ? 'in_progress' : failed ? 'failed' : 'completed',
+          locations: view.locations,
+          content: [
+            ...(failed ? [] : view.diffs),
+            ...(text
+              ? [
+                  {
+                    type: 'content' as const,
+                    content: { type: 'text' as const, text: text.slice(0, REPLAYED_RESULT_CHARS) },
+                  },
+                ]
+              : []),
+          ],
+        };
+      }
+    }
+  }
+}
+
+function agentText(text: string): SessionUpdate {
+  return { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } };
+}
+
+/** A prompt's blocks as one user message: text as it is, embedded files and links quoted. */
+export function promptText(blocks: ContentBlock[]): string {
+  const parts = blocks.map((block) => {
+    switch (block.type) {
+      case 'text':
+        return block.text;
+      case 'resource':
+        return 'text' in block.resource
+          ? `Contents of ${block.resource.uri}:\n\`\`\`\n${block.resource.text}\n\`\`\``
+          : `(attached binary ${block.resource.uri}, not shown)`;
+      case 'resource_link':
+        return `[${block.name}](${block.uri})`;
+      default:
+        return `(attached ${block.type}, not supported)`;
+    }
+  });
+  const text = parts.join('\n\n').trim();
+  if (!text) throw RequestError.invalidParams({}, 'the prompt has no text');
+  return text;
+}
+
+function startOptions(session: AcpSession) {
+  return {
+    workspace: session.cwd,
+    ...(session.modeId === 'default' ? {} : { approval: { mode: session.modeId as 'ask' | 'auto' } }),
+  };
+}
+
+function assertWithinRoots(cwd: string, roots: readonly string[] | undefined): void {
+  if (!roots) return;
+  const inside = roots.some((root) => {
+    const relative = path.relative(root, cwd);
+    return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+  });
+  if (!inside) {
+    throw RequestError.invalidParams(
+      { cwd, workspaceRoots: roots },
+      `${cwd} is outside the directories this agent works in (${roots.join(', ')}); set AGENT_WORKSPACE_ROOTS to allow it`,
+    );
+  }
+}
+
+function assertAbsolute(cwd: string): void {
+  if (!path.isAbsolute(cwd)) throw RequestError.invalidParams({ cwd }, 'cwd must be an absolute path');
+}
+
+function mcpServersIgnored(count: number): string {
+  return `⚠ the editor named ${count} MCP server(s); durable-agent does not start an editor's MCP servers yet: configure them for the worker (DURABLE_AGENT_MCP_CONFIG)`;
+}

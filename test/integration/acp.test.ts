@@ -1,0 +1,205 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { AcpTestClient } from '../support/acp-client';
+import { assertCliBuilt, runCli } from '../support/cli-process';
+import type { ScriptStep } from '../support/scripted-model';
+import { type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server';
+
+// `durable-agent acp` as an editor starts it, against the suite's Temporal server, each test on a task queue of its own.
+
+const opened: Array<{ close(): Promise<unknown> }> = [];
+const agents: AcpTestClient[] = [];
+
+beforeAll(assertCliBuilt);
+afterEach(async () => {
+  for (const agent of agents.splice(0)) await agent.kill();
+  for (const resource of opened.splice(0).reverse()) await resource.close();
+});
+
+async function setUp(steps: ScriptStep[]): Promise<{
+  model: ScriptedModelServer;
+  env: NodeJS.ProcessEnv;
+  workspace: string;
+}> {
+  const model = await startScriptedModelServer(steps);
+  opened.push(model);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
+    AGENT_TASK_QUEUE: `acp-${randomUUID()}`,
+    OPENAI_BASE_URL: model.baseUrl,
+    AGENT_MODEL: 'scripted-model',
+    AGENT_WORKSPACE_ROOTS: os.tmpdir(),
+  };
+  const workspace = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-acp-'));
+  return { model, env, workspace };
+}
+
+function startAgent(env: NodeJS.ProcessEnv): AcpTestClient {
+  const agent = new AcpTestClient(env);
+  agents.push(agent);
+  return agent;
+}
+
+test('a prompt streams text, a write arrives as a tool call with its diff, permission is asked and the turn ends', async () => {
+  const { env, workspace } = await setUp([
+    {
+      text: 'I will write the greeting file for you now.',
+      textChunks: 4,
+      toolCalls: [{ id: 'call_write', name: 'write', arguments: { path: 'hello.txt', content: 'hello\n' } }],
+    },
+    { text: 'Done: hello.txt holds the greeting.', textChunks: 3 },
+  ]);
+  const editor = startAgent(env);
+  const init = await editor.initialize();
+  expect(init.agentCapabilities).toMatchObject({ loadSession: true });
+  const session = await editor.agent.newSession({ cwd: workspace, mcpServers: [] });
+  expect(session.modes?.availableModes.map((mode) => mode.id)).toEqual(['default', 'ask', 'auto']);
+
+  const response = await editor.agent.prompt({
+    sessionId: session.sessionId,
+    prompt: [{ type: 'text', text: 'Write a greeting to hello.txt' }],
+  });
+
+  expect(response.stopReason).toBe('end_turn');
+  expect(editor.agentText()).toBe(
+    'I will write the greeting file for you now.Done: hello.txt holds the greeting.',
+  );
+  expect(editor.updatesOf('agent_message_chunk').length).toBeGreaterThan(2);
+  const file = path.join(workspace, 'hello.txt');
+  expect(editor.updatesOf('tool_call')).toEqual([
+    expect.objectContaining({
+      toolCallId: 'call_write',
+      title: 'Write hello.txt',
+      kind: 'edit',
+      status: 'pending',
+      locations: [{ path: file }],
+      content: [{ type: 'diff', path: file, oldText: null, newText: 'hello\n' }],
+    }),
+  ]);
+  expect(editor.permissionRequests).toHaveLength(1);
+  expect(editor.permissionRequests[0]!.options.map((option) => option.kind)).toEqual([
+    'allow_once',
+    'allow_always',
+    'reject_once',
+    'reject_always',
+  ]);
+  const statuses = editor
+    .updatesOf('tool_call_update')
+    .filter((update) => update.toolCallId === 'call_write')
+    .map((update) => update.status);
+  expect(statuses[0]).toBe('in_progress');
+  expect(statuses.at(-1)).toBe('completed');
+  expect(await readFile(file, 'utf8')).toBe('hello\n');
+  expect(editor.updatesOf('available_commands_update')[0]?.availableCommands.map((c) => c.name)).toContain(
+    'compact',
+  );
+}, 120_000);
+
+test('session/cancel aborts the run in progress and the turn ends cancelled', async () => {
+  const { env, workspace } = await setUp([
+    { toolCalls: [{ id: 'call_sleep', name: 'exec', arguments: { command: 'sleep 60' } }] },
+  ]);
+  const editor = startAgent(env);
+  await editor.initialize();
+  const { sessionId } = await editor.agent.newSession({ cwd: workspace, mcpServers: [] });
+  await editor.agent.setSessionMode!({ sessionId, modeId: 'auto' });
+
+  const turn = editor.agent.prompt({ sessionId, prompt: [{ type: 'text', text: 'Wait a minute' }] });
+  await editor.until('the command to start', () =>
+    editor
+      .updatesOf('tool_call')
+      .find((update) => update.toolCallId === 'call_sleep' && update.status === 'in_progress'),
+  );
+  await editor.agent.cancel({ sessionId });
+
+  expect((await turn).stopReason).toBe('cancelled');
+  expect(
+    editor.updatesOf('tool_call_update').find((update) => update.toolCallId === 'call_sleep')?.status,
+  ).toBe('failed');
+}, 120_000);
+
+test('a decision made with durable-agent approve while the editor is asked withdraws the request', async () => {
+  const { env, workspace } = await setUp([
+    {
+      toolCalls: [
+        { id: 'call_write', name: 'write', arguments: { path: 'out.txt', content: 'from the CLI' } },
+      ],
+    },
+    { text: 'Written.' },
+  ]);
+  const editor = startAgent(env);
+  // Nobody answers in the editor.
+  editor.answerPermission = () => new Promise(() => undefined);
+  await editor.initialize();
+  const { sessionId } = await editor.agent.newSession({ cwd: workspace, mcpServers: [] });
+  const turn = editor.agent.prompt({ sessionId, prompt: [{ type: 'text', text: 'Write out.txt' }] });
+  await editor.until('the permission request', () => editor.permissionRequests[0]);
+  const asked = editor.rawMessages.find((message) => message.method === 'session/request_permission')!;
+
+  const approved = await runCli(['approve', sessionId, 'call_write', '--by', 'ops'], env);
+  expect(approved.code).toBe(0);
+
+  expect((await turn).stopReason).toBe('end_turn');
+  await editor.until('the request to be withdrawn', () =>
+    editor.rawMessages.find(
+      (message) =>
+        message.method === '$/cancel_request' &&
+        (message.params as { requestId?: unknown })?.requestId === asked.id,
+    ),
+  );
+  expect(await readFile(path.join(workspace, 'out.txt'), 'utf8')).toBe('from the CLI');
+}, 120_000);
+
+test('killed mid-tool, the agent is started again, loads the session and sees the rest of the run and its end', async () => {
+  const { env, workspace } = await setUp([
+    {
+      text: 'Counting slowly.',
+      toolCalls: [{ id: 'call_count', name: 'exec', arguments: { command: 'sleep 4; echo counted' } }],
+    },
+    { text: 'The count is done.' },
+  ]);
+  const first = startAgent(env);
+  await first.initialize();
+  const { sessionId } = await first.agent.newSession({ cwd: workspace, mcpServers: [] });
+  await first.agent.setSessionMode!({ sessionId, modeId: 'auto' });
+  void Promise.resolve(first.agent.prompt({ sessionId, prompt: [{ type: 'text', text: 'Count' }] })).catch(
+    () => undefined,
+  );
+  await first.until('the command to start', () =>
+    first.updatesOf('tool_call').find((update) => update.status === 'in_progress'),
+  );
+  await first.kill('SIGKILL');
+
+  const second = startAgent(env);
+  await second.initialize();
+  await second.agent.loadSession!({ sessionId, cwd: workspace, mcpServers: [] });
+  // The transcript so far, replayed.
+  expect(second.updatesOf('user_message_chunk')[0]).toMatchObject({
+    content: { type: 'text', text: 'Count' },
+  });
+  expect(second.updatesOf('tool_call')).toEqual([
+    expect.objectContaining({ toolCallId: 'call_count', kind: 'execute', status: 'in_progress' }),
+  ]);
+  // Then the rest of the run: the command (run again by this process's worker), the answer, the end.
+  const end = await second.until(
+    'the run to end',
+    () =>
+      second.updatesOf('session_info_update').find((update) => update._meta?.['durable-agent/runFinished']),
+    90_000,
+  );
+  expect(end._meta?.['durable-agent/runFinished']).toMatchObject({
+    outcome: 'answered',
+    stopReason: 'end_turn',
+  });
+  // A command is not run twice: the one cut off by the kill is reported to the model (and the editor) as failed.
+  expect(
+    second
+      .updatesOf('tool_call_update')
+      .filter((update) => update.toolCallId === 'call_count')
+      .at(-1),
+  ).toMatchObject({ status: 'failed' });
+  expect(second.agentText()).toContain('The count is done.');
+}, 180_000);
