@@ -3,7 +3,7 @@
  * scripted model on 127.0.0.1 that answers at once. Each bench prints a table and writes
  * bench/results/<bench>.json; the run ends with bench/results/summary.md, the tables of
  * BENCHMARKS.md. Arguments: `--quick` (fewer turns, to try it out), `--only a,b` (bench names:
- * turn, fanout, throughput, control, history, replay), `--server-config KEY=JSON` (a dynamic config
+ * turn, fanout, throughput, control, history, replay, text), `--server-config KEY=JSON` (a dynamic config
  * value for every dev server the run starts, repeatable: for experiments).
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -17,6 +17,7 @@ import { agentDataConverter } from '../src/worker/data-converter';
 import { bundleAgentWorkflows } from '../src/worker/workflow-bundle';
 import { controlLatency } from './control-latency';
 import { fanOut } from './fan-out';
+import { firstText } from './first-text';
 import { historyGrowth } from './history-growth';
 import { replay } from './replay';
 import type { BenchContext } from './support/context';
@@ -41,6 +42,7 @@ const BENCHES: Array<{
   { name: 'control', title: '4. Control latency', run: controlLatency },
   { name: 'history', title: '5. History growth', run: historyGrowth },
   { name: 'replay', title: '6. Replay', run: replay },
+  { name: 'text', title: '7. First text', run: firstText },
 ];
 
 interface Options {

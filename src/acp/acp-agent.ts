@@ -14,6 +14,7 @@ import {
 } from '@agentclientprotocol/sdk';
 import type { AgentClient } from '../runtime/agent-client';
 import { ConversationNotFoundError } from '../runtime/conversation-errors';
+import type { ApprovalModeInput } from '../shared/conversation-api';
 import type { AgentEvent } from '../shared/events';
 import type { Message } from '../shared/messages';
 import { SessionFollower, stopReasonOf } from './session-follower';
@@ -30,6 +31,7 @@ export interface AcpAgentDeps {
 }
 
 type SessionUpdate = SessionNotification['update'];
+type ApprovalModeId = ApprovalModeInput['mode'];
 
 interface AcpSession {
   /** The conversation's id: a session is one conversation, so an editor can load it again by this id. */
@@ -126,18 +128,15 @@ export function createAcpAgent(deps: AcpAgentDeps): AgentApp {
       setImmediate(() => void announceCommands(client, session.id).catch(() => undefined));
       return { sessionId: session.id, modes: modes(session) };
     })
-    .onRequest(methods.agent.session.setMode, ({ params }) => {
+    .onRequest(methods.agent.session.setMode, async ({ params }) => {
       const session = need(params.sessionId);
-      if (!APPROVAL_MODES.some((mode) => mode.id === params.modeId)) {
-        throw RequestError.invalidParams({ modeId: params.modeId }, `unknown mode ${params.modeId}`);
+      const mode = APPROVAL_MODES.find((candidate) => candidate.id === params.modeId);
+      if (!mode) throw RequestError.invalidParams({ modeId: params.modeId }, `unknown mode ${params.modeId}`);
+      // Before the first prompt the mode is one of the options the conversation starts with.
+      if (session.started) {
+        await deps.agent.setApprovalMode(session.id, { mode: params.modeId as ApprovalModeId, by: approver });
       }
-      if (session.started && params.modeId !== session.modeId) {
-        throw RequestError.invalidRequest(
-          { modeId: params.modeId },
-          'the approval mode is fixed once the conversation has started: choose it before the first prompt',
-        );
-      }
-      session.modeId = params.modeId;
+      session.modeId = mode.id;
       return {};
     })
     .onRequest(methods.agent.session.load, async ({ params, client }) => {
@@ -146,7 +145,14 @@ export function createAcpAgent(deps: AcpAgentDeps): AgentApp {
         if (error instanceof ConversationNotFoundError) throw RequestError.resourceNotFound(params.sessionId);
         throw error;
       });
-      const session: AcpSession = { id: params.sessionId, cwd: params.cwd, modeId: 'default', started: true };
+      const approvalMode =
+        (await deps.agent.status(params.sessionId).catch(() => undefined))?.approvalMode ?? 'default';
+      const session: AcpSession = {
+        id: params.sessionId,
+        cwd: params.cwd,
+        modeId: approvalMode,
+        started: true,
+      };
       sessions.set(session.id, session);
       const follower = followerOf(client, session);
       const update = updater(client, session.id);

@@ -34,6 +34,9 @@ import {
   userMessageSignal,
   answerUserChoiceUpdate,
   rapViewsQuery,
+  type ApprovalModeInput,
+  ApprovalModeInputSchema,
+  setApprovalModeUpdate,
 } from '../shared/conversation-api';
 import { type ConversationOptionsInput, ConversationOptionsSchema } from '../shared/conversation-options';
 import type { AgentEvent } from '../shared/events';
@@ -327,6 +330,18 @@ export class AgentClient {
       next = page.next;
     }
     return { transcriptLength, from, messages };
+  }
+
+  /** Sets the approval mode for the calls asked about from now on; refused (UpdateRefusedError) once the conversation is ending. */
+  async setApprovalMode(
+    conversationId: string,
+    input: ApprovalModeInput,
+  ): Promise<{ mode: ApprovalModeInput['mode'] }> {
+    const parsed = ApprovalModeInputSchema.safeParse(input);
+    if (!parsed.success) throw invalidInput('approval mode', parsed.error);
+    return this.update(conversationId, 'setApprovalMode', () =>
+      this.handle(conversationId).executeUpdate(setApprovalModeUpdate, { args: [parsed.data] }),
+    );
   }
 
   async end(conversationId: string, reason?: string): Promise<void> {

@@ -70,6 +70,21 @@ export const approveUpdate = defineUpdate<ApprovalReceipt, [ApprovalDecision]>('
  */
 export const compactUpdate = defineUpdate<CompactionReceipt, []>('compact');
 
+export const ApprovalModeInputSchema = z.object({
+  /** `default`: each tool's own setting; `ask`: every tool asks; `auto`: nothing asks but tools set to always ask. */
+  mode: z.enum(['default', 'ask', 'auto']),
+  by: z.string().trim().min(1).optional(),
+});
+export type ApprovalModeInput = z.infer<typeof ApprovalModeInputSchema>;
+/**
+ * Sets the conversation's approval mode for the calls asked about from now on (pending ones wait
+ * as they are); carried by continue-as-new. The worker's approval floor still holds. The validator
+ * refuses an unknown mode and an ended conversation.
+ */
+export const setApprovalModeUpdate = defineUpdate<{ mode: ApprovalModeInput['mode'] }, [ApprovalModeInput]>(
+  'setApprovalMode',
+);
+
 /** Tool calls waiting for a decision, oldest first. */
 export const pendingApprovalsQuery = defineQuery<PendingApproval[]>('pendingApprovals');
 
@@ -88,6 +103,8 @@ export interface ConversationStatusSummary {
   transcriptGeneration?: number;
   /** Whose conversation this is (its `agentId` option, `default` when it has none); absent from older workers. */
   agentId?: string;
+  /** The approval mode now (see `setApprovalMode`); absent from older workers. */
+  approvalMode?: ApprovalModeInput['mode'];
 }
 export const statusQuery = defineQuery<ConversationStatusSummary>('status');
 

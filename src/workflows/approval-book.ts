@@ -86,6 +86,16 @@ export class ApprovalBook {
     this.usedSignatures = new Map(Object.entries(usedSignatures));
   }
 
+  /** The conversation's mode from now on; `undefined` leaves each tool to its own setting. */
+  setMode(mode: ApprovalSettings['mode']): void {
+    if (mode === undefined) delete this.settings.mode;
+    else this.settings.mode = mode;
+  }
+
+  get mode(): ApprovalSettings['mode'] {
+    return this.settings.mode;
+  }
+
   /** The worker's floors and approver keys, from its admission of this conversation. */
   enforce(enforcement: ApprovalEnforcement): void {
     this.enforcement = enforcement;

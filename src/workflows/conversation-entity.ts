@@ -13,6 +13,7 @@ import type { CompactionReceipt } from '../shared/compaction';
 import { MAX_EVENTS_KEPT, TRANSCRIPT_PAGE_BYTES } from '../shared/constants';
 import {
   AbortInputSchema,
+  ApprovalModeInputSchema,
   type ConversationStatus,
   type ConversationStatusSummary,
   type SteerReceipt,
@@ -30,6 +31,7 @@ import {
   rapMessageSignal,
   rapSubscriptionsQuery,
   rapViewsQuery,
+  setApprovalModeUpdate,
   stateQuery,
   statusQuery,
   steerSignal,
@@ -78,6 +80,8 @@ export class ConversationEntity {
   readonly events: EventLog;
   readonly queue: UserMessage[];
   readonly approvals: ApprovalBook;
+  /** Set once the approval mode was changed in this execution: the next one is started with the new mode. */
+  approvalModeChanged = false;
   readonly compactionRequests = new CompactionRequests();
   readonly rap: RapThread;
   status: ConversationStatus;
@@ -136,6 +140,7 @@ export class ConversationEntity {
       pendingApprovals: this.approvals.pendingCount,
       transcriptGeneration: this.transcript.currentGeneration,
       agentId: this.options.agentId ?? DEFAULT_AGENT_ID,
+      approvalMode: this.approvals.mode ?? 'default',
     };
   }
 
@@ -203,6 +208,21 @@ export class ConversationEntity {
     const approve = (input: unknown) => this.approvals.apply(checkApproval(input));
     setHandler(approveSignal, (input) => this.signalled('approve', () => approve(input)));
     setHandler(approveUpdate, approve, { validator: (input) => void checkApproval(input) });
+
+    const checkMode = (input: unknown) => {
+      if (this.ending) throw new Error('the conversation is ending');
+      return parse(ApprovalModeInputSchema, input);
+    };
+    setHandler(
+      setApprovalModeUpdate,
+      (input) => {
+        const { mode } = checkMode(input);
+        this.approvals.setMode(mode === 'default' ? undefined : mode);
+        this.approvalModeChanged = true;
+        return { mode };
+      },
+      { validator: (input) => void checkMode(input) },
+    );
 
     setHandler(
       compactUpdate,

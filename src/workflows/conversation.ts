@@ -71,7 +71,11 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
   /** Hands the conversation (and the run paused between two turns, if any) to a fresh history. */
   const handOver = async (paused?: PausedRun) => {
     await self.outbox?.drain();
-    return continueAsNew<typeof conversation>({ options: input.options, carried: self.carry(paused) });
+    // A mode changed by `setApprovalMode` goes on in the next execution; otherwise the options are handed on as given.
+    const handedOptions = self.approvalModeChanged
+      ? { ...input.options, approval: { ...input.options?.approval, mode: self.approvals.mode } }
+      : input.options;
+    return continueAsNew<typeof conversation>({ options: handedOptions, carried: self.carry(paused) });
   };
 
   // Before anything runs, the worker holds the options to its operator's floors. Histories from

@@ -203,3 +203,29 @@ test('killed mid-tool, the agent is started again, loads the session and sees th
   ).toMatchObject({ status: 'failed' });
   expect(second.agentText()).toContain('The count is done.');
 }, 180_000);
+
+test('the session modes are the approval modes, and switching one mid-conversation holds for the next calls', async () => {
+  const { env, workspace } = await setUp([
+    { toolCalls: [{ id: 'call_one', name: 'write', arguments: { path: 'one.txt', content: '1' } }] },
+    { text: 'One written.' },
+    { toolCalls: [{ id: 'call_two', name: 'write', arguments: { path: 'two.txt', content: '2' } }] },
+    { text: 'Two written.' },
+  ]);
+  const editor = startAgent(env);
+  await editor.initialize();
+  const { sessionId } = await editor.agent.newSession({ cwd: workspace, mcpServers: [] });
+  await editor.agent.prompt({ sessionId, prompt: [{ type: 'text', text: 'Write one.txt' }] });
+  expect(editor.permissionRequests.map((request) => request.toolCall.toolCallId)).toEqual(['call_one']);
+
+  await editor.agent.setSessionMode!({ sessionId, modeId: 'auto' });
+  const second = await editor.agent.prompt({ sessionId, prompt: [{ type: 'text', text: 'Write two.txt' }] });
+
+  expect(second.stopReason).toBe('end_turn');
+  expect(editor.permissionRequests).toHaveLength(1);
+  expect(await readFile(path.join(workspace, 'two.txt'), 'utf8')).toBe('2');
+  // A new editor loading the session is told the mode it is in.
+  const other = startAgent(env);
+  await other.initialize();
+  const loaded = await other.agent.loadSession!({ sessionId, cwd: workspace, mcpServers: [] });
+  expect(loaded?.modes?.currentModeId).toBe('auto');
+}, 120_000);

@@ -140,3 +140,36 @@ test('a long run continues as new between its turns and resumes where it stopped
     expect(history.events!.length).toBeLessThan(MAX_HISTORY_EVENTS + 20);
   }
 });
+
+test('an approval mode set during the conversation holds in the executions after continue-as-new', async () => {
+  const id = `conv-${randomUUID()}`;
+  const handle = harness().client.workflow.getHandle(id);
+  const lastUser = (request: ChatRequest) =>
+    [...request.messages].reverse().find((message) => message.role !== 'system')!;
+  // A tool call when asked to echo, text otherwise (and after the tool's result).
+  const step = (request: ChatRequest) => {
+    const last = lastUser(request);
+    return last.role === 'user' && last.content === 'use echo'
+      ? { toolCalls: [{ id: 'call_echo_after', name: 'echo', arguments: { text: 'hi' } }] }
+      : { text: 'ok' };
+  };
+  nockModel(Array.from({ length: 30 }, () => step));
+
+  await harness().agent.send(id, 'hello', { options: { maxHistoryEvents: MAX_HISTORY_EVENTS } });
+  await waitForEvent(handle, 'run_finished', (event) => event.run === 1);
+  expect(await harness().agent.setApprovalMode(id, { mode: 'ask', by: 'alice' })).toEqual({ mode: 'ask' });
+
+  for (let index = 2; (await runsOf(id)).length < 2; index++) {
+    if (index > 20) throw new Error('the conversation never continued as new');
+    await harness().agent.send(id, `message ${index}`);
+    await waitForEvent(handle, 'run_finished', (event) => event.run === index);
+  }
+  expect((await harness().agent.status(id)).approvalMode).toBe('ask');
+  // echo asks nothing by default; in `ask` mode it waits for a person.
+  await harness().agent.send(id, 'use echo');
+  const pending = await waitFor(async () => {
+    const approvals = await handle.query(pendingApprovalsQuery);
+    return approvals.find((approval) => approval.toolCallId === 'call_echo_after');
+  }, 'the echo call to ask');
+  expect(pending.toolName).toBe('echo');
+});

@@ -1,0 +1,223 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { PassThrough, Readable, Writable } from 'node:stream';
+import { ClientSideConnection, PROTOCOL_VERSION, ndJsonStream } from '@agentclientprotocol/sdk';
+import { preciseNow } from './support/clock';
+import type { BenchContext } from './support/context';
+import { scratchDir } from './support/scratch';
+import { type Summary, summarize, table } from './support/stats';
+import { REPO_ROOT } from './support/worker-process';
+
+const CLI = path.join(REPO_ROOT, 'dist', 'client', 'cli.js');
+/**
+ * The answer streams in this many pieces, this far apart: three seconds, longer than a heartbeat
+ * interval, so a watcher away from the worker has a heartbeat to see it in.
+ */
+const PIECES = 60;
+const PIECE_MS = 50;
+
+export interface FirstTextResult {
+  /** Model server's first token written to the first text arriving at this process, by where it arrived. */
+  runInProcess: Summary;
+  runSeparateWorker: Summary;
+  acpInProcess: Summary;
+  acpSeparateWorker: Summary;
+  table: string;
+}
+
+/** A model that streams its answer slowly, noting when each answer's first token was written. */
+async function startPacedModel(): Promise<{
+  baseUrl: string;
+  firstTokens: number[];
+  close(): Promise<void>;
+}> {
+  const firstTokens: number[] = [];
+  const server = http.createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+        `data: ${JSON.stringify({ id: 'paced', object: 'chat.completion.chunk', created: 0, model: 'paced', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+      response.write(chunk({ role: 'assistant' }));
+      let sent = 0;
+      const next = () => {
+        if (sent === 0) firstTokens.push(preciseNow());
+        response.write(chunk({ content: `word${sent} ` }));
+        if (++sent < PIECES) setTimeout(next, PIECE_MS);
+        else response.end(`${chunk({}, 'stop')}data: [DONE]\n\n`);
+      };
+      next();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    firstTokens,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+function cli(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, [CLI, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+}
+
+/** Resolves when the process writes a line matching `pattern` on stderr. */
+function stderrLine(child: ChildProcess, pattern: RegExp): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (pattern.test(seen)) resolve();
+    });
+    child.on('exit', (code) => reject(new Error(`exited ${code} before ${pattern}: ${seen}`)));
+  });
+}
+
+/** `run --json`: when the first model_text event reaches its stdout. */
+async function runOnce(env: NodeJS.ProcessEnv, args: string[]): Promise<number> {
+  const child = cli(['run', '--json', ...args, 'Say something long'], env);
+  return new Promise((resolve, reject) => {
+    let partial = '';
+    let arrived: number | undefined;
+    child.stdout!.on('data', (chunk: Buffer) => {
+      partial += chunk.toString();
+      if (arrived === undefined && partial.includes('"type":"model_text"')) arrived = preciseNow();
+    });
+    child.on('exit', (code) =>
+      code === 0 && arrived !== undefined ? resolve(arrived) : reject(new Error(`run exited ${code}`)),
+    );
+  });
+}
+
+/** `acp`: one session, prompt after prompt; when each turn's first agent_message_chunk arrives. */
+async function acpSamples(
+  env: NodeJS.ProcessEnv,
+  args: string[],
+  samples: number,
+  cwd: string,
+): Promise<number[]> {
+  const child = cli(['acp', ...args], env);
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  child.stderr!.resume();
+  const arrivals: number[] = [];
+  let waiting = true;
+  const fromAgent = new PassThrough();
+  child.stdout!.pipe(fromAgent);
+  const connection = new ClientSideConnection(
+    () => ({
+      sessionUpdate: async ({ update }) => {
+        if (waiting && update.sessionUpdate === 'agent_message_chunk') {
+          arrivals.push(preciseNow());
+          waiting = false;
+        }
+      },
+      requestPermission: async () => ({ outcome: { outcome: 'cancelled' } }),
+    }),
+    ndJsonStream(Writable.toWeb(child.stdin!), Readable.toWeb(fromAgent) as ReadableStream<Uint8Array>),
+  );
+  try {
+    await connection.initialize({ protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+    const { sessionId } = await connection.newSession({ cwd, mcpServers: [] });
+    for (let i = 0; i < samples; i++) {
+      waiting = true;
+      await connection.prompt({ sessionId, prompt: [{ type: 'text', text: 'Say something long' }] });
+    }
+    return arrivals;
+  } finally {
+    child.stdin!.end();
+    await exited;
+  }
+}
+
+/**
+ * Bench 7: how soon the model's first words reach a person: from the model server writing its
+ * first token to the first text at `run --json`'s stdout and at an ACP client, with the worker in
+ * the same process (text handed over as it arrives) and in a process of its own (text from
+ * heartbeats, sent at most once a second, read by polling every 200 ms).
+ */
+export async function firstText(context: BenchContext): Promise<FirstTextResult> {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: \`npm run bench\` builds it first`);
+  const samples = context.quick ? 3 : 8;
+  const model = await startPacedModel();
+  const workspace = scratchDir('first-text-');
+  const env = (): NodeJS.ProcessEnv => ({
+    ...process.env,
+    TEMPORAL_ADDRESS: context.address,
+    AGENT_TASK_QUEUE: `first-text-${randomUUID()}`,
+    OPENAI_BASE_URL: model.baseUrl,
+    OPENAI_API_KEY: 'bench',
+    AGENT_MODEL: 'paced',
+    AGENT_WORKSPACE_ROOTS: workspace,
+  });
+  const latencies = (arrivals: number[], firstTokens: number[]) =>
+    arrivals.map((arrival, index) => arrival - firstTokens[index]!);
+  const measure = async (what: string, body: () => Promise<number[]>) => {
+    context.log(`  ${what} ...`);
+    const before = model.firstTokens.length;
+    const arrivals = await body();
+    return summarize(latencies(arrivals, model.firstTokens.slice(before)));
+  };
+  const withWorker = async <T>(workerEnv: NodeJS.ProcessEnv, body: () => Promise<T>): Promise<T> => {
+    const worker = cli(['worker', '--workspace', workspace], workerEnv);
+    try {
+      await stderrLine(worker, /worker on task queue/);
+      return await body();
+    } finally {
+      worker.kill('SIGTERM');
+      await new Promise((resolve) => worker.on('exit', resolve));
+    }
+  };
+
+  try {
+    const runInProcess = await measure('run, worker in its process', async () => {
+      const arrivals: number[] = [];
+      for (let i = 0; i < samples; i++) arrivals.push(await runOnce(env(), ['--workspace', workspace]));
+      return arrivals;
+    });
+    const separate = env();
+    const runSeparateWorker = await measure('run, worker apart', () =>
+      withWorker(separate, async () => {
+        const arrivals: number[] = [];
+        for (let i = 0; i < samples; i++) {
+          arrivals.push(await runOnce(separate, ['--no-worker', '--workspace', workspace]));
+        }
+        return arrivals;
+      }),
+    );
+    const acpInProcess = await measure('acp, worker in its process', () =>
+      acpSamples(env(), [], samples, workspace),
+    );
+    const apart = env();
+    const acpSeparateWorker = await measure('acp, worker apart', () =>
+      withWorker(apart, () => acpSamples(apart, ['--no-worker'], samples, workspace)),
+    );
+    const row = (label: string, summary: Summary) => [
+      label,
+      summary.n,
+      summary.median,
+      summary.p95,
+      summary.max,
+    ];
+    return {
+      runInProcess,
+      runSeparateWorker,
+      acpInProcess,
+      acpSeparateWorker,
+      table: table(
+        ['first text at', 'n', 'median ms', 'p95 ms', 'max ms'],
+        [
+          row('run stdout, worker in-process', runInProcess),
+          row('run stdout, separate worker', runSeparateWorker),
+          row('ACP client, worker in-process', acpInProcess),
+          row('ACP client, separate worker', acpSeparateWorker),
+        ],
+      ),
+    };
+  } finally {
+    await model.close();
+  }
+}
