@@ -204,7 +204,10 @@ export function createAcpAgent(deps: AcpAgentDeps): AgentApp {
         if (end?.type !== 'run_finished') {
           throw RequestError.internalError({}, `conversation ${session.id} ended before answering`);
         }
-        return { stopReason: turn.cancelled ? 'cancelled' : stopReasonOf(end) };
+        if (turn.cancelled) return { stopReason: 'cancelled' };
+        if (end.outcome === 'answered' && (await refused(deps.agent, session.id)))
+          return { stopReason: 'refusal' };
+        return { stopReason: stopReasonOf(end) };
       } finally {
         session.turn = undefined;
       }
@@ -249,6 +252,15 @@ function runStopReason(end: Extract<AgentEvent, { type: 'run_finished' }>): stri
   } catch {
     return 'error';
   }
+}
+
+/** Whether the model's last answer was stopped by its provider's content filter. */
+async function refused(agent: AgentClient, conversationId: string): Promise<boolean> {
+  const { messages } = await agent
+    .transcriptTail(conversationId, 1)
+    .catch(() => ({ messages: [] as Message[] }));
+  const last = messages.at(-1);
+  return last?.role === 'assistant' && last.stopReason === 'contentFilter';
 }
 
 async function abortRun(deps: AcpAgentDeps, session: AcpSession, by: string): Promise<void> {

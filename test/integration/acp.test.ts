@@ -229,3 +229,15 @@ test('the session modes are the approval modes, and switching one mid-conversati
   const loaded = await other.agent.loadSession!({ sessionId, cwd: workspace, mcpServers: [] });
   expect(loaded?.modes?.currentModeId).toBe('auto');
 }, 120_000);
+
+test('an answer the provider filtered ends the turn as a refusal', async () => {
+  const { env, workspace } = await setUp([{ text: 'I cannot', finishReason: 'content_filter' }]);
+  const editor = startAgent(env);
+  await editor.initialize();
+  const { sessionId } = await editor.agent.newSession({ cwd: workspace, mcpServers: [] });
+  const response = await editor.agent.prompt({
+    sessionId,
+    prompt: [{ type: 'text', text: 'Something bad' }],
+  });
+  expect(response.stopReason).toBe('refusal');
+}, 120_000);

@@ -32,6 +32,8 @@ interface TextReply {
   /** Sent in this many text deltas (default 2), `chunkDelayMs` apart (default all at once). */
   textChunks?: number;
   chunkDelayMs?: number;
+  /** The stream's finish_reason (default `stop`, or `tool_calls` with tool calls), e.g. `content_filter`. */
+  finishReason?: string;
 }
 
 export type ScriptStep = ScriptedReply | ((request: ChatRequest) => ScriptedReply);
@@ -118,7 +120,7 @@ function sseParts(reply: TextReply, model: string): string[] {
     parts.push(chunk({ tool_calls: [{ index, function: { arguments: args.slice(0, half) } }] }));
     parts.push(chunk({ tool_calls: [{ index, function: { arguments: args.slice(half) } }] }));
   });
-  parts.push(chunk({}, reply.toolCalls?.length ? 'tool_calls' : 'stop'));
+  parts.push(chunk({}, reply.finishReason ?? (reply.toolCalls?.length ? 'tool_calls' : 'stop')));
   parts.push(
     `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model, choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } })}\n\n`,
   );
