@@ -1,12 +1,14 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { AgentClient } from '../../src/runtime/agent-client';
 import { LiveModelText } from '../../src/runtime/live-model-text';
 import type { AgentEvent } from '../../src/shared/events';
 import { freePort } from '../../src/worker/free-port';
-import { assertCliBuilt, runCli, startCli } from '../support/cli-process';
+import { CLI, assertCliBuilt, runCli, startCli } from '../support/cli-process';
 import { nockModel } from '../support/nock-model';
 import { useNockedHarness } from '../support/nocked-harness';
 import { startScriptedModelServer } from '../support/scripted-model-server';
@@ -15,6 +17,7 @@ import { waitFor } from '../support/test-worker';
 const harness = useNockedHarness([]);
 
 type ModelText = Extract<AgentEvent, { type: 'model_text' }>;
+const ESC = String.fromCharCode(27);
 
 /**
  * About 100 KB of UTF-8 in 34,000 characters, nearly all three bytes long: the end of it that a
@@ -128,4 +131,64 @@ describe('the command line', () => {
       await model.close();
     }
   }, 240_000);
+
+  /** `durable-agent run` on a pseudo-terminal (util-linux `script`), as a person at a terminal sees it. */
+  async function runOnTerminal(
+    args: string[],
+    env: NodeJS.ProcessEnv,
+  ): Promise<{ code: number | null; screen: string }> {
+    if (!existsSync('/usr/bin/script')) {
+      throw new Error(
+        'this test needs `script` from util-linux (Debian: apt-get install bsdutils) for a pseudo-terminal',
+      );
+    }
+    const quoted = [process.execPath, CLI, ...args].map((arg) => `'${arg.replace(/'/g, "'\\''")}'`).join(' ');
+    const child = spawn('/usr/bin/script', ['-qec', quoted, '/dev/null'], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.setEncoding('utf8');
+    let screen = '';
+    child.stdout.on('data', (chunk: string) => (screen += chunk));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    return { code, screen };
+  }
+
+  test('on a terminal, run shows a live line while the model works, streams the answer once, colours unless NO_COLOR', async () => {
+    const answer = 'Hello from a slow model.';
+    const turn = [
+      { toolCalls: [{ name: 'read', arguments: { path: 'notes.txt' } }] },
+      { text: answer, textChunks: 5, chunkDelayMs: 300 },
+    ];
+    const model = await startScriptedModelServer([...turn, ...turn]);
+    try {
+      const workspace = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-tty-'));
+      await writeFile(path.join(workspace, 'notes.txt'), 'a note');
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
+        AGENT_TASK_QUEUE: `tty-${randomUUID()}`,
+        OPENAI_BASE_URL: model.baseUrl,
+        AGENT_MODEL: 'scripted-model',
+        TERM: 'xterm-256color',
+      };
+      delete env.NO_COLOR;
+      const coloured = await runOnTerminal(['run', '--workspace', workspace, 'Read my notes'], env);
+      expect(coloured.code).toBe(0);
+      expect(coloured.screen).toContain('waiting for the model');
+      expect(coloured.screen.split(answer)).toHaveLength(2);
+      expect(coloured.screen).toContain('\x1b[36m→ read');
+
+      const plain = await runOnTerminal(['run', '--workspace', workspace, 'Read my notes'], {
+        ...env,
+        NO_COLOR: '1',
+      });
+      expect(plain.code).toBe(0);
+      expect(plain.screen.split(answer)).toHaveLength(2);
+      expect(plain.screen).toContain('→ read');
+      expect(plain.screen).not.toMatch(new RegExp(`${ESC}\\[3\\dm`));
+    } finally {
+      await model.close();
+    }
+  }, 120_000);
 });

@@ -61,7 +61,7 @@ export class LiveLine {
   private draw(): void {
     if (!this.output.isTTY || this.pausedBy.size || !this.status) return;
     const seconds = ((this.now() - this.status.since) / 1_000).toFixed(1);
-    const width = Math.max(20, (this.output.columns ?? 80) - 1);
+    const width = Math.max(20, (this.output.columns || 80) - 1);
     const line = `${FRAMES[this.frame++ % FRAMES.length]} ${this.status.text} · ${seconds} s`;
     this.output.write(`${CLEAR}${line.length > width ? `${line.slice(0, width - 1)}…` : line}`);
     this.drawn = true;
