@@ -8,6 +8,7 @@ import {
   PROTOCOL_VERSION,
   RequestError,
   type SessionModeState,
+  type McpServer,
   type SessionNotification,
   agent as acpAgent,
   methods,
@@ -15,6 +16,7 @@ import {
 import type { AgentClient } from '../runtime/agent-client';
 import { ConversationNotFoundError } from '../runtime/conversation-errors';
 import type { ApprovalModeInput } from '../shared/conversation-api';
+import type { McpServerConfig } from '../shared/mcp-config';
 import type { AgentEvent } from '../shared/events';
 import type { Message } from '../shared/messages';
 import { SessionFollower, stopReasonOf } from './session-follower';
@@ -28,6 +30,8 @@ export interface AcpAgentDeps {
   log: (line: string) => void;
   /** Where the worker in this process lets workspaces be, so a session elsewhere is refused at once. */
   workspaceRoots?: readonly string[];
+  /** The worker in this process, taking the MCP servers sessions name; absent with remote workers. */
+  mcpServers?: { add(servers: Record<string, McpServerConfig>): string[] };
 }
 
 type SessionUpdate = SessionNotification['update'];
@@ -109,7 +113,7 @@ export function createAcpAgent(deps: AcpAgentDeps): AgentApp {
       agentCapabilities: {
         loadSession: true,
         promptCapabilities: { image: false, audio: false, embeddedContext: true },
-        mcpCapabilities: { http: false, sse: false },
+        mcpCapabilities: { http: Boolean(deps.mcpServers), sse: false },
       },
       authMethods: [],
       agentInfo: { name: 'durable-agent', title: 'durable-agent', version: deps.version },
@@ -117,7 +121,7 @@ export function createAcpAgent(deps: AcpAgentDeps): AgentApp {
     .onRequest(methods.agent.session.new, async ({ params, client }) => {
       assertAbsolute(params.cwd);
       assertWithinRoots(params.cwd, deps.workspaceRoots);
-      if (params.mcpServers.length) deps.log(mcpServersIgnored(params.mcpServers.length));
+      useMcpServers(deps, params.mcpServers);
       const session: AcpSession = {
         id: `acp-${randomUUID()}`,
         cwd: params.cwd,
@@ -141,6 +145,7 @@ export function createAcpAgent(deps: AcpAgentDeps): AgentApp {
     })
     .onRequest(methods.agent.session.load, async ({ params, client }) => {
       assertAbsolute(params.cwd);
+      useMcpServers(deps, params.mcpServers);
       const execution = await deps.agent.execution(params.sessionId).catch((error: unknown) => {
         if (error instanceof ConversationNotFoundError) throw RequestError.resourceNotFound(params.sessionId);
         throw error;
@@ -363,6 +368,42 @@ function assertAbsolute(cwd: string): void {
   if (!path.isAbsolute(cwd)) throw RequestError.invalidParams({ cwd }, 'cwd must be an absolute path');
 }
 
-function mcpServersIgnored(count: number): string {
-  return `⚠ the editor named ${count} MCP server(s); durable-agent does not start an editor's MCP servers yet: configure them for the worker (DURABLE_AGENT_MCP_CONFIG)`;
+/** Hands the session's MCP servers to the worker in this process, or says why they are not used. */
+function useMcpServers(deps: AcpAgentDeps, servers: McpServer[]): void {
+  if (!servers.length) return;
+  if (!deps.mcpServers) {
+    deps.log(
+      `⚠ the editor named ${servers.length} MCP server(s); with --no-worker they are not started: configure them for the workers (DURABLE_AGENT_MCP_CONFIG)`,
+    );
+    return;
+  }
+  const configs: Record<string, McpServerConfig> = {};
+  for (const server of servers) {
+    const name = server.name.replace(/[^a-zA-Z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'editor';
+    if ('url' in server) {
+      if (server.type === 'sse') {
+        deps.log(
+          `⚠ MCP server ${server.name}: SSE servers are not supported, only stdio and streamable HTTP`,
+        );
+        continue;
+      }
+      configs[name] = {
+        url: server.url,
+        headers: Object.fromEntries(server.headers.map((h) => [h.name, h.value])),
+      };
+    } else if ('command' in server) {
+      configs[name] = {
+        command: server.command,
+        args: server.args,
+        env: Object.fromEntries(server.env.map((variable) => [variable.name, variable.value])),
+      };
+    } else {
+      deps.log(
+        `⚠ MCP server ${server.name}: this kind of server is not supported, only stdio and streamable HTTP`,
+      );
+    }
+  }
+  const names = deps.mcpServers.add(configs);
+  if (names.length)
+    deps.log(`MCP servers from the editor: ${names.join(', ')} (their tools are named SERVER__TOOL)`);
 }

@@ -1,4 +1,5 @@
 import type { ConnectionSettings } from '../shared/connection-settings';
+import type { ToolSource } from '../tools/tool-source';
 import { builtinTools } from '../tools/builtin/builtin-tools';
 import { sandboxAvailability } from '../tools/exec/bubblewrap';
 import { childEnvironment } from '../tools/exec/child-environment';
@@ -31,6 +32,8 @@ export async function startWorkerFromEnv(
   workspace: string,
   env: NodeJS.ProcessEnv,
   log: (message: string) => void,
+  /** Tool sources besides those the environment configures (the MCP servers an editor names). */
+  moreSources: readonly ToolSource[] = [],
 ): Promise<RunningWorker> {
   const model = modelSettingsFromEnv(env);
   if (!model) throw new Error('no model is configured');
@@ -42,10 +45,10 @@ export async function startWorkerFromEnv(
   }
   const approverKeys = approverKeysFromEnv(env);
   const runtime = { ...execPolicy, childEnv: childEnvironment(env, execEnvPassFromEnv(env)) };
-  const tools = new ToolRegistry(
-    builtinTools({ runtime, webFetch: webFetchOptionsFromEnv(env) }),
-    external.sources,
-  );
+  const tools = new ToolRegistry(builtinTools({ runtime, webFetch: webFetchOptionsFromEnv(env) }), [
+    ...external.sources,
+    ...moreSources,
+  ]);
   const connection = await connectWorker(settings, address);
   const worker = await createAgentWorker({
     connection,

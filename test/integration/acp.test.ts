@@ -3,6 +3,12 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { AcpTestClient } from '../support/acp-client';
+
+const EVERYTHING = path.join(
+  path.dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')),
+  'dist',
+  'index.js',
+);
 import { assertCliBuilt, runCli } from '../support/cli-process';
 import type { ScriptStep } from '../support/scripted-model';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server';
@@ -42,6 +48,15 @@ function startAgent(env: NodeJS.ProcessEnv): AcpTestClient {
   agents.push(agent);
   return agent;
 }
+
+test('a session outside the directories the worker here may use is refused at once', async () => {
+  const { env } = await setUp([]);
+  const editor = startAgent(env);
+  await editor.initialize();
+  await expect(editor.agent.newSession({ cwd: '/', mcpServers: [] })).rejects.toThrow(
+    /AGENT_WORKSPACE_ROOTS/,
+  );
+}, 120_000);
 
 test('a prompt streams text, a write arrives as a tool call with its diff, permission is asked and the turn ends', async () => {
   const { env, workspace } = await setUp([
@@ -240,4 +255,31 @@ test('an answer the provider filtered ends the turn as a refusal', async () => {
     prompt: [{ type: 'text', text: 'Something bad' }],
   });
   expect(response.stopReason).toBe('refusal');
+}, 120_000);
+
+test('the MCP servers the editor names are tools of its sessions', async () => {
+  const { env, workspace } = await setUp([
+    {
+      toolCalls: [{ id: 'call_echo', name: 'everything__echo', arguments: { message: 'from the editor' } }],
+    },
+    { text: 'It echoed.' },
+  ]);
+  const editor = startAgent(env);
+  await editor.initialize();
+  const { sessionId } = await editor.agent.newSession({
+    cwd: workspace,
+    mcpServers: [{ name: 'everything', command: process.execPath, args: [EVERYTHING, 'stdio'], env: [] }],
+  });
+  const response = await editor.agent.prompt({
+    sessionId,
+    prompt: [{ type: 'text', text: 'Echo something' }],
+  });
+
+  expect(response.stopReason).toBe('end_turn');
+  const ended = editor
+    .updatesOf('tool_call_update')
+    .filter((update) => update.toolCallId === 'call_echo')
+    .at(-1);
+  expect(ended).toMatchObject({ status: 'completed' });
+  expect(JSON.stringify(ended?.content)).toContain('from the editor');
 }, 120_000);

@@ -41,11 +41,19 @@ export async function acpCommand(args: string[], cleanups: Cleanups): Promise<nu
   // An editor opens sessions in any of the person's projects: the worker here takes workspaces
   // under their home directory unless AGENT_WORKSPACE_ROOTS says otherwise.
   const workspaceRoots = (process.env.AGENT_WORKSPACE_ROOTS || os.homedir()).split(':').filter(Boolean);
+  // The MCP servers editors name join the worker here; remote workers cannot start them.
+  const editorMcp = acp.startWorker
+    ? new (await import('../../mcp/mcp-server-set')).McpServerSet()
+    : undefined;
   if (acp.startWorker) {
-    await startLocalWorker(settings, address, acp.workspace, cleanups, {
-      ...process.env,
-      AGENT_WORKSPACE_ROOTS: workspaceRoots.join(':'),
-    });
+    await startLocalWorker(
+      settings,
+      address,
+      acp.workspace,
+      cleanups,
+      { ...process.env, AGENT_WORKSPACE_ROOTS: workspaceRoots.join(':') },
+      editorMcp ? [editorMcp] : [],
+    );
   }
   const [{ ndJsonStream }, { createAcpAgent }] = await Promise.all([
     import('@agentclientprotocol/sdk'),
@@ -56,6 +64,8 @@ export async function acpCommand(args: string[], cleanups: Cleanups): Promise<nu
     user: currentUserName(),
     version: packageVersion(),
     log,
+    ...(acp.startWorker ? { workspaceRoots } : {}),
+    ...(editorMcp ? { mcpServers: editorMcp } : {}),
   }).connect(ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
   log(`durable-agent ACP agent on stdio (task queue ${settings.taskQueue} at ${address})`);
   await connection.closed;

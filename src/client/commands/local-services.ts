@@ -1,4 +1,5 @@
 import type { ConnectionSettings } from '../../shared/connection-settings';
+import type { ToolSource } from '../../tools/tool-source';
 import { type Cleanups, log } from './cleanups';
 
 // src/worker is loaded on demand: commands that only talk to Temporal never pay for it.
@@ -46,9 +47,10 @@ export async function startLocalWorker(
   workspace: string,
   cleanups: Cleanups,
   env: NodeJS.ProcessEnv = process.env,
+  moreSources: readonly ToolSource[] = [],
 ): Promise<{ done: Promise<void> }> {
   const { startWorkerFromEnv } = await import('../../worker/local-worker');
-  const worker = await startWorkerFromEnv(settings, address, workspace, env, log);
+  const worker = await startWorkerFromEnv(settings, address, workspace, env, log, moreSources);
   cleanups.first(worker.stop);
   return { done: worker.done };
 }
