@@ -29,7 +29,7 @@ export interface GatewayDeps {
   tokens: GatewayTokens;
   /** Signs decisions as the token's identity, for workers that take signed decisions only. */
   signingKey?: KeyObject;
-  /** Between two looks at a conversation's events while streaming them, in ms. Default 250. */
+  /** Between two looks at a conversation while streaming its events, in ms. Default 200. */
   eventPollMs?: number;
 }
 
@@ -43,7 +43,6 @@ class BadRequest extends Error {}
 export function createGateway(deps: GatewayDeps): FastifyInstance {
   const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
   const { agent } = deps;
-  const pollMs = deps.eventPollMs ?? 250;
 
   app.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
     const [status, message] = statusOf(error);
@@ -165,39 +164,31 @@ export function createGateway(deps: GatewayDeps): FastifyInstance {
     const id = idOf(request);
     await allowed(request, 'events', id);
     const resumeFrom = request.headers['last-event-id'] ?? (request.query as { after?: string }).after ?? '0';
-    let after = Number(resumeFrom);
+    const after = Number(resumeFrom);
     if (!Number.isInteger(after) || after < 0)
       throw new BadRequest(`not an event sequence number: ${JSON.stringify(resumeFrom)}`);
     await agent.execution(id);
-    await streamEvents(reply, async (write, watched) => {
-      let lastLookAtExecution = 0;
-      let lastWrite = Date.now();
-      // Stops as soon as the client has gone, so no call to Temporal outlives the stream.
-      while (watched()) {
-        const events = await agent.events(id, after);
-        for (const event of events) {
-          write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
-          after = event.seq;
-          lastWrite = Date.now();
+    await streamEvents(reply, async (write, gone) => {
+      // Workflow events carry their sequence number as the SSE id, so a client resumes from the
+      // last one; model text and tool progress, made by watching and never kept, carry none.
+      const keepAlive = setInterval(() => write(': keep-alive\n\n'), 15_000);
+      try {
+        for await (const event of agent.watch(id, {
+          afterSeq: after,
+          signal: gone,
+          ...(deps.eventPollMs ? { pollMs: deps.eventPollMs } : {}),
+        })) {
+          const synthetic = event.type === 'model_text' || event.type === 'tool_execution_update';
+          write(
+            `${synthetic ? '' : `id: ${event.seq}\n`}event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`,
+          );
         }
-        if (events.length > 0) continue;
-        if (Date.now() - lastLookAtExecution > 2_000) {
-          lastLookAtExecution = Date.now();
-          const { executionStatus } = await agent.execution(id);
-          if (executionStatus !== 'RUNNING') {
-            // What came between the last look at the events and the end.
-            for (const event of await agent.events(id, after))
-              write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
-            write(`event: end\ndata: ${JSON.stringify({ executionStatus })}\n\n`);
-            return;
-          }
-        }
-        if (Date.now() - lastWrite > 15_000) {
-          write(': keep-alive\n\n');
-          lastWrite = Date.now();
-        }
-        await new Promise((resolve) => setTimeout(resolve, pollMs));
+      } finally {
+        clearInterval(keepAlive);
       }
+      if (gone.aborted) return;
+      const { executionStatus } = await agent.execution(id);
+      write(`event: end\ndata: ${JSON.stringify({ executionStatus })}\n\n`);
     });
   });
 
@@ -205,12 +196,12 @@ export function createGateway(deps: GatewayDeps): FastifyInstance {
 }
 
 /**
- * Streams server-sent events until `produce` returns, fails, or the client goes away: `watched()`
- * turns false then, and a write throws.
+ * Streams server-sent events until `produce` returns, fails, or the client goes away: `gone` is
+ * aborted then (stopping any call to Temporal in flight), and a write throws.
  */
 async function streamEvents(
   reply: FastifyReply,
-  produce: (write: (chunk: string) => void, watched: () => boolean) => Promise<void>,
+  produce: (write: (chunk: string) => void, gone: AbortSignal) => Promise<void>,
 ): Promise<void> {
   reply.hijack();
   const raw = reply.raw;
@@ -221,18 +212,18 @@ async function streamEvents(
     'x-accel-buffering': 'no',
   });
   raw.flushHeaders();
-  let gone = false;
-  raw.on('close', () => (gone = true));
+  const gone = new AbortController();
+  raw.on('close', () => gone.abort());
   class Gone extends Error {}
   const write = (chunk: string) => {
-    if (gone || raw.destroyed) throw new Gone();
+    if (gone.signal.aborted || raw.destroyed) throw new Gone();
     raw.write(chunk);
   };
   try {
     write(': stream open\n\n');
-    await produce(write, () => !gone && !raw.destroyed);
+    await produce(write, gone.signal);
   } catch (error) {
-    if (!(error instanceof Gone) && !raw.destroyed) {
+    if (!(error instanceof Gone) && !gone.signal.aborted && !raw.destroyed) {
       raw.write(`event: error\ndata: ${JSON.stringify({ error: statusOf(error as Error)[1] })}\n\n`);
     }
   } finally {

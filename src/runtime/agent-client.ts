@@ -51,7 +51,11 @@ import {
   unwrapUpdateFailure,
 } from './conversation-errors';
 import { DEFAULT_POLL_MS, pollConversation } from './conversation-poller';
-import { type LiveModelText, processLiveModelText } from './live-model-text';
+import {
+  type ModelTextSource,
+  listenEarly,
+  processLiveModelText,
+} from './live-model-text';
 
 export interface SendOptions {
   /** Used only when this message starts the conversation. */
@@ -94,6 +98,8 @@ export interface WatchOptions {
   until?: (event: AgentEvent) => boolean;
   /** Between two polls, in ms (default 200). */
   pollMs?: number;
+  /** Ends watching at once (a call to Temporal in flight is cancelled too). */
+  signal?: AbortSignal;
 }
 
 export type FollowItem =
@@ -128,7 +134,7 @@ export class AgentClient {
   constructor(
     private readonly client: Client,
     readonly taskQueue: string = DEFAULT_TASK_QUEUE,
-    private readonly liveText: LiveModelText = processLiveModelText,
+    private readonly liveText: ModelTextSource = processLiveModelText,
   ) {}
 
   /** Starts a conversation that waits for its first message; returns its id. Refuses an id already used. */
@@ -367,12 +373,27 @@ export class AgentClient {
    * event before them). Ends after `until` matches or when the conversation ends.
    */
   async *watch(conversationId: string, watchOptions: WatchOptions = {}): AsyncGenerator<AgentEvent, void> {
+    // Listening before the first call to Temporal, so text streamed meanwhile is not missed.
+    const liveText = listenEarly(this.liveText, conversationId);
+    try {
+      yield* this.watchFrom(conversationId, watchOptions, liveText);
+    } finally {
+      liveText.close();
+    }
+  }
+
+  private async *watchFrom(
+    conversationId: string,
+    watchOptions: WatchOptions,
+    liveText: ModelTextSource,
+  ): AsyncGenerator<AgentEvent, void> {
     const status = await this.status(conversationId);
     let lastSeq = watchOptions.afterSeq ?? status.lastSeq;
     let run = status.runCount;
     const poll = pollConversation(this.handle(conversationId), lastSeq, {
       pollMs: watchOptions.pollMs ?? DEFAULT_POLL_MS,
-      liveText: this.liveText,
+      liveText,
+      ...(watchOptions.signal ? { signal: watchOptions.signal } : {}),
     });
     for await (const item of poll) {
       if (item.kind === 'event') {

@@ -4,7 +4,7 @@ import { eventsQuery } from '../shared/conversation-api';
 import type { AgentEvent } from '../shared/events';
 import { SPAWN_TOOL_NAME } from '../shared/sub-agents';
 import type { ActivityProgress } from '../shared/tool-run';
-import { type LiveModelText, type ModelTextDelta, modelCallKey } from './live-model-text';
+import { type ModelTextDelta, type ModelTextSource, modelCallKey } from './live-model-text';
 import { renderProgress } from './render-progress';
 
 export type PolledItem =
@@ -28,7 +28,9 @@ export type PolledItem =
 export interface PollOptions {
   pollMs?: number;
   /** Text from model activities running in this process, passed on as it arrives instead of at the next heartbeat. */
-  liveText?: LiveModelText;
+  liveText?: ModelTextSource;
+  /** Stops polling at once, a call to Temporal in flight included; the poll then ends as if still running. */
+  signal?: AbortSignal;
 }
 
 /** Between two polls; short enough for progress to look live, long enough to cost the server little. */
@@ -43,13 +45,16 @@ export const DEFAULT_POLL_MS = 200;
 export async function* pollConversation(
   handle: WorkflowHandle,
   afterSeq: number,
-  { pollMs = DEFAULT_POLL_MS, liveText }: PollOptions = {},
+  { pollMs = DEFAULT_POLL_MS, liveText, signal }: PollOptions = {},
 ): AsyncGenerator<PolledItem, WorkflowExecutionStatusName> {
+  const rpc = <T>(call: () => Promise<T>) => (signal ? handle.client.withAbortSignal(signal, call) : call());
   let seq = afterSeq;
   const lastProgress = new Map<string, string>();
   const text = new ModelTextSeen();
   const live = new LiveQueue();
   const unsubscribe = liveText?.subscribe(handle.workflowId, (delta) => live.push(delta));
+  const stop = () => live.interrupt();
+  signal?.addEventListener('abort', stop);
   try {
     /** Sub-agents started by a `sessions_spawn` call still running, by that call's id. */
     const subAgents = new Map<string, { handle: WorkflowHandle; seq: number }>();
@@ -57,7 +62,7 @@ export async function* pollConversation(
     async function* subAgentEvents(toolCallId: string): AsyncGenerator<PolledItem> {
       const subAgent = subAgents.get(toolCallId)!;
       // A child that is gone (or whose worker is busy) simply shows nothing more.
-      const events = await subAgent.handle.query(eventsQuery, subAgent.seq).catch(() => []);
+      const events = await rpc(() => subAgent.handle.query(eventsQuery, subAgent.seq)).catch(() => []);
       for (const event of events) {
         subAgent.seq = event.seq;
         yield {
@@ -69,7 +74,8 @@ export async function* pollConversation(
       }
     }
     for (;;) {
-      const events = await handle.query(eventsQuery, seq);
+      if (signal?.aborted) return 'RUNNING';
+      const events = await rpc(() => handle.query(eventsQuery, seq));
       // A call's text was handed over before its activity completed, so before any event it led to.
       yield* text.fromLive(live.drain());
       for (const event of events) {
@@ -85,10 +91,10 @@ export async function* pollConversation(
         yield { kind: 'event', event };
       }
       for (const toolCallId of subAgents.keys()) yield* subAgentEvents(toolCallId);
-      const description = await handle.describe();
+      const description = await rpc(() => handle.describe());
       if (description.status.name !== 'RUNNING') {
         // Events recorded by the workflow's last task, between the query above and its closing.
-        for (const event of await handle.query(eventsQuery, seq).catch(() => [])) {
+        for (const event of await rpc(() => handle.query(eventsQuery, seq)).catch(() => [])) {
           yield { kind: 'event', event };
         }
         return description.status.name;
@@ -116,12 +122,13 @@ export async function* pollConversation(
       }
       // Until the next look, live text is passed on as it arrives.
       const nextLook = Date.now() + pollMs;
-      for (let left = pollMs; left > 0; left = nextLook - Date.now()) {
+      for (let left = pollMs; left > 0 && !signal?.aborted; left = nextLook - Date.now()) {
         await live.wait(left);
         yield* text.fromLive(live.drain());
       }
     }
   } finally {
+    signal?.removeEventListener('abort', stop);
     unsubscribe?.();
   }
 }
@@ -176,6 +183,11 @@ class LiveQueue {
     const deltas = this.deltas;
     this.deltas = [];
     return deltas;
+  }
+
+  /** Ends a wait at once. */
+  interrupt(): void {
+    this.wake?.();
   }
 
   /** Resolves after `ms`, or sooner when a delta is waiting. */

@@ -9,12 +9,18 @@ export interface ModelTextDelta {
 
 export type ModelTextListener = (delta: ModelTextDelta) => void;
 
+/** Where watchers hear model text from. */
+export interface ModelTextSource {
+  /** Calls `listener` with every delta of the conversation until the returned function is called. */
+  subscribe(conversationId: string, listener: ModelTextListener): () => void;
+}
+
 /**
  * Model text handed from the model activities of a worker to the watchers in the same process as
  * it arrives, so they need not wait for a heartbeat to reach the server and come back. Nothing is
  * kept: a watcher sees what arrives while it listens, and heartbeats fill in the rest.
  */
-export class LiveModelText {
+export class LiveModelText implements ModelTextSource {
   private readonly listeners = new Map<string, Set<ModelTextListener>>();
 
   publish(delta: ModelTextDelta): void {
@@ -31,6 +37,31 @@ export class LiveModelText {
       if (set.size === 0 && this.listeners.get(conversationId) === set) this.listeners.delete(conversationId);
     };
   }
+}
+
+/**
+ * Starts listening to one conversation now and keeps what arrives until someone subscribes (then
+ * hands it over first): a watcher that must look something up before it polls misses nothing.
+ */
+export function listenEarly(
+  source: ModelTextSource,
+  conversationId: string,
+): ModelTextSource & { close(): void } {
+  let buffered: ModelTextDelta[] | undefined = [];
+  let forward: ModelTextListener | undefined;
+  const close = source.subscribe(conversationId, (delta) =>
+    forward ? forward(delta) : buffered?.push(delta),
+  );
+  return {
+    subscribe(id, listener) {
+      if (id !== conversationId) throw new Error(`listening to ${conversationId}, not ${id}`);
+      for (const delta of buffered ?? []) listener(delta);
+      buffered = undefined;
+      forward = listener;
+      return close;
+    },
+    close,
+  };
 }
 
 /** The one every worker and client of this process share unless given another. */

@@ -9,6 +9,7 @@ import { GatewayTokens } from '../../src/gateway/gateway-tokens';
 import { rawPublicKey } from '../../src/worker/floor-settings';
 import { freePort } from '../../src/worker/free-port';
 import { NOCK_MODEL_URL, nockModel } from '../support/nock-model';
+import type { ChatRequest } from '../support/scripted-model';
 import { recordTool, recorded } from '../support/test-tools';
 import { type TestHarness, startHarness, waitFor } from '../support/test-worker';
 
@@ -277,4 +278,32 @@ test('the OpenAPI document describes every route with the bodies the gateway che
   expect(approve.requestBody!.content['application/json']!.schema.required).toEqual(
     expect.arrayContaining(['decision', 'argumentsSha256']),
   );
+});
+
+test('the event stream carries the model’s text as it streams (without ids, so resuming skips it) and ends with the conversation', async () => {
+  const answer = Array.from({ length: 30 }, (_, index) => `word${index}`).join(' ');
+  // Conversations of the tests before may still call the model: they are answered briefly.
+  const step = (request: ChatRequest) =>
+    request.messages.some((message) => message.content === 'Say thirty words')
+      ? { text: answer, textChunks: 10, chunkDelayMs: 50 }
+      : { text: 'ok' };
+  nockModel(Array.from({ length: 5 }, () => step));
+  const id = `stream-${randomUUID()}`;
+  await harness.agent.start(id);
+  const stream = await fetch(`${gatewayUrl}/v1/conversations/${id}/events`, {
+    headers: { authorization: `Bearer ${TOKENS.reader}` },
+  });
+  const reader = stream.body!.getReader();
+  await harness.agent.send(id, 'Say thirty words');
+  let text = '';
+  while (!/event: run_finished/.test(text)) text += new TextDecoder().decode((await reader.read()).value);
+  await harness.agent.end(id);
+  while (!/event: end/.test(text)) text += new TextDecoder().decode((await reader.read()).value);
+
+  const frames = text.split('\n\n').filter((frame) => frame.includes('event: model_text'));
+  expect(frames.length).toBeGreaterThan(1);
+  expect(frames.every((frame) => !/^id: /m.test(frame))).toBe(true);
+  const pieces = frames.map((frame) => JSON.parse(/^data: (.*)$/m.exec(frame)![1]!) as { text: string });
+  expect(pieces.map((piece) => piece.text).join('')).toBe(answer);
+  expect(text).toMatch(/event: end\ndata: \{"executionStatus":"COMPLETED"\}/);
 });
