@@ -51,11 +51,7 @@ import {
   unwrapUpdateFailure,
 } from './conversation-errors';
 import { DEFAULT_POLL_MS, pollConversation } from './conversation-poller';
-import {
-  type ModelTextSource,
-  listenEarly,
-  processLiveModelText,
-} from './live-model-text';
+import { type ModelTextSource, listenEarly, processLiveModelText } from './live-model-text';
 
 export interface SendOptions {
   /** Used only when this message starts the conversation. */
