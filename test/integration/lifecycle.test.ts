@@ -100,6 +100,7 @@ test('events carry a bounded preview of long model text; the transcript and the 
   expect(status).toEqual({
     status: 'idle',
     agentId: 'default',
+    approvalMode: 'default',
     runCount: 1,
     queuedMessages: 0,
     pendingApprovals: 0,

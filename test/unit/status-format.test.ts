@@ -73,3 +73,12 @@ test('a listing line names the conversation and when it started', () => {
     'conv-1  started 2025-03-01T10:00:00.000Z',
   );
 });
+
+test('an approval mode other than the default is said', () => {
+  expect(formatStatus({ execution, summary: { ...summary, approvalMode: 'auto' } })).toContain(
+    '\n  approval mode: auto\n',
+  );
+  expect(formatStatus({ execution, summary: { ...summary, approvalMode: 'default' } })).not.toContain(
+    'approval mode',
+  );
+});

@@ -44,6 +44,9 @@ export function formatStatus({ execution, summary, pendingApprovals = [] }: Stat
     `  started ${execution.startTime.toISOString()} on task queue ${execution.taskQueue}`,
     `  ${plural(summary.runCount, 'run')}, ${plural(summary.transcriptLength, 'message')}, ${plural(summary.queuedMessages, 'queued message')}, last event #${summary.lastSeq}`,
   ];
+  if (summary.approvalMode && summary.approvalMode !== 'default') {
+    lines.push(`  approval mode: ${summary.approvalMode}`);
+  }
   if (pendingApprovals.length) {
     lines.push(`  waiting for approval (${pendingApprovals.length}):`);
     for (const approval of pendingApprovals) {
