@@ -15,7 +15,8 @@ import {
 } from '@agentclientprotocol/sdk';
 import type { AgentClient } from '../runtime/agent-client';
 import { ConversationNotFoundError } from '../runtime/conversation-errors';
-import type { ApprovalModeInput } from '../shared/conversation-api';
+import type { ImageContent } from '../shared/content';
+import { type ApprovalModeInput, MAX_MESSAGE_IMAGES } from '../shared/conversation-api';
 import type { McpServerConfig } from '../shared/mcp-config';
 import type { AgentEvent } from '../shared/events';
 import type { Message } from '../shared/messages';
@@ -66,6 +67,8 @@ const COMMANDS = [
 
 /** Messages of a loaded session's transcript replayed at the most, the newest kept. */
 const MAX_REPLAYED_MESSAGES = 2_000;
+/** The largest image a prompt may carry, decoded. */
+const MAX_IMAGE_BYTES = 5 * 2 ** 20;
 /** A replayed tool result's text is cut here. */
 const REPLAYED_RESULT_CHARS = 2_000;
 
@@ -112,7 +115,7 @@ export function createAcpAgent(deps: AcpAgentDeps): AgentApp {
       protocolVersion: PROTOCOL_VERSION,
       agentCapabilities: {
         loadSession: true,
-        promptCapabilities: { image: false, audio: false, embeddedContext: true },
+        promptCapabilities: { image: true, audio: false, embeddedContext: true },
         mcpCapabilities: { http: Boolean(deps.mcpServers), sse: false },
       },
       authMethods: [],
@@ -174,7 +177,7 @@ export function createAcpAgent(deps: AcpAgentDeps): AgentApp {
       const session = need(params.sessionId);
       if (session.turn) throw RequestError.invalidRequest({}, 'a prompt is already running in this session');
       await session.attached;
-      const text = promptText(params.prompt);
+      const { text, images } = promptOf(params.prompt);
       const update = updater(client, session.id);
       const command = /^\/(\w+)\s*$/.exec(text.trim())?.[1];
       if (command === 'compact' && session.started) {
@@ -193,6 +196,7 @@ export function createAcpAgent(deps: AcpAgentDeps): AgentApp {
         const sent = await deps.agent.send(session.id, text, {
           messageId: turn.messageId,
           sender: deps.user,
+          images,
           ...(session.started ? {} : { options: startOptions(session) }),
         });
         session.started = true;
@@ -283,6 +287,12 @@ function* replayUpdates(messages: Message[], follower: SessionFollower): Generat
   for (const message of messages) {
     if (message.role === 'user') {
       yield { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: message.content } };
+      for (const image of message.images ?? []) {
+        yield {
+          sessionUpdate: 'user_message_chunk',
+          content: { type: 'image', data: image.data, mimeType: image.mimeType },
+        };
+      }
     } else if (message.role === 'assistant') {
       for (const part of message.content) {
         if (part.type === 'text') {
@@ -322,25 +332,37 @@ function agentText(text: string): SessionUpdate {
   return { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } };
 }
 
-/** A prompt's blocks as one user message: text as it is, embedded files and links quoted. */
-export function promptText(blocks: ContentBlock[]): string {
-  const parts = blocks.map((block) => {
+/** A prompt's blocks as one user message: text as it is, embedded files quoted, links named, images attached. */
+export function promptOf(blocks: ContentBlock[]): { text: string; images: ImageContent[] } {
+  const images: ImageContent[] = [];
+  const parts = blocks.flatMap((block): string[] => {
     switch (block.type) {
       case 'text':
-        return block.text;
+        return [block.text];
+      case 'image':
+        if ((block.data.length * 3) / 4 > MAX_IMAGE_BYTES) {
+          throw RequestError.invalidParams({}, `an image is over ${MAX_IMAGE_BYTES / 2 ** 20} MB`);
+        }
+        images.push({ type: 'image', data: block.data, mimeType: block.mimeType });
+        return [];
       case 'resource':
-        return 'text' in block.resource
-          ? `Contents of ${block.resource.uri}:\n\`\`\`\n${block.resource.text}\n\`\`\``
-          : `(attached binary ${block.resource.uri}, not shown)`;
+        return [
+          'text' in block.resource
+            ? `Contents of ${block.resource.uri}:\n\`\`\`\n${block.resource.text}\n\`\`\``
+            : `(attached binary ${block.resource.uri}, not shown)`,
+        ];
       case 'resource_link':
-        return `[${block.name}](${block.uri})`;
+        return [`[${block.name}](${block.uri})`];
       default:
-        return `(attached ${block.type}, not supported)`;
+        return [`(attached ${block.type}, not supported)`];
     }
   });
-  const text = parts.join('\n\n').trim();
+  if (images.length > MAX_MESSAGE_IMAGES) {
+    throw RequestError.invalidParams({}, `at most ${MAX_MESSAGE_IMAGES} images go with one prompt`);
+  }
+  const text = parts.join('\n\n').trim() || (images.length ? '(see the attached image)' : '');
   if (!text) throw RequestError.invalidParams({}, 'the prompt has no text');
-  return text;
+  return { text, images };
 }
 
 function startOptions(session: AcpSession) {

@@ -1,4 +1,5 @@
 import type OpenAI from 'openai';
+import type { ImageContent } from '../shared/content';
 import type { Message, ToolResultMessage } from '../shared/messages';
 
 type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
@@ -18,7 +19,12 @@ export function toOpenAiMessages(messages: Message[], systemPrompt?: string): Ch
     if (message.role !== 'toolResult') flushImages();
     switch (message.role) {
       case 'user':
-        out.push({ role: 'user', content: message.content });
+        out.push({
+          role: 'user',
+          content: message.images?.length
+            ? [{ type: 'text', text: message.content }, ...message.images.map(imagePart)]
+            : message.content,
+        });
         break;
       case 'assistant': {
         const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
@@ -63,16 +69,11 @@ function imagesMessage(results: ToolResultMessage[]): ChatMessage {
     role: 'user',
     content: results.flatMap((result) => [
       { type: 'text' as const, text: `Image(s) returned by ${result.toolName} (${result.toolCallId}):` },
-      ...result.content.flatMap((block) =>
-        block.type === 'image'
-          ? [
-              {
-                type: 'image_url' as const,
-                image_url: { url: `data:${block.mimeType};base64,${block.data}` },
-              },
-            ]
-          : [],
-      ),
+      ...result.content.flatMap((block) => (block.type === 'image' ? [imagePart(block)] : [])),
     ]),
   };
+}
+
+function imagePart(image: ImageContent) {
+  return { type: 'image_url' as const, image_url: { url: `data:${image.mimeType};base64,${image.data}` } };
 }

@@ -1,4 +1,5 @@
 import type { CompactionReceipt } from '../shared/compaction';
+import type { ImageContent } from '../shared/content';
 import { randomUUID } from 'node:crypto';
 import {
   type Client,
@@ -59,6 +60,8 @@ export interface SendOptions {
   messageId?: string;
   /** Who sends it, as this caller vouches: decides whether `ownerOnly` tools may run (the conversation's `owners`). */
   sender?: string;
+  /** Images the model sees with the text (at most MAX_MESSAGE_IMAGES). */
+  images?: ImageContent[];
 }
 
 export interface Sent {
@@ -165,6 +168,7 @@ export class AgentClient {
       text,
       messageId: sendOptions.messageId ?? randomUUID(),
       ...(sendOptions.sender !== undefined ? { sender: sendOptions.sender } : {}),
+      ...(sendOptions.images?.length ? { images: sendOptions.images } : {}),
     });
     if (!message.success) throw invalidInput('message', message.error);
     const options = ConversationOptionsSchema.safeParse(sendOptions.options ?? {});

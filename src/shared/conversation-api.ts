@@ -1,5 +1,9 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
+import { ImageContentSchema } from './content';
+
+/** Images one user message may carry. */
+export const MAX_MESSAGE_IMAGES = 8;
 import type { ApprovalDecision, ApprovalDecisionKind, PendingApproval, StandingDecision } from './approvals';
 import type { ConversationOptionsInput } from './conversation-options';
 import type { CompactionReceipt } from './compaction';
@@ -12,6 +16,8 @@ export const UserMessageInputSchema = z.object({
   messageId: z.string().min(1),
   /** Who sent it, as the caller vouches; decides whether `ownerOnly` tools may run (see `owners`). */
   sender: z.string().trim().min(1, 'sender is empty').optional(),
+  /** Images that come with the text (a screenshot pasted in an editor), shown to the model with it. */
+  images: z.array(ImageContentSchema).max(MAX_MESSAGE_IMAGES).optional(),
 });
 export type UserMessageInput = z.infer<typeof UserMessageInputSchema>;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TextContentSchema, ToolResultContentSchema } from './content';
+import { ImageContentSchema, TextContentSchema, ToolResultContentSchema } from './content';
 
 /** A tool call as the model asked for it. `arguments` is the raw JSON text the model produced. */
 export const ToolCallSchema = z.object({
@@ -20,6 +20,8 @@ export const UserMessageSchema = z.object({
   messageId: z.string(),
   /** Who sent it, as the caller vouched; absent when the caller named nobody. */
   sender: z.string().optional(),
+  /** Images sent with the text; absent when there were none. */
+  images: z.array(ImageContentSchema).optional(),
   timestamp: z.number(),
 });
 export type UserMessage = z.infer<typeof UserMessageSchema>;

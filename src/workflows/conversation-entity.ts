@@ -63,6 +63,7 @@ export function userMessageOf(input: UserMessageInput): UserMessage {
     content: input.text,
     messageId: input.messageId,
     ...(input.sender !== undefined ? { sender: input.sender } : {}),
+    ...(input.images?.length ? { images: input.images } : {}),
     timestamp: workflowTime(),
   };
 }

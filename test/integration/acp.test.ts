@@ -283,3 +283,24 @@ test('the MCP servers the editor names are tools of its sessions', async () => {
   expect(ended).toMatchObject({ status: 'completed' });
   expect(JSON.stringify(ended?.content)).toContain('from the editor');
 }, 120_000);
+
+test('an image in a prompt reaches the model with the text', async () => {
+  const { model, env, workspace } = await setUp([{ text: 'A red square.' }]);
+  const editor = startAgent(env);
+  const init = await editor.initialize();
+  expect(init.agentCapabilities?.promptCapabilities).toMatchObject({ image: true, embeddedContext: true });
+  const { sessionId } = await editor.agent.newSession({ cwd: workspace, mcpServers: [] });
+  const response = await editor.agent.prompt({
+    sessionId,
+    prompt: [
+      { type: 'text', text: 'What is in this picture?' },
+      { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' },
+    ],
+  });
+  expect(response.stopReason).toBe('end_turn');
+  const user = model.script.requests[0]!.messages.find((message) => message.role === 'user');
+  expect(user?.content).toEqual([
+    { type: 'text', text: 'What is in this picture?' },
+    { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+  ]);
+}, 120_000);

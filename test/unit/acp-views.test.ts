@@ -1,4 +1,4 @@
-import { promptText } from '../../src/acp/acp-agent';
+import { promptOf } from '../../src/acp/acp-agent';
 import { toolCallView } from '../../src/acp/tool-call-view';
 
 const cwd = '/home/ann/project';
@@ -51,15 +51,26 @@ test('other tools get the kind ACP has for them and a title a person reads', () 
   expect(toolCallView('memory_save', {}, cwd)).toMatchObject({ title: 'memory_save', kind: 'other' });
 });
 
-test('a prompt becomes one message: text as it is, embedded files quoted, links named', () => {
+test('a prompt becomes one message: text as it is, embedded files quoted, links named, images attached', () => {
   expect(
-    promptText([
+    promptOf([
       { type: 'text', text: 'Look at this file' },
       { type: 'resource', resource: { uri: 'file:///p/a.ts', text: 'const a = 1;' } },
       { type: 'resource_link', uri: 'file:///p/b.ts', name: 'b.ts' },
     ]),
-  ).toBe(
-    'Look at this file\n\nContents of file:///p/a.ts:\n```\nconst a = 1;\n```\n\n[b.ts](file:///p/b.ts)',
-  );
-  expect(() => promptText([{ type: 'text', text: '  ' }])).toThrow(/no text/);
+  ).toEqual({
+    text: 'Look at this file\n\nContents of file:///p/a.ts:\n```\nconst a = 1;\n```\n\n[b.ts](file:///p/b.ts)',
+    images: [],
+  });
+  expect(() => promptOf([{ type: 'text', text: '  ' }])).toThrow(/no text/);
+  expect(promptOf([{ type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }])).toEqual({
+    text: '(see the attached image)',
+    images: [{ type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }],
+  });
+  const tooMany = Array.from({ length: 9 }, () => ({
+    type: 'image' as const,
+    data: 'AA==',
+    mimeType: 'image/png',
+  }));
+  expect(() => promptOf(tooMany)).toThrow(/at most 8 images/);
 });

@@ -22,6 +22,22 @@ test('a user message becomes a user message', () => {
   expect(toOpenAiMessages([user('hello')])).toEqual([{ role: 'user', content: 'hello' }]);
 });
 
+test('images sent with a user message follow its text as image parts', () => {
+  const message: UserMessage = {
+    ...user('what is this?'),
+    images: [{ type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }],
+  };
+  expect(toOpenAiMessages([message])).toEqual([
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'what is this?' },
+        { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+      ],
+    },
+  ]);
+});
+
 test('the system prompt comes first', () => {
   const out = toOpenAiMessages([user('hi'), assistant([{ type: 'text', text: 'hey' }])], 'Be brief.');
   expect(out[0]).toEqual({ role: 'system', content: 'Be brief.' });
