@@ -75,11 +75,15 @@ export async function* pollConversation(
     }
     for (;;) {
       if (signal?.aborted) return 'RUNNING';
+      // Text that came before this look at the events follows the events that led to its model call
+      // (the call was scheduled before its first token); text that comes while looking may belong
+      // to a call the look does not show yet. Either precedes its call's model_response.
+      const before = live.drain();
       const events = await rpc(() => handle.query(eventsQuery, seq));
-      // A call's text was handed over before its activity completed, so before any event it led to.
-      yield* text.fromLive(live.drain());
+      const during = live.drain();
       for (const event of events) {
         seq = event.seq;
+        if (event.type === 'model_response') yield* text.fromLive(takeFirstCall(before, during));
         if (event.type === 'subagent_started') {
           subAgents.set(event.toolCallId, { handle: handle.client.getHandle(event.conversationId), seq: 0 });
         }
@@ -90,6 +94,9 @@ export async function* pollConversation(
         }
         yield { kind: 'event', event };
       }
+      live.anchor(before);
+      yield* text.fromLive(before);
+      live.putBack(during);
       for (const toolCallId of subAgents.keys()) yield* subAgentEvents(toolCallId);
       const description = await rpc(() => handle.describe());
       if (description.status.name !== 'RUNNING') {
@@ -120,10 +127,12 @@ export async function* pollConversation(
         }
         yield { kind: 'progress', progress, activityId: activity.activityId, heartbeatAt };
       }
-      // Until the next look, live text is passed on as it arrives.
+      // Until the next look, live text of calls already placed among the events is passed on as it
+      // arrives; the first text of a new call is placed by looking at the events first.
       const nextLook = Date.now() + pollMs;
       for (let left = pollMs; left > 0 && !signal?.aborted; left = nextLook - Date.now()) {
         await live.wait(left);
+        if (!live.allAnchored()) break;
         yield* text.fromLive(live.drain());
       }
     }
@@ -169,10 +178,45 @@ class ModelTextSeen {
   }
 }
 
+/** One model activity, whatever its attempt: the part of a call key before `#`. */
+const activityOf = (call: string) => call.slice(0, call.lastIndexOf('#'));
+
+/**
+ * Takes out of both lists (the first's deltas came first) those of the oldest model activity:
+ * a conversation's model calls run one at a time.
+ */
+function takeFirstCall(first: ModelTextDelta[], then: ModelTextDelta[]): ModelTextDelta[] {
+  const oldest = first[0] ?? then[0];
+  if (!oldest) return [];
+  const activity = activityOf(oldest.call);
+  const taken: ModelTextDelta[] = [];
+  for (const list of [first, then]) {
+    const rest = list.filter((delta) => activityOf(delta.call) !== activity);
+    taken.push(...list.filter((delta) => activityOf(delta.call) === activity));
+    list.splice(0, list.length, ...rest);
+  }
+  return taken;
+}
+
 /** Live deltas waiting to be passed on, and a way to sleep until one comes. */
 class LiveQueue {
   private deltas: ModelTextDelta[] = [];
   private wake: (() => void) | undefined;
+  /** Model activities whose first text came after a look at the events, so their place is known. */
+  private readonly anchored = new Set<string>();
+
+  anchor(deltas: ModelTextDelta[]): void {
+    for (const delta of deltas) this.anchored.add(activityOf(delta.call));
+  }
+
+  /** Deltas taken out too soon, back at the front. */
+  putBack(deltas: ModelTextDelta[]): void {
+    this.deltas.unshift(...deltas);
+  }
+
+  allAnchored(): boolean {
+    return this.deltas.every((delta) => this.anchored.has(activityOf(delta.call)));
+  }
 
   push(delta: ModelTextDelta): void {
     this.deltas.push(delta);

@@ -44,16 +44,22 @@ test('watchers in the worker’s process get the model’s text while it streams
   const id = `conv-${randomUUID()}`;
   await harness().agent.start(id);
   const pieces: Array<ModelText & { partsSentThen: number }> = [];
+  const order: string[] = [];
   const watching = (async () => {
     for await (const event of harness().agent.watch(id, {
       afterSeq: 0,
       until: (event) => event.type === 'run_finished',
     })) {
+      order.push(event.type);
       if (event.type === 'model_text') pieces.push({ ...event, partsSentThen: script.partsSent });
     }
   })();
   await harness().agent.send(id, 'Tell me a long story');
   await watching;
+
+  // The text sits where it happened: after the run started, before the model's response.
+  expect(order.indexOf('model_text')).toBeGreaterThan(order.indexOf('run_started'));
+  expect(order.lastIndexOf('model_text')).toBeLessThan(order.indexOf('model_response'));
 
   expectPiecesOf(answer, pieces);
   expect(pieces.map((piece) => piece.text).join('')).toBe(answer);
