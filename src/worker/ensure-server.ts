@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { ConnectionSettings } from '../shared/connection-settings';
+import { claimDataFile } from './data-file-claim';
 import { type RunningServer, startDevServer } from './dev-server';
 import { isListening } from './free-port';
 import { PROJECT_TOOLS_DIR, dataDir, ensurePrivateDirectory } from '../runtime/paths';
@@ -42,10 +43,20 @@ export async function ensureTemporalServer(
 ): Promise<EnsuredServer> {
   if (settings.address) return { address: settings.address };
   const embedded = embeddedServerSettings(env);
-  if (await isListening('127.0.0.1', embedded.port)) return { address: `127.0.0.1:${embedded.port}` };
-  const server = await startEmbeddedServer(embedded, settings.namespace, env, log);
-  return { address: server.address, embedded: server };
+  const address = `127.0.0.1:${embedded.port}`;
+  if (await isListening('127.0.0.1', embedded.port)) return { address };
+  try {
+    const server = await startEmbeddedServer(embedded, settings.namespace, env, log);
+    return { address: server.address, embedded: server };
+  } catch (error) {
+    // Another process started it meanwhile.
+    if (error instanceof AlreadyServed) return { address };
+    throw error;
+  }
 }
+
+/** The data file's server answers already: use it rather than start another on the same file. */
+export class AlreadyServed extends Error {}
 
 export async function startEmbeddedServer(
   embedded: EmbeddedServerSettings,
@@ -55,15 +66,40 @@ export async function startEmbeddedServer(
 ): Promise<RunningServer> {
   const cliPath = await findOrBuildTemporalCli({ env, toolsDir: PROJECT_TOOLS_DIR, log });
   ensurePrivateDirectory(path.dirname(embedded.dbFile));
+  const claim = await claimDataFile(embedded.dbFile, {
+    served: () => isListening('127.0.0.1', embedded.port),
+    log,
+  });
+  if (claim === 'served') {
+    throw new AlreadyServed(
+      `a Temporal server with ${embedded.dbFile} already answers on 127.0.0.1:${embedded.port}`,
+    );
+  }
   log(
     `Starting the embedded Temporal server on 127.0.0.1:${embedded.port} (web UI http://127.0.0.1:${embedded.uiPort}, data ${embedded.dbFile}).`,
   );
-  return startDevServer({
-    cliPath,
-    port: embedded.port,
-    uiPort: embedded.uiPort,
-    dbFile: embedded.dbFile,
-    namespace,
-    logFile: path.join(path.dirname(embedded.dbFile), 'temporal-server.log'),
-  });
+  let server: RunningServer;
+  try {
+    server = await startDevServer({
+      cliPath,
+      port: embedded.port,
+      uiPort: embedded.uiPort,
+      dbFile: embedded.dbFile,
+      namespace,
+      logFile: path.join(path.dirname(embedded.dbFile), 'temporal-server.log'),
+    });
+  } catch (error) {
+    claim.release();
+    throw error;
+  }
+  if (server.pid !== undefined) claim.recordServer(server.pid);
+  return {
+    ...server,
+    // Detached, the server keeps its claim for as long as its process lives.
+    async stop() {
+      claim.markStopping();
+      await server.stop();
+      claim.release();
+    },
+  };
 }
