@@ -279,6 +279,24 @@ export class AgentClient {
     };
   }
 
+  /**
+   * Why a closed conversation failed or was terminated, from the last event of its history (one
+   * event read, however long the history); undefined while it runs or when it completed.
+   */
+  async failureOf(conversationId: string): Promise<string | undefined> {
+    const { history } = await this.client.workflowService.getWorkflowExecutionHistoryReverse({
+      namespace: this.client.options.namespace,
+      execution: { workflowId: assertConversationId(conversationId) },
+      maximumPageSize: 1,
+    });
+    const last = history?.events?.[0];
+    return (
+      last?.workflowExecutionFailedEventAttributes?.failure?.message ??
+      last?.workflowExecutionTerminatedEventAttributes?.reason ??
+      undefined
+    );
+  }
+
   status(conversationId: string): Promise<ConversationStatusSummary> {
     return this.explainErrors(conversationId, () => this.handle(conversationId).query(statusQuery));
   }

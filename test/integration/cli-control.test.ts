@@ -288,3 +288,17 @@ test('steer interrupts the running tool and follows the run to the answer that t
   const toolResult = lastRequest.find((message) => message.role === 'tool');
   expect(toolResult!.content).toMatch(/ticked \d+ of 600/);
 }, 120_000);
+
+test('run says why the conversation failed when the worker refuses it', async () => {
+  const model = await startScriptedModelServer([{ text: 'never asked' }]);
+  opened.push(model);
+  const workspace = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-refused-'));
+  const elsewhere = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-roots-'));
+  const env = { ...cliEnv(model, `refused-${randomUUID()}`), AGENT_WORKSPACE_ROOTS: elsewhere };
+
+  const result = await runCli(['run', '--workspace', workspace, 'Do something'], env);
+
+  expect(result.code).toBe(1);
+  expect(result.stderr).toMatch(/failed: .*lies outside the directories this worker serves/);
+  expect(model.script.requests).toHaveLength(0);
+}, 120_000);

@@ -78,6 +78,9 @@ export async function followRun(options: FollowRunOptions): Promise<FollowedRun>
       if (options.until(event)) return { last: event, answerShown };
     }
     text?.end();
+    // The conversation closed before the run finished: say why when it failed.
+    const failure = await agent.failureOf(conversationId).catch(() => undefined);
+    if (failure) print(`! conversation ${conversationId} failed: ${failure}`);
     return { last: undefined, answerShown: false };
   } finally {
     clearTimeout(quietHint);
