@@ -169,7 +169,8 @@ export function createAcpAgent(deps: AcpAgentDeps): AgentApp {
       await announceCommands(client, session.id);
       if (execution.executionStatus === 'RUNNING') {
         const status = await deps.agent.status(session.id);
-        if (status.status === 'running') session.attached = attach(session, follower, status, update);
+        if (status.status === 'running')
+          session.attached = attach(session, follower, status, update, deps.log);
       }
       return { modes: modes(session) };
     })
@@ -235,15 +236,16 @@ async function attach(
   follower: SessionFollower,
   status: { runCount: number; lastSeq: number },
   update: (update: SessionUpdate) => Promise<void>,
+  log: (line: string) => void,
 ): Promise<void> {
   const pending = follower.follow(
     status.lastSeq,
     (event) => event.type === 'run_finished' && event.run === status.runCount,
   );
-  // Approvals asked before this process looked are asked again.
-  const asked = follower.askPending();
+  // Approvals asked before this process looked are asked again (a failure to ask only loses the question).
+  const asked = follower.askPending().catch((error: Error) => log(`! could not ask again: ${error.message}`));
   const end = await pending.catch(() => undefined);
-  await asked.catch(() => undefined);
+  await asked;
   if (end?.type !== 'run_finished') return;
   await update({
     sessionUpdate: 'session_info_update',
