@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { type Cleanups, log } from './cleanups';
 import { connectAgent } from './connect-agent';
-import { startLocalWorker } from './local-services';
+import { noModelConfigured, startLocalWorker } from './local-services';
 import { packageVersion } from './package-version';
 import { parseCommandArgs } from './parse-command-args';
 import { currentUserName } from './user-name';
@@ -32,11 +32,7 @@ export function parseAcpArgs(args: string[], cwd = process.cwd()): AcpArgs {
  */
 export async function acpCommand(args: string[], cleanups: Cleanups): Promise<number> {
   const acp = parseAcpArgs(args);
-  const { modelSettingsFromEnv, MODEL_SETUP_HELP } = await import('../../worker/model-settings');
-  if (acp.startWorker && !modelSettingsFromEnv(process.env)) {
-    log(MODEL_SETUP_HELP);
-    return 2;
-  }
+  if (acp.startWorker && (await noModelConfigured())) return 2;
   const { agent, settings, address } = await connectAgent(cleanups, { startServer: true });
   // An editor opens sessions in any of the person's projects: the worker here takes workspaces
   // under their home directory unless AGENT_WORKSPACE_ROOTS says otherwise.

@@ -40,6 +40,14 @@ export async function findRunningServer(settings: ConnectionSettings): Promise<s
   );
 }
 
+/** True, after saying how to configure one, when the environment names no model for a worker here. */
+export async function noModelConfigured(): Promise<boolean> {
+  const { modelSettingsFromEnv, MODEL_SETUP_HELP } = await import('../../worker/model-settings');
+  if (modelSettingsFromEnv(process.env)) return false;
+  log(MODEL_SETUP_HELP);
+  return true;
+}
+
 /** A worker in this process, assembled from the environment (src/worker/local-worker.ts); stopped by the cleanups. */
 export async function startLocalWorker(
   settings: ConnectionSettings,

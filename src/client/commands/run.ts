@@ -5,7 +5,7 @@ import { type Cleanups, log } from './cleanups';
 import { connectAgent } from './connect-agent';
 import { CONVERSATION_OPTION_FLAGS, conversationOptionsFromFlags } from './conversation-flags';
 import { finishedRunOf, followRun, reportRunEnd } from './follow-run';
-import { startLocalWorker } from './local-services';
+import { noModelConfigured, startLocalWorker } from './local-services';
 import { conversationIdArg, parseCommandArgs } from './parse-command-args';
 import { UsageError } from './usage-error';
 
@@ -51,11 +51,7 @@ export function parseRunArgs(args: string[], cwd = process.cwd()): RunArgs {
 /** `run`: send a prompt, show progress, print the answer. Exit 0 answered, 1 no answer, 2 not configured. */
 export async function runCommand(args: string[], cleanups: Cleanups): Promise<number> {
   const run = parseRunArgs(args);
-  const { modelSettingsFromEnv, MODEL_SETUP_HELP } = await import('../../worker/model-settings');
-  if (run.startWorker && !modelSettingsFromEnv(process.env)) {
-    log(MODEL_SETUP_HELP);
-    return 2;
-  }
+  if (run.startWorker && (await noModelConfigured())) return 2;
 
   const { agent, settings, address } = await connectAgent(cleanups, { startServer: true });
   if (run.startWorker) await startLocalWorker(settings, address, run.workspace, cleanups);

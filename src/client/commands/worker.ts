@@ -2,16 +2,12 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { connectionSettingsFromEnv } from '../../shared/connection-settings';
 import { type Cleanups, log } from './cleanups';
-import { ensureServer, startLocalWorker } from './local-services';
+import { ensureServer, noModelConfigured, startLocalWorker } from './local-services';
 
 /** `worker`: serve the task queue until stopped. */
 export async function workerCommand(args: string[], cleanups: Cleanups): Promise<number> {
   const { values } = parseArgs({ args, options: { workspace: { type: 'string' } } });
-  const { modelSettingsFromEnv, MODEL_SETUP_HELP } = await import('../../worker/model-settings');
-  if (!modelSettingsFromEnv(process.env)) {
-    log(MODEL_SETUP_HELP);
-    return 2;
-  }
+  if (await noModelConfigured()) return 2;
   const settings = connectionSettingsFromEnv(process.env);
   const address = await ensureServer(settings, cleanups);
   const workspace = path.resolve(values.workspace ?? process.env.DURABLE_AGENT_WORKSPACE ?? process.cwd());
