@@ -18,6 +18,8 @@ export interface AdmissionDeps {
   /** Approver name -> raw Ed25519 public key (base64url); when present, every decision must be signed. */
   approverKeys?: ApproverKeys;
   webhooks?: WebhookTarget[];
+  /** The conversation search attributes are registered on the server (the worker checked at its start). */
+  searchAttributes?: boolean;
 }
 
 /**
@@ -54,6 +56,7 @@ export function createAdmitConversation(deps: AdmissionDeps) {
       approvalFloor: floors.approval,
       ...(deps.approverKeys ? { approverKeys: deps.approverKeys } : {}),
       ...(deps.webhooks?.length ? { webhooks: deps.webhooks } : {}),
+      ...(deps.searchAttributes ? { searchAttributes: true } : {}),
     };
   };
 }

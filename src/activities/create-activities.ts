@@ -25,6 +25,8 @@ export interface ActivityDeps extends Omit<ModelDeps, 'transcriptCache' | 'loadT
   webhooks?: readonly WebhookConfig[];
   /** The gateway's public base URL, for links in webhook bodies. */
   gatewayUrl?: string;
+  /** The conversation search attributes are registered on the server: conversations keep them up to date. */
+  searchAttributes?: boolean;
 }
 
 /** The worker's activities, closed over their dependencies: tests pass fakes, the worker real clients. */
@@ -46,6 +48,7 @@ export function createActivities(deps: ActivityDeps) {
       ...(deps.floors ? { floors: deps.floors } : {}),
       ...(deps.approverKeys ? { approverKeys: deps.approverKeys } : {}),
       webhooks: webhookTargets(deps.webhooks ?? []),
+      ...(deps.searchAttributes ? { searchAttributes: true } : {}),
     }),
     deliverWebhook: createDeliverWebhook({
       webhooks: deps.webhooks ?? [],

@@ -20,3 +20,13 @@ export function classifyModelError(error: unknown): unknown {
   }
   return error;
 }
+
+/** A failed model call's kind for metrics: rate_limited, rejected (4xx), unavailable (5xx, unreachable), or other. */
+export function modelErrorKind(error: unknown): 'rate_limited' | 'rejected' | 'unavailable' | 'other' {
+  if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
+    if (error.status === 429) return 'rate_limited';
+    return error.status < 500 ? 'rejected' : 'unavailable';
+  }
+  if (error instanceof OpenAI.APIConnectionError) return 'unavailable';
+  return 'other';
+}

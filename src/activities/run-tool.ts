@@ -18,6 +18,14 @@ import { createToolResultFinisher, toolErrorResult } from '../tools/finish-tool-
 import { Heartbeater } from './heartbeater';
 import { runAfterToolCall, runBeforeToolCall } from '../tools/run-tool-hooks';
 import type { ToolCallInfo, ToolHooks } from '../tools/tool-hooks';
+import { ToolCircuitBreakers } from '../tools/circuit-breaker';
+import {
+  CIRCUIT_STATE_VALUE,
+  METRIC,
+  type ToolCallOutcome,
+  recordCount,
+  recordToolCall,
+} from '../shared/agent-metrics';
 
 export interface ToolDeps {
   tools: ToolRegistry;
@@ -25,7 +33,12 @@ export interface ToolDeps {
   defaultWorkspace: string;
   /** Lifecycle hooks around every tool call, run in this order. */
   hooks?: readonly ToolHooks[];
+  /** This worker's circuit breakers; by default each tool opens after 5 failures in a row for a minute. */
+  circuitBreakers?: ToolCircuitBreakers;
 }
+
+/** Error kinds that say something is wrong with the tool rather than with the call the model made. */
+const TOOL_FAULT_KINDS: ReadonlySet<string> = new Set<ToolErrorKind>(['ExecutionFailed', 'Timeout']);
 
 const PROGRESS_TEXT_BYTES = 4_096;
 
@@ -60,6 +73,7 @@ function validate(tool: AgentTool, params: Record<string, unknown>): Validated {
 export function createRunTool(deps: ToolDeps) {
   const hooks = deps.hooks ?? [];
   const finisher = createToolResultFinisher(hooks);
+  const breakers = deps.circuitBreakers ?? new ToolCircuitBreakers();
   const workspaces = new Map<string, Workspace>();
   const workspaceFor = (root: string) => {
     let workspace = workspaces.get(root);
@@ -83,13 +97,27 @@ export function createRunTool(deps: ToolDeps) {
       toolCallId: input.toolCallId,
       conversationId: input.conversationId,
     };
-    return finisher.finish(call, await prepareAndRun(input, call));
+    const startedAt = Date.now();
+    const meter = Context.current().metricMeter;
+    if (Context.current().info.attempt > 1) recordCount(meter, METRIC.toolRetries, { tool: input.toolName });
+    try {
+      const outcome = await finisher.finish(call, await prepareAndRun(input, call));
+      recordToolCall(meter, input.toolName, outcomeLabel(outcome), Date.now() - startedAt);
+      return outcome;
+    } catch (error) {
+      if (!(error instanceof CompleteAsyncError)) {
+        recordToolCall(meter, input.toolName, 'failed', Date.now() - startedAt);
+      }
+      throw error;
+    }
   };
 
   async function prepareAndRun(input: ToolRunInput, call: ToolCallInfo): Promise<ToolOutcome> {
     const prepared = await prepare(input);
     if (isOutcome(prepared)) return prepared;
     const context = Context.current();
+    const admission = breakers.admit(input.toolName);
+    if (!admission.run) return unavailableOutcome(input.toolName, admission);
     const heartbeater = new Heartbeater<ActivityProgress>(context, {
       kind: 'tool',
       toolCallId: input.toolCallId,
@@ -97,17 +125,55 @@ export function createRunTool(deps: ToolDeps) {
     });
     try {
       const authorised = await authorise(call, prepared);
-      if (isOutcome(authorised)) return authorised;
-      return await execute(
-        authorised.tool,
-        input,
-        authorised.params,
-        authorised.workspace,
-        context,
-        heartbeater,
+      if (isOutcome(authorised)) {
+        breakers.released(input.toolName);
+        return authorised;
+      }
+      return await observedByBreaker(input.toolName, context, () =>
+        execute(authorised.tool, input, authorised.params, authorised.workspace, context, heartbeater),
       );
     } finally {
       heartbeater.stop();
+    }
+  }
+
+  /**
+   * Tells the tool's circuit breaker how the call went: failures of the tool itself count (an
+   * execution failure or timeout, an unexpected throw, the activity timing out); a result, an error
+   * the call caused, or a cancel says the tool works or says nothing.
+   */
+  async function observedByBreaker(
+    toolName: string,
+    context: Context,
+    run: () => Promise<ToolOutcome>,
+  ): Promise<ToolOutcome> {
+    const before = breakers.snapshot().find((circuit) => circuit.tool === toolName)?.state ?? 'closed';
+    try {
+      const outcome = await run();
+      const kind = errorKindOf(outcome);
+      if (kind && TOOL_FAULT_KINDS.has(kind)) breakers.failed(toolName, failureText(outcome));
+      else if (outcome.aborted) breakers.released(toolName);
+      else breakers.succeeded(toolName);
+      return outcome;
+    } catch (error) {
+      if (error instanceof CompleteAsyncError || context.cancellationDetails?.cancelRequested) {
+        breakers.released(toolName);
+      } else if (context.cancellationDetails?.timedOut) {
+        breakers.failed(toolName, 'timed out');
+      } else if (context.cancellationSignal.aborted) {
+        breakers.released(toolName);
+      } else {
+        breakers.failed(toolName, truncateText(messageOf(error), 300));
+      }
+      throw error;
+    } finally {
+      const after = breakers.snapshot().find((circuit) => circuit.tool === toolName)?.state ?? 'closed';
+      if (after !== before) {
+        context.metricMeter
+          .createGauge(METRIC.toolCircuitState)
+          .set(CIRCUIT_STATE_VALUE[after], { tool: toolName });
+        if (after === 'open') recordCount(context.metricMeter, METRIC.toolCircuitOpened, { tool: toolName });
+      }
     }
   }
 
@@ -244,6 +310,47 @@ export function createRunTool(deps: ToolDeps) {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+function errorKindOf(outcome: ToolOutcome): string | undefined {
+  if (!outcome.isError || typeof outcome.details !== 'object' || outcome.details === null) return undefined;
+  const kind = (outcome.details as { errorKind?: unknown }).errorKind;
+  return typeof kind === 'string' ? kind : undefined;
+}
+
+/** The error message of an error result, shortened for the notice an open circuit gives. */
+function failureText(outcome: ToolOutcome): string {
+  const block = outcome.content.find((part) => part.type === 'text');
+  if (block?.type !== 'text') return 'an error result';
+  try {
+    const envelope = JSON.parse(block.text) as { error?: unknown };
+    if (typeof envelope.error === 'string') return truncateText(envelope.error, 300);
+  } catch {
+    // not the error envelope: the text itself
+  }
+  return truncateText(block.text, 300);
+}
+
+function outcomeLabel(outcome: ToolOutcome): ToolCallOutcome {
+  if (outcome.aborted) return 'aborted';
+  if (!outcome.isError) return 'ok';
+  return errorKindOf(outcome) === 'Unavailable' ? 'unavailable' : 'error';
+}
+
+/** What the model reads while a tool's circuit is open: which tool, why, and when to try again. */
+function unavailableOutcome(
+  tool: string,
+  refused: { retryAtMs: number; failures: number; lastFailure: string },
+): ToolOutcome {
+  const retryAt = new Date(refused.retryAtMs).toISOString();
+  const seconds = Math.max(1, Math.ceil((refused.retryAtMs - Date.now()) / 1_000));
+  const outcome = errorOutcome(
+    tool,
+    'Unavailable',
+    `${tool} is temporarily disabled on this worker after ${refused.failures} failures in a row ` +
+      `(last: ${refused.lastFailure}); retry after ${retryAt} (in ${seconds} s), or do without it`,
+  );
+  return { ...outcome, details: { errorKind: 'Unavailable', circuit: { state: 'open', retryAt } } };
 }
 
 function errorOutcome(tool: string, kind: ToolErrorKind, message: string): ToolOutcome {

@@ -4,7 +4,8 @@ import { type LiveModelText, modelCallKey } from '../runtime/live-model-text';
 import type { AssistantMessage } from '../shared/messages';
 import { type ActivityProgress, MODEL_PROGRESS_TAIL_CHARS } from '../shared/tool-run';
 import { Heartbeater } from './heartbeater';
-import { classifyModelError } from './model-errors';
+import { classifyModelError, modelErrorKind } from './model-errors';
+import { recordModelCall } from '../shared/agent-metrics';
 import { assembleStream } from './model-stream';
 
 type CompletionRequest = Omit<
@@ -33,14 +34,18 @@ export async function streamedCompletion(
     toolCalls: 0,
   });
   let published = 0;
+  const startedAt = Date.now();
+  let firstTokenMs: number | undefined;
+  const meter = context.metricMeter;
   try {
     const stream = await openai.chat.completions.create(
       { ...request, stream: true, stream_options: { include_usage: true } },
       { signal: context.cancellationSignal },
     );
-    return await assembleStream(
+    const reply = await assembleStream(
       stream,
       (partial) => {
+        if (partial.text || partial.toolCalls) firstTokenMs ??= Date.now() - startedAt;
         if (live && execution && call && partial.text.length > published) {
           live.publish({
             conversationId: execution.workflowId,
@@ -59,8 +64,21 @@ export async function streamedCompletion(
       },
       () => Date.now(),
     );
+    recordModelCall(meter, request.model, {
+      latencyMs: Date.now() - startedAt,
+      ...(firstTokenMs !== undefined ? { firstTokenMs } : {}),
+      ...(reply.usage
+        ? { inputTokens: reply.usage.inputTokens, outputTokens: reply.usage.outputTokens }
+        : {}),
+    });
+    return reply;
   } catch (error) {
-    if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason ?? error;
+    const cancelled = context.cancellationSignal.aborted;
+    recordModelCall(meter, request.model, {
+      latencyMs: Date.now() - startedAt,
+      errorKind: cancelled ? 'cancelled' : modelErrorKind(error),
+    });
+    if (cancelled) throw context.cancellationSignal.reason ?? error;
     throw classifyModelError(error);
   } finally {
     heartbeater.stop();

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { abortCommand } from './commands/abort';
 import { acpCommand } from './commands/acp';
+import { codecServerCommand } from './commands/codec-server';
 import { compactCommand } from './commands/compact';
 import { approveCommand } from './commands/approve';
 import { chooseCommand } from './commands/choose';
@@ -45,6 +46,7 @@ const COMMANDS: Record<string, Command> = {
   server: serverCommand,
   gateway: gatewayCommand,
   acp: acpCommand,
+  'codec-server': codecServerCommand,
 };
 
 /** Commands that run a worker in this process (`replay` a replay worker) and so set up the worker runtime's logging. */
@@ -73,7 +75,7 @@ async function main([command, ...args]: string[]): Promise<number> {
 }
 
 /** `run` keeps the terminal for the conversation (its errors arrive as events); workers and `acp` log warnings for operators. */
-async function installRuntime(command: string | undefined): Promise<void> {
+async function installRuntime(command: string | undefined, args: string[]): Promise<void> {
   if (!command || !WORKER_COMMANDS.has(command)) return;
   const { Runtime, DefaultLogger } = await import('@temporalio/worker');
   if (command === 'replay') {
@@ -85,12 +87,18 @@ async function installRuntime(command: string | undefined): Promise<void> {
     return;
   }
   const level = command === 'run' ? 'ERROR' : 'WARN';
+  const { metricsEndpointFrom, prometheusTelemetry } = await import('../worker/metrics-endpoint');
+  const metrics = metricsEndpointFrom(args, process.env);
   // Temporal Core's own logs would go to stdout, which holds answers (and for `acp` the protocol):
   // they are forwarded to the logger, which writes to stderr.
   Runtime.install({
     logger: new DefaultLogger(level),
-    telemetryOptions: { logging: { filter: { core: level, other: level }, forward: {} } },
+    telemetryOptions: {
+      logging: { filter: { core: level, other: level }, forward: {} },
+      ...(metrics ? { metrics: prometheusTelemetry(metrics) } : {}),
+    },
   });
+  if (metrics) log(`metrics on http://${metrics.host}:${metrics.port}/metrics`);
 }
 
 // The first Ctrl-C stops gracefully (workers finish running activities); a second one stops now.
@@ -104,7 +112,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-installRuntime(process.argv[2])
+installRuntime(process.argv[2], process.argv.slice(3))
   .then(() => main(process.argv.slice(2)))
   .then(async (code) => {
     await cleanups.runAll();

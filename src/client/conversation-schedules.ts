@@ -1,3 +1,4 @@
+import { conversationSummary } from '../shared/activity-summary';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
@@ -75,6 +76,7 @@ export class ConversationSchedules {
           workflowId: scheduleId,
           taskQueue: this.taskQueue,
           args: [input],
+          staticSummary: conversationSummary(schedule.prompt),
         },
         // Conversations stay open after answering: with the default (skip while one runs) the
         // schedule would start only the first.

@@ -1,3 +1,4 @@
+import { conversationSummary } from '../shared/activity-summary';
 import type { CompactionReceipt } from '../shared/compaction';
 import type { ImageContent } from '../shared/content';
 import { randomUUID } from 'node:crypto';
@@ -188,6 +189,8 @@ export class AgentClient {
       args: [{ options: options.data }],
       signal: userMessageSignal,
       signalArgs: [message.data],
+      // Shown by the Web UI for the conversation; only used when this call starts it.
+      staticSummary: conversationSummary(text),
     });
     return { conversationId, messageId: message.data.messageId, afterSeq, started };
   }

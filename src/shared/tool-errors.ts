@@ -8,7 +8,9 @@ export type ToolErrorKind =
   | 'PermissionDenied'
   | 'FileNotFound'
   | 'InvalidPath'
-  | 'Timeout';
+  | 'Timeout'
+  /** The tool failed too often on this worker and is disabled for a while (its circuit breaker is open). */
+  | 'Unavailable';
 
 /**
  * Whether the same call may succeed if tried again. Only for read-only tools: a tool with side
@@ -24,6 +26,7 @@ export const TOOL_ERROR_RETRYABLE: Readonly<Record<ToolErrorKind, boolean>> = {
   FileNotFound: false,
   InvalidPath: false,
   Timeout: true,
+  Unavailable: false,
 };
 
 export interface ToolOutcome {

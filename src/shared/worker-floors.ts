@@ -61,6 +61,8 @@ export type Admission =
       approverKeys?: ApproverKeys;
       /** The worker's webhooks: the conversation schedules a delivery for each event one wants. */
       webhooks?: WebhookTarget[];
+      /** The worker found the conversation search attributes registered: the conversation keeps them up to date. */
+      searchAttributes?: boolean;
     };
 
 const APPROVAL_STRICTNESS: Record<ApprovalMode, number> = { auto: 0, ask: 1, always: 2 };

@@ -4,6 +4,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { SEARCH_ATTRIBUTE_TYPES } from '../shared/search-attributes';
 import { freePort } from './free-port';
 
 export interface DevServerOptions {
@@ -12,6 +13,8 @@ export interface DevServerOptions {
   port: number;
   /** Web UI port; the UI is off when absent. */
   uiPort?: number;
+  /** The remote codec the Web UI asks to decode payloads. */
+  uiCodecEndpoint?: string;
   /** SQLite file that keeps conversations across restarts; in memory when absent. */
   dbFile?: string;
   namespace?: string;
@@ -76,8 +79,13 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
     '--log-level',
     'warn',
     ...(options.uiPort ? ['--ui-port', String(options.uiPort), '--ui-ip', '127.0.0.1'] : ['--headless']),
+    ...(options.uiPort && options.uiCodecEndpoint ? ['--ui-codec-endpoint', options.uiCodecEndpoint] : []),
     ...(options.dbFile ? ['--db-filename', options.dbFile] : []),
     ...dynamicConfigArgs(options.dynamicConfig),
+    ...Object.entries(SEARCH_ATTRIBUTE_TYPES).flatMap(([name, type]) => [
+      '--search-attribute',
+      `${name}=${type}`,
+    ]),
   ];
   // With a log file the server writes to it directly, so it can outlive this process (detach()).
   const logFd = options.logFile ? openSync(options.logFile, 'a', 0o600) : undefined;

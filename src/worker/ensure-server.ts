@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import path from 'node:path';
 import type { ConnectionSettings } from '../shared/connection-settings';
 import { claimDataFile } from './data-file-claim';
@@ -15,6 +17,8 @@ export interface EnsuredServer {
 export interface EmbeddedServerSettings {
   port: number;
   uiPort: number;
+  /** Where the codec server the Web UI asks to decode payloads listens. */
+  codecPort: number;
   dbFile: string;
 }
 
@@ -28,6 +32,7 @@ export function embeddedServerSettings(env: NodeJS.ProcessEnv): EmbeddedServerSe
   return {
     port: port('DURABLE_AGENT_SERVER_PORT', 7233),
     uiPort: port('DURABLE_AGENT_UI_PORT', 8233),
+    codecPort: port('DURABLE_AGENT_CODEC_PORT', 8234),
     dbFile: path.join(dataDir(env), 'temporal.db'),
   };
 }
@@ -84,6 +89,7 @@ export async function startEmbeddedServer(
       cliPath,
       port: embedded.port,
       uiPort: embedded.uiPort,
+      uiCodecEndpoint: `http://127.0.0.1:${embedded.codecPort}`,
       dbFile: embedded.dbFile,
       namespace,
       logFile: path.join(path.dirname(embedded.dbFile), 'temporal-server.log'),
@@ -92,7 +98,15 @@ export async function startEmbeddedServer(
     claim.release();
     throw error;
   }
-  if (server.pid !== undefined) claim.recordServer(server.pid);
+  if (server.pid !== undefined) {
+    claim.recordServer(server.pid);
+    startCodecServerFor(
+      server.pid,
+      embedded,
+      env,
+      path.join(path.dirname(embedded.dbFile), 'codec-server.log'),
+    );
+  }
   return {
     ...server,
     // Detached, the server keeps its claim for as long as its process lives.
@@ -102,4 +116,31 @@ export async function startEmbeddedServer(
       claim.release();
     },
   };
+}
+
+/**
+ * The Web UI's codec server, in a process of its own that lives as long as the server does (which
+ * may outlive this process). If one already listens on the port, the new one exits at once.
+ */
+function startCodecServerFor(
+  serverPid: number,
+  embedded: EmbeddedServerSettings,
+  env: NodeJS.ProcessEnv,
+  logFile: string,
+): void {
+  // Under a TypeScript loader (tests) the CLI is its source; built, it is the JavaScript beside this file.
+  const cli = path.join(__dirname, '..', 'client', __filename.endsWith('.ts') ? 'cli.ts' : 'cli.js');
+  const loader = __filename.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const out = openSync(logFile, 'a', 0o600);
+  const child = spawn(
+    process.execPath,
+    [...loader, cli, 'codec-server', '--port', String(embedded.codecPort), '--exit-with', String(serverPid)],
+    {
+      env: { ...env, DURABLE_AGENT_UI_PORT: String(embedded.uiPort) },
+      detached: true,
+      stdio: ['ignore', out, out],
+    },
+  );
+  closeSync(out);
+  child.unref();
 }

@@ -4,7 +4,10 @@ import { builtinTools } from '../tools/builtin/builtin-tools';
 import { sandboxAvailability } from '../tools/exec/bubblewrap';
 import { childEnvironment } from '../tools/exec/child-environment';
 import { ToolRegistry } from '../tools/registry';
+import { ToolCircuitBreakers } from '../tools/circuit-breaker';
+import { circuitBreakerSettingsFromEnv } from './circuit-breaker-settings';
 import { connectWorker } from './connect';
+import { ensureSearchAttributes } from './search-attribute-registration';
 import { createAgentWorker } from './create-worker';
 import { execEnvPassFromEnv, execPolicyFromEnv } from './exec-settings';
 import { externalToolsFromEnv } from './external-tools';
@@ -49,7 +52,9 @@ export async function startWorkerFromEnv(
     ...external.sources,
     ...moreSources,
   ]);
+  const circuitBreakers = new ToolCircuitBreakers(circuitBreakerSettingsFromEnv(env));
   const connection = await connectWorker(settings, address);
+  const searchAttributes = await ensureSearchAttributes(connection, settings.namespace, log);
   const worker = await createAgentWorker({
     connection,
     namespace: settings.namespace,
@@ -59,6 +64,8 @@ export async function startWorkerFromEnv(
       defaultModel: model.model,
       ...(model.provider ? { provider: model.provider } : {}),
       tools,
+      circuitBreakers,
+      searchAttributes,
       defaultWorkspace: workspace,
       rapToolsets: external.rapToolsets,
       floors: floorsFromEnv(env, { workspace, execSecurity: execPolicy.security ?? 'full' }),

@@ -1,5 +1,6 @@
 import {
   ActivityCancellationType,
+  type ActivityInterfaceFor,
   type RetryPolicy,
   proxyActivities,
   proxyLocalActivities,
@@ -52,7 +53,9 @@ export const catalogActivities = proxyActivities<Pick<AgentActivities, 'listTool
  * abort cancels it, the workflow waits for the activity to stop, so whatever the tool returned
  * before stopping reaches the model; except for tools that answer by callback, which cannot stop.
  */
-export function toolActivitiesFor(descriptor: ToolDescriptor): Pick<AgentActivities, 'runTool'> {
+export function toolActivitiesFor(
+  descriptor: ToolDescriptor,
+): ActivityInterfaceFor<Pick<AgentActivities, 'runTool'>> {
   return proxyActivities<Pick<AgentActivities, 'runTool'>>({
     // A tool that answers by callback cannot hear a cancel request: stop waiting for it at once.
     cancellationType: descriptor.asyncCompletion

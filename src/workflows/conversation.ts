@@ -16,6 +16,9 @@ import { ConversationEntity, userMessageOf } from './conversation-entity';
 import { RunControl } from './run-control';
 import { type PausedRun, lookUpTools, runTurnLoop } from './turn-loop';
 import { WebhookOutbox } from './webhook-outbox';
+import { ConversationVisibility } from './conversation-visibility';
+import { ConversationMetrics } from './conversation-metrics';
+import { DEFAULT_AGENT_ID } from '../shared/agent-id';
 
 export type { CarriedConversation, ConversationInput } from './conversation-carry';
 
@@ -80,6 +83,7 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
 
   // Before anything runs, the worker holds the options to its operator's floors. Histories from
   // before admission existed replay without it.
+  let searchAttributes = false;
   if (patched('worker-admission')) {
     const admission = await admissionActivities.admitConversation({
       ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
@@ -93,6 +97,7 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
     });
     if (!admission.admitted) throw ApplicationFailure.nonRetryable(admission.reason, 'ConversationRefused');
     approvals.enforce(admission);
+    searchAttributes = admission.searchAttributes === true;
     if (admission.webhooks) {
       const outbox = new WebhookOutbox(conversationId, admission.webhooks, (toolCallId) =>
         approvals.pendingApprovals().find((pending) => pending.toolCallId === toolCallId),
@@ -101,6 +106,14 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
       events.onRecord((event) => outbox.eventRecorded(event));
     }
   }
+
+  const visibility = new ConversationVisibility(
+    searchAttributes ? { agentId: options.agentId ?? DEFAULT_AGENT_ID } : undefined,
+  );
+  visibility.start(carried?.paused?.run);
+  events.onRecord((event) => visibility.eventRecorded(event));
+  const metrics = new ConversationMetrics();
+  events.onRecord((event) => metrics.eventRecorded(event));
 
   let endedBy: ConversationResult['endedBy'] = 'end';
   let lastRun: Pick<ConversationResult, 'outcome' | 'answer'> = {};

@@ -10,7 +10,7 @@ export interface CarriedEvents {
 export class EventLog {
   private events: AgentEvent[];
   private nextSeq: number;
-  private listener?: (event: AgentEvent) => void;
+  private readonly listeners: Array<(event: AgentEvent) => void> = [];
 
   /** `carried`: the latest events of the previous run of a continued conversation; numbering goes on from them. */
   constructor(
@@ -30,13 +30,13 @@ export class EventLog {
     const stamped = { ...event, seq: this.nextSeq++, at: workflowTime(), run } as AgentEvent;
     this.events.push(stamped);
     if (this.events.length > this.maxKept) this.events.splice(0, this.events.length - this.maxKept);
-    this.listener?.(stamped);
+    for (const listener of this.listeners) listener(stamped);
     return stamped;
   }
 
-  /** Called with every event recorded from now on (one listener). */
+  /** Called with every event recorded from now on, in the order the listeners were added. */
   onRecord(listener: (event: AgentEvent) => void): void {
-    this.listener = listener;
+    this.listeners.push(listener);
   }
 
   get lastSeq(): number {

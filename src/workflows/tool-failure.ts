@@ -1,4 +1,5 @@
-import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, TimeoutFailure, metricMeter } from '@temporalio/workflow';
+import { METRIC, recordCount } from '../shared/agent-metrics';
 import type { ToolDescriptor } from '../shared/tool-descriptor';
 import { type ToolErrorKind, type ToolOutcome, toolErrorOutcome } from '../shared/tool-errors';
 
@@ -10,6 +11,7 @@ const KNOWN_KINDS: ReadonlySet<string> = new Set<ToolErrorKind>([
   'FileNotFound',
   'InvalidPath',
   'Timeout',
+  'Unavailable',
 ]);
 
 /** A tool activity that failed for good becomes an error result the model can read. */
@@ -26,6 +28,7 @@ export function outcomeOfToolFailure(descriptor: ToolDescriptor, error: unknown)
 }
 
 function timeoutOutcome(descriptor: ToolDescriptor, failure: TimeoutFailure): ToolOutcome {
+  recordCount(metricMeter, METRIC.toolTimeouts, { tool: descriptor.name });
   const seconds = (ms: number) => `${Math.round(ms / 100) / 10}s`;
   const what =
     failure.timeoutType === 'HEARTBEAT'

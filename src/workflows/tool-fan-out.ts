@@ -12,6 +12,7 @@ import {
   toolErrorOutcome,
 } from '../shared/tool-errors';
 import { toolActivitiesFor } from './activity-proxies';
+import { toolCallSummary } from '../shared/activity-summary';
 import type { ApprovalBook } from './approval-book';
 import type { EventLog } from './event-log';
 import { outcomeOfToolFailure } from './tool-failure';
@@ -140,12 +141,10 @@ async function outcomeOf(call: ToolCall, context: FanOutContext, start: () => vo
   const inWorkflow = context.workflowTools.get(call.name);
   if (inWorkflow) return inWorkflow(call, parsed.value);
   try {
-    return await toolActivitiesFor(descriptor).runTool({
-      ...context.scope,
-      toolCallId: call.id,
-      toolName: call.name,
-      arguments: parsed.value,
-    });
+    return await toolActivitiesFor(descriptor).runTool.executeWithOptions(
+      { summary: toolCallSummary(call.name, parsed.value) },
+      [{ ...context.scope, toolCallId: call.id, toolName: call.name, arguments: parsed.value }],
+    );
   } catch (error) {
     if (isCancellation(error)) {
       if (descriptor.asyncCompletion) context.asyncCallInterrupted(call);

@@ -29,6 +29,7 @@ import type { EventLog } from './event-log';
 import type { RapThread } from './rap-thread';
 import type { RunControl } from './run-control';
 import { runSubAgent } from './sub-agent';
+import { modelCallSummary } from '../shared/activity-summary';
 import { type WorkflowToolRunner, notStartedResults, runToolCalls } from './tool-fan-out';
 
 /** Calls the runtime adds itself; a model that asks for one is told so. */
@@ -195,12 +196,17 @@ export async function runTurnLoop(
     const delta = transcript.deltaForModel(context.conversationId);
     let reply: AssistantMessage;
     try {
-      reply = await modelActivities.callModel({
-        transcript: delta,
-        toolNames: offeredToModel(),
-        model: options.model,
-        systemPrompt: options.systemPrompt,
-      });
+      reply = await modelActivities.callModel.executeWithOptions(
+        { summary: modelCallSummary(options.model, run, iteration) },
+        [
+          {
+            transcript: delta,
+            toolNames: offeredToModel(),
+            model: options.model,
+            systemPrompt: options.systemPrompt,
+          },
+        ],
+      );
     } catch (error) {
       failRun('model call failed', error);
       return;

@@ -10,6 +10,7 @@ test('an embedded server started while the previous one on the same data file is
   const settings = {
     port: await freePort(),
     uiPort: await freePort(),
+    codecPort: await freePort(),
     dbFile: path.join(dataDir, 'temporal.db'),
   };
   const env = { ...process.env, DURABLE_AGENT_DATA_DIR: dataDir };

@@ -9,7 +9,10 @@ import { type TestHarness, startHarness } from './test-worker';
  */
 export function useNockedHarness(
   tools: AgentTool[],
-  worker: Pick<Parameters<typeof startHarness>[0], 'hooks' | 'toolPolicy' | 'floors' | 'approverKeys'> = {},
+  worker: Pick<
+    Parameters<typeof startHarness>[0],
+    'hooks' | 'toolPolicy' | 'floors' | 'approverKeys' | 'circuitBreakers' | 'searchAttributes'
+  > = {},
 ): () => TestHarness {
   let harness: TestHarness | undefined;
   beforeAll(async () => {

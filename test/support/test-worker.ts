@@ -1,3 +1,4 @@
+import type { ToolCircuitBreakers } from '../../src/tools/circuit-breaker';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
@@ -63,6 +64,9 @@ export async function startHarness(options: {
   approverKeys?: ApproverKeys;
   webhooks?: WebhookConfig[];
   gatewayUrl?: string;
+  circuitBreakers?: ToolCircuitBreakers;
+  /** Conversations keep the search attributes up to date (the test server has them registered). */
+  searchAttributes?: boolean;
 }): Promise<TestHarness> {
   const dataConverter = options.dataConverter ?? agentDataConverter();
   quietRuntime();
@@ -90,6 +94,8 @@ export async function startHarness(options: {
       ...(options.approverKeys ? { approverKeys: options.approverKeys } : {}),
       ...(options.webhooks ? { webhooks: options.webhooks } : {}),
       ...(options.gatewayUrl ? { gatewayUrl: options.gatewayUrl } : {}),
+      ...(options.circuitBreakers ? { circuitBreakers: options.circuitBreakers } : {}),
+      ...(options.searchAttributes ? { searchAttributes: true } : {}),
     },
     ...(options.toolPolicy ? { toolPolicy: options.toolPolicy } : {}),
     dataConverter,

@@ -23,10 +23,11 @@ Usage:
   durable-agent schedule "<prompt>" --cron "<cron>" [--id SCHEDULE_ID] [--idle-timeout DURATION] [--json]
                     [conversation flags of run]
   durable-agent schedule list|delete SCHEDULE_ID|trigger SCHEDULE_ID [--json]
-  durable-agent worker [--workspace DIR]
+  durable-agent worker [--workspace DIR] [--metrics-port PORT]
   durable-agent server [--port N] [--ui-port N] [--db FILE]
   durable-agent gateway [--tokens FILE] [--port N] [--host ADDRESS]
   durable-agent acp [--no-worker] [--workspace DIR]
+  durable-agent codec-server [--port N] [--host ADDRESS] [--ui-origin URL]... [--exit-with PID]
 
 Environment: OPENAI_BASE_URL, OPENAI_API_KEY, AGENT_MODEL, AGENT_MODEL_PROVIDER, AGENT_TOOLS_ALLOW,
 AGENT_TOOLS_DENY, AGENT_EXEC_SECURITY, AGENT_EXEC_SAFE_BINS, AGENT_TASK_QUEUE, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS*,

@@ -6,7 +6,11 @@ import { ensureServer, noModelConfigured, startLocalWorker } from './local-servi
 
 /** `worker`: serve the task queue until stopped. */
 export async function workerCommand(args: string[], cleanups: Cleanups): Promise<number> {
-  const { values } = parseArgs({ args, options: { workspace: { type: 'string' } } });
+  // --metrics-port is read when the runtime is installed, before this.
+  const { values } = parseArgs({
+    args,
+    options: { workspace: { type: 'string' }, 'metrics-port': { type: 'string' } },
+  });
   if (await noModelConfigured()) return 2;
   const settings = connectionSettingsFromEnv(process.env);
   const address = await ensureServer(settings, cleanups);

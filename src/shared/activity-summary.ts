@@ -1,0 +1,44 @@
+/**
+ * One-line summaries shown for activities in the Temporal Web UI and `temporal workflow describe`,
+ * instead of the bare activity type (`runTool`, `callModel`): `exec: npm test`, `read src/app.ts`,
+ * `model gpt-4o-mini: run 2, turn 3`. They are metadata: changing them never breaks a replay.
+ */
+
+const MAX_SUMMARY_CHARS = 120;
+
+/** The argument that says most about a call, in the order tried. */
+const TELLING_ARGUMENTS = [
+  'command',
+  'path',
+  'pattern',
+  'url',
+  'query',
+  'id',
+  'sessionId',
+  'task',
+  'message',
+];
+
+export function toolCallSummary(toolName: string, args: Record<string, unknown>): string {
+  const key = TELLING_ARGUMENTS.find((name) => typeof args[name] === 'string' && args[name] !== '');
+  const fallback = Object.values(args).find((value) => typeof value === 'string' && value !== '');
+  const value = (key ? args[key] : fallback) as string | undefined;
+  if (value === undefined) return toolName;
+  const separator = key === 'command' || key === undefined ? ': ' : ' ';
+  return oneLine(`${toolName}${separator}${value}`);
+}
+
+export function modelCallSummary(model: string | undefined, run: number, turn: number): string {
+  return `model ${model ?? '(worker default)'}: run ${run}, turn ${turn}`;
+}
+
+/** A single line, cut to a length the UI shows whole. */
+export function oneLine(text: string, max = MAX_SUMMARY_CHARS): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
+}
+
+/** A conversation's static summary in the Web UI: the message it was started with. */
+export function conversationSummary(firstMessage: string): string {
+  return oneLine(firstMessage, 200);
+}

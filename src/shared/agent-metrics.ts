@@ -1,0 +1,79 @@
+import type { MetricMeter } from '@temporalio/common';
+
+/**
+ * The runtime's own metrics, recorded through Temporal's metric meter so they leave the worker with
+ * the SDK's (a Prometheus endpoint with `--metrics-port`, where counters end in `_total`). Durations
+ * are milliseconds. Tool activities record from the worker, approvals from the
+ * workflow (whose meter stays silent during replay), model calls from the model activity.
+ */
+export const METRIC = {
+  /** Tool calls by `tool` and `outcome`: ok, error (an error result), aborted, unavailable (circuit open), failed (the activity failed). */
+  toolCalls: 'durable_agent_tool_calls',
+  toolDuration: 'durable_agent_tool_duration',
+  /** Tool activities that timed out, by `tool`, as the workflow saw them. */
+  toolTimeouts: 'durable_agent_tool_timeouts',
+  /** Tool attempts after the first, by `tool`. */
+  toolRetries: 'durable_agent_tool_retries',
+  /** Circuit breaker state by `tool`: 0 closed, 1 open, 2 half-open (one trial call running). */
+  toolCircuitState: 'durable_agent_tool_circuit_state',
+  toolCircuitOpened: 'durable_agent_tool_circuit_opened',
+  /** By `tool`. */
+  approvalsRequested: 'durable_agent_approvals_requested',
+  /** By `tool` and `decision`: approved, rejected, expired, aborted. */
+  approvalsDecided: 'durable_agent_approvals_decided',
+  approvalWait: 'durable_agent_approval_wait',
+  /** Model calls by `model` and `outcome` (ok, error). */
+  modelCalls: 'durable_agent_model_calls',
+  modelLatency: 'durable_agent_model_latency',
+  modelTimeToFirstToken: 'durable_agent_model_time_to_first_token',
+  /** Tokens by `model` and `direction` (input, output), as the endpoint reported them. */
+  modelTokens: 'durable_agent_model_tokens',
+  /** Failed model calls by `model` and `kind` (rejected, unavailable, cancelled, other). */
+  modelErrors: 'durable_agent_model_errors',
+} as const;
+
+export type ToolCallOutcome = 'ok' | 'error' | 'aborted' | 'unavailable' | 'failed';
+
+export const CIRCUIT_STATE_VALUE = { closed: 0, open: 1, half_open: 2 } as const;
+
+export function recordToolCall(
+  meter: MetricMeter,
+  tool: string,
+  outcome: ToolCallOutcome,
+  durationMs: number,
+): void {
+  meter.createCounter(METRIC.toolCalls, 'calls').add(1, { tool, outcome });
+  meter
+    .createHistogram(METRIC.toolDuration, 'int', 'ms')
+    .record(Math.max(0, Math.round(durationMs)), { tool, outcome });
+}
+
+export function recordCount(meter: MetricMeter, name: string, tags: Record<string, string>, by = 1): void {
+  meter.createCounter(name).add(by, tags);
+}
+
+export function recordModelCall(
+  meter: MetricMeter,
+  model: string,
+  call: {
+    latencyMs: number;
+    firstTokenMs?: number;
+    inputTokens?: number;
+    outputTokens?: number;
+    errorKind?: string;
+  },
+): void {
+  meter.createCounter(METRIC.modelCalls, 'calls').add(1, { model, outcome: call.errorKind ? 'error' : 'ok' });
+  meter.createHistogram(METRIC.modelLatency, 'int', 'ms').record(Math.round(call.latencyMs), { model });
+  if (call.firstTokenMs !== undefined) {
+    meter
+      .createHistogram(METRIC.modelTimeToFirstToken, 'int', 'ms')
+      .record(Math.round(call.firstTokenMs), { model });
+  }
+  if (call.inputTokens)
+    meter.createCounter(METRIC.modelTokens, 'tokens').add(call.inputTokens, { model, direction: 'input' });
+  if (call.outputTokens)
+    meter.createCounter(METRIC.modelTokens, 'tokens').add(call.outputTokens, { model, direction: 'output' });
+  if (call.errorKind)
+    meter.createCounter(METRIC.modelErrors, 'errors').add(1, { model, kind: call.errorKind });
+}

@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { AgentClient } from '../../src/runtime/agent-client';
+import { agentDataConverter } from '../../src/worker/data-converter';
+import { freePort } from '../../src/worker/free-port';
+import { assertCliBuilt, startCli } from '../support/cli-process';
+import { startScriptedModelServer } from '../support/scripted-model-server';
+import { waitFor } from '../support/test-worker';
+import { waitForEvent } from '../support/wait-for-event';
+
+interface Sample {
+  labels: Record<string, string>;
+  value: number;
+}
+
+/** The samples of one series in Prometheus text format. */
+function samples(text: string, name: string): Sample[] {
+  const found: Sample[] = [];
+  for (const line of text.split('\n')) {
+    const match = /^([a-z_]+)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const labels = Object.fromEntries(
+      [...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((pair) => [pair[1]!, pair[2]!]),
+    );
+    found.push({ labels, value: Number(match[3]) });
+  }
+  return found;
+}
+
+/** The sum of a series' samples whose labels include `where`. */
+function total(text: string, name: string, where: Record<string, string>): number {
+  return samples(text, name)
+    .filter((sample) => Object.entries(where).every(([key, value]) => sample.labels[key] === value))
+    .reduce((sum, sample) => sum + sample.value, 0);
+}
+
+beforeAll(assertCliBuilt);
+
+test('a worker started with --metrics-port serves the SDK metrics and tool, model and approval series with the right counts', async () => {
+  const model = await startScriptedModelServer([
+    {
+      toolCalls: [
+        { id: 'call_ok', name: 'read', arguments: { path: 'notes.txt' } },
+        { id: 'call_missing', name: 'read', arguments: { path: 'missing.txt' } },
+        { id: 'call_write', name: 'write', arguments: { path: 'out.txt', content: 'x' } },
+      ],
+    },
+    { text: 'Read one, wrote one.' },
+  ]);
+  const workspace = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-metrics-'));
+  await writeFile(path.join(workspace, 'notes.txt'), 'a note');
+  const taskQueue = `metrics-${randomUUID()}`;
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
+    AGENT_TASK_QUEUE: taskQueue,
+    OPENAI_BASE_URL: model.baseUrl,
+    AGENT_MODEL: 'scripted-model',
+  };
+  const worker = startCli(['worker', '--workspace', workspace, '--metrics-port', String(port)], env);
+  const connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
+  try {
+    await worker.stderrMatching(/worker on task queue/);
+    const client = new Client({ connection, dataConverter: agentDataConverter() });
+    const agent = new AgentClient(client, taskQueue);
+    const id = `conv-${randomUUID()}`;
+    await agent.send(id, 'Read and write', {
+      options: { approval: { mode: 'auto', tools: { write: 'always' } } },
+    });
+    const handle = client.workflow.getHandle(id);
+    await waitForEvent(handle, 'approval_requested');
+    await agent.approve(id, { toolCallId: 'call_write', decision: 'allow_once', by: 'alice' });
+    await waitForEvent(handle, 'run_finished');
+
+    const scrape = async () => (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    // The exporter reads the meters periodically: wait until the last call shows.
+    const text = await waitFor(async () => {
+      const body = await scrape();
+      return total(body, 'durable_agent_model_calls_total', { taskQueue }) === 2 &&
+        total(body, 'durable_agent_approvals_decided_total', { taskQueue }) === 1
+        ? body
+        : undefined;
+    }, 'the metrics of the run');
+    const ours = { taskQueue };
+
+    expect(total(text, 'durable_agent_tool_calls_total', { ...ours, tool: 'read', outcome: 'ok' })).toBe(1);
+    expect(total(text, 'durable_agent_tool_calls_total', { ...ours, tool: 'read', outcome: 'error' })).toBe(
+      1,
+    );
+    expect(total(text, 'durable_agent_tool_calls_total', { ...ours, tool: 'write', outcome: 'ok' })).toBe(1);
+    expect(total(text, 'durable_agent_tool_duration_count', { ...ours, tool: 'read' })).toBe(2);
+    expect(
+      total(text, 'durable_agent_model_calls_total', { ...ours, model: 'scripted-model', outcome: 'ok' }),
+    ).toBe(2);
+    expect(total(text, 'durable_agent_model_latency_count', { ...ours, model: 'scripted-model' })).toBe(2);
+    expect(total(text, 'durable_agent_model_time_to_first_token_count', ours)).toBe(2);
+    // The scripted endpoint reports 10 tokens in and 5 out for each answer.
+    expect(total(text, 'durable_agent_model_tokens_total', { ...ours, direction: 'input' })).toBe(20);
+    expect(total(text, 'durable_agent_model_tokens_total', { ...ours, direction: 'output' })).toBe(10);
+    expect(total(text, 'durable_agent_approvals_requested_total', { ...ours, tool: 'write' })).toBe(1);
+    expect(
+      total(text, 'durable_agent_approvals_decided_total', {
+        ...ours,
+        tool: 'write',
+        decision: 'allow_once',
+      }),
+    ).toBe(1);
+    expect(total(text, 'durable_agent_approval_wait_count', { ...ours, tool: 'write' })).toBe(1);
+    // The SDK's own series are on the same endpoint.
+    // The SDK's own series are on the same endpoint (its labels are snake_case).
+    const sdk = { task_queue: taskQueue };
+    expect(
+      total(text, 'temporal_activity_execution_latency_count', { ...sdk, activity_type: 'runTool' }),
+    ).toBe(3);
+    expect(
+      total(text, 'temporal_activity_execution_latency_count', { ...sdk, activity_type: 'callModel' }),
+    ).toBe(2);
+  } finally {
+    worker.kill('SIGTERM');
+    await worker.done;
+    await connection.close();
+    await model.close();
+  }
+}, 120_000);
