@@ -52,6 +52,9 @@ export function buildTimeline(
 }
 
 const APPROVAL_TIMED_OUT = 'approval timed out';
+/** Shown for a callback tool's call that was interrupted, until a later model call shows what the model read. */
+const INTERRUPTED_BEFORE_ANSWER =
+  'interrupted before the tool answered; its later answer was not given to the model';
 
 /** Where an item begins. */
 interface Base {
@@ -66,6 +69,8 @@ type ActivityItemOf = ModelCallItem | ToolCallItem | ActivityItem;
 interface ActivityTrack {
   scheduledAtMs: number;
   item: ActivityItemOf;
+  /** The workflow asked to cancel it (steer, abort). */
+  cancelRequested?: boolean;
 }
 
 /** What one execution's events refer back to. */
@@ -86,6 +91,7 @@ class TimelineBuilder {
   private readonly runs = new RunNumbering();
   /** Tool calls by id, across executions: a call's result may only show in a later model call's input. */
   private readonly toolCalls = new Map<string, ToolCallItem>();
+  private readonly answeredByCallback = new Set<string>();
 
   constructor(private readonly converter: PayloadConverter) {}
 
@@ -156,6 +162,9 @@ class TimelineBuilder {
       const { scheduledEventId, failure } = event.activityTaskTimedOutEventAttributes;
       const track = activity(scheduledEventId);
       if (track) this.activityClosed(track, base, timeMs, 'timed_out', undefined, failureText(failure));
+    } else if (event.activityTaskCancelRequestedEventAttributes) {
+      const track = activity(event.activityTaskCancelRequestedEventAttributes.scheduledEventId);
+      if (track) track.cancelRequested = true;
     } else if (event.activityTaskCanceledEventAttributes) {
       const track = activity(event.activityTaskCanceledEventAttributes.scheduledEventId);
       if (track) this.activityClosed(track, base, timeMs, 'cancelled', undefined, 'cancelled');
@@ -311,6 +320,10 @@ class TimelineBuilder {
         typeof message.toolCallId === 'string' ? this.toolCalls.get(message.toolCallId) : undefined;
       if (message.role === 'toolResult' && call && !call.ran && call.result === undefined) {
         this.unrunCallAnswered(call, message);
+      } else if (message.role === 'toolResult' && call?.ran && message.aborted === true) {
+        // What the model read of an interrupted call, word for word.
+        const seen = readToolOutcome(message);
+        if (seen) setToolOutcome(call, seen);
       }
     }
     return { ...base, run, kind: 'model_call', iteration, outcome: 'running', attempts: 1, toolCalls: [] };
@@ -350,7 +363,7 @@ class TimelineBuilder {
   }
 
   private activityClosed(
-    { item, scheduledAtMs }: ActivityTrack,
+    { item, scheduledAtMs, cancelRequested }: ActivityTrack,
     base: Base,
     closedAtMs: number,
     outcome: ActivityOutcome,
@@ -366,8 +379,30 @@ class TimelineBuilder {
       return;
     }
     item.durationMs = closedAtMs - scheduledAtMs;
+    if (item.kind === 'activity' && item.activityType === 'listTools' && outcome === 'completed') {
+      this.learnCallbackTools(result);
+      return;
+    }
     const value = item.kind === 'tool_call' && outcome === 'completed' ? readToolOutcome(result) : undefined;
+    if (item.kind === 'tool_call' && cancelRequested && this.answeredByCallback.has(item.toolName)) {
+      // The workflow stopped waiting for it when it asked to cancel: the model read an interrupted
+      // result, and whatever the tool's server sent later went nowhere.
+      if (!item.aborted)
+        setToolOutcome(item, { text: INTERRUPTED_BEFORE_ANSWER, isError: true, aborted: true });
+      if (value) item.lateResult = cut(value.text, TIMELINE_TEXT_CHARS);
+      return;
+    }
     if (item.kind === 'tool_call' && value) setToolOutcome(item, value);
+  }
+
+  /** Tools that answer by callback, from the worker's tool listing: a cancel does not wait for them. */
+  private learnCallbackTools(listing: unknown): void {
+    const tools = (listing as { tools?: unknown } | undefined)?.tools;
+    if (!Array.isArray(tools)) return;
+    for (const tool of tools as Array<{ name?: unknown; asyncCompletion?: unknown }>) {
+      if (typeof tool.name === 'string' && tool.asyncCompletion === true)
+        this.answeredByCallback.add(tool.name);
+    }
   }
 
   /** The reply's text, usage and tool calls; each tool call is "not run" until a runTool activity says otherwise. */

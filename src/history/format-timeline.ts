@@ -70,11 +70,15 @@ function describe(item: TimelineItem): string {
       ]
         .filter(Boolean)
         .join(', ');
-      if (item.outcome !== 'completed') {
+      if (item.outcome !== 'completed' && !(item.aborted && item.result !== undefined)) {
         return `${head}: ${outcomeWords(item.outcome)}: ${timing}${item.error ? `: ${oneLine(item.error)}` : ''}`;
       }
       const marker = item.aborted ? 'interrupted ' : item.isError ? 'error ' : '';
-      return `${head}: ${timing} → ${marker}${quote(item.result ?? '')}`;
+      const late =
+        item.lateResult !== undefined
+          ? ` (answered later, not given to the model: ${quote(item.lateResult)})`
+          : '';
+      return `${head}: ${timing} → ${marker}${quote(item.result ?? '')}${late}`;
     }
     case 'approval': {
       const decided = `approval of ${item.toolCallId}: ${item.decision} by ${item.by || '(nobody named)'}`;

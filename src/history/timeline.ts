@@ -100,8 +100,10 @@ export interface ToolCallItem extends ItemBase {
   isError?: boolean;
   /** Interrupted by steer or abort. */
   aborted?: boolean;
-  /** The result's text, cut to TIMELINE_TEXT_CHARS. */
+  /** The result's text as the model read it, cut to TIMELINE_TEXT_CHARS. */
   result?: string;
+  /** A tool that answers by callback answered after the call was interrupted: this answer reached no one. */
+  lateResult?: string;
   /** Why the activity failed, timed out or was cancelled. */
   error?: string;
 }

@@ -5,6 +5,10 @@ import sharp from 'sharp';
 import { createToolResultFinisher } from '../../src/tools/finish-tool-result';
 import type { ToolHooks } from '../../src/tools/tool-hooks';
 import { rapSubscriptionsQuery, stateQuery } from '../../src/shared/conversation-api';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { buildTimeline } from '../../src/history/build-timeline';
+import type { ToolCallItem } from '../../src/history/timeline';
+import { readConversationHistory } from '../../src/client/commands/read-conversation-history';
 import { RapToolSource } from '../../src/rap/rap-tool-source';
 import { type RapCallbackServer, startRapCallbackServer } from '../../src/rap/callback-server';
 import type { RapSettings } from '../../src/rap/rap-settings';
@@ -190,6 +194,47 @@ test('a RAP tool acks, answers later by callback, and the answer is taken once; 
   );
   expect(warnings.join('\n')).toMatch(/RAP toolset at .* offers no tools: invalid toolset/);
   expect(warnings.join('\n')).toMatch(/RAP tool clash is defined by builds and other, so by neither/);
+});
+
+test('after an abort, history shows what the model read of a callback tool call, and its late answer apart', async () => {
+  nockModel([{ toolCalls: [{ id: 'call_abandoned', name: 'silent', arguments: {} }] }]);
+  const id = `conv-${randomUUID()}`;
+  const handle = harness.client.workflow.getHandle(id);
+  await harness.agent.send(id, 'Start the silent job', { options: { approval: { mode: 'auto' } } });
+  const invocation = await invocationOf('call_abandoned');
+  await harness.agent.abort(id, { reason: 'changed my mind', by: 'ana' });
+  await waitForEvent(handle, 'run_finished');
+  const late = {
+    type: 'tool_result',
+    group_id: id,
+    id: 'call_abandoned',
+    text: 'the job finished after all',
+  };
+  expect(await postCallback(invocation.callback_url, late)).toBe(200);
+
+  const call = await waitFor(async () => {
+    const timeline = buildTimeline(
+      id,
+      await readConversationHistory(harness.client, id),
+      defaultPayloadConverter,
+    );
+    const item = timeline.items.find(
+      (entry): entry is ToolCallItem => entry.kind === 'tool_call' && entry.toolCallId === 'call_abandoned',
+    );
+    return item?.lateResult !== undefined ? item : undefined;
+  }, 'the late answer in history');
+  expect(call).toMatchObject({
+    aborted: true,
+    isError: true,
+    result: 'interrupted before the tool answered; its later answer was not given to the model',
+    lateResult: 'the job finished after all',
+  });
+  // The transcript agrees: the model read an interrupted call, not the late answer.
+  const stored = (await handle.query(stateQuery)).transcript.find(
+    (message) => message.role === 'toolResult' && message.toolCallId === 'call_abandoned',
+  );
+  expect(stored).toMatchObject({ aborted: true, isError: true });
+  expect(JSON.stringify(stored)).not.toContain('finished after all');
 });
 
 test('a result that arrives by callback passes the same finishing steps as any other: the persist hook redacts it', async () => {
