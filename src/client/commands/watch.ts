@@ -26,7 +26,7 @@ export function parseWatchArgs(args: string[]): WatchArgs {
   return { conversationId: conversationIdArg(ID), json: values.json, untilEnded: values['until-ended'] };
 }
 
-interface WatchStart {
+export interface WatchStart {
   /** The run followed: the one in progress, or the next one when the conversation is idle. */
   run: number;
   /** Events after this are shown: the whole run in progress, including approvals asked before watching began. */
@@ -39,6 +39,17 @@ async function watchStart(agent: AgentClient, conversationId: string): Promise<W
   if (status.status !== 'running') return { run: status.runCount + 1, afterSeq: status.lastSeq, idle: true };
   const firstOfRun = (await agent.events(conversationId, 0)).find((event) => event.run === status.runCount);
   return { run: status.runCount, afterSeq: firstOfRun ? firstOfRun.seq - 1 : status.lastSeq, idle: false };
+}
+
+/**
+ * When a watch of one run is over. Watching an idle conversation, the first run to finish is the
+ * one followed: the status read at the start can be behind (a run started, or one resumed by a
+ * worker that took over after a crash), and waiting for a later run number would then miss the
+ * end of the run actually in progress.
+ */
+export function runEndWatched(start: WatchStart): (event: AgentEvent) => boolean {
+  if (start.idle) return (event) => event.type === 'run_finished';
+  return (event) => event.type === 'run_finished' && event.run === start.run;
 }
 
 /**
@@ -59,9 +70,7 @@ export async function watchCommand(args: string[], cleanups: Cleanups): Promise<
       ? `conversation ${watch.conversationId} is idle; waiting for its next run`
       : `watching run ${start.run} of conversation ${watch.conversationId}`,
   );
-  const until = watch.untilEnded
-    ? () => false
-    : (event: AgentEvent) => event.type === 'run_finished' && event.run === start.run;
+  const until = watch.untilEnded ? () => false : runEndWatched(start);
   const last = await followRun({
     agent,
     conversationId: watch.conversationId,
