@@ -6,6 +6,7 @@ import { type ActivityProgress, MODEL_PROGRESS_TAIL_CHARS } from '../shared/tool
 import { Heartbeater } from './heartbeater';
 import { classifyModelError, modelErrorKind } from './model-errors';
 import { recordModelCall } from '../shared/agent-metrics';
+import { withModelCallSpan } from './model-call-span';
 import { assembleStream } from './model-stream';
 
 type CompletionRequest = Omit<
@@ -19,7 +20,15 @@ type CompletionRequest = Omit<
  * handed to `live` at once for watchers in this process, cancelled with the activity, and failures
  * classified (retryable or not) the way every model call is.
  */
-export async function streamedCompletion(
+export function streamedCompletion(
+  openai: OpenAI,
+  request: CompletionRequest,
+  live?: LiveModelText,
+): Promise<AssistantMessage> {
+  return withModelCallSpan(request.model, () => streamOnce(openai, request, live));
+}
+
+async function streamOnce(
   openai: OpenAI,
   request: CompletionRequest,
   live?: LiveModelText,

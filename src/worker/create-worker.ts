@@ -4,7 +4,8 @@ import { type ActivityDeps, createActivities } from '../activities/create-activi
 import type { ToolPolicy } from '../shared/tool-policy';
 import { agentDataConverter } from './data-converter';
 import { applyWorkerToolPolicy } from './worker-tool-policy';
-import { workflowCodeOption } from './workflow-bundle';
+import { workflowCodeOption, workflowSourcesOption } from './workflow-bundle';
+import type { Tracing } from './tracing';
 
 export interface AgentWorkerOptions {
   connection: NativeConnection;
@@ -30,6 +31,11 @@ export interface AgentWorkerOptions {
    * are neither offered to any conversation nor run. Unknown entries are logged as warnings.
    */
   toolPolicy?: ToolPolicy;
+  /**
+   * Traces of workflows and activities (and the model calls in them), continuing the client's. The
+   * workflow code is then bundled at start, with the tracing interceptors in it.
+   */
+  tracing?: Tracing;
 }
 
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
@@ -38,7 +44,8 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    ...workflowCodeOption(options.workflowBundlePath),
+    ...(options.tracing ? workflowSourcesOption() : workflowCodeOption(options.workflowBundlePath)),
+    ...(options.tracing ? { plugins: [await tracingPlugin(options.tracing)] } : {}),
     activities: createActivities(
       options.toolPolicy
         ? {
@@ -55,4 +62,9 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     defaultHeartbeatThrottleInterval: throttle,
     shutdownGraceTime: options.shutdownGraceTimeMs ?? 300_000,
   });
+}
+
+async function tracingPlugin(tracing: Tracing) {
+  const { OpenTelemetryPlugin } = await import('@temporalio/interceptors-opentelemetry');
+  return new OpenTelemetryPlugin({ resource: tracing.resource, spanProcessor: tracing.spanProcessor });
 }

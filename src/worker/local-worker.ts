@@ -7,6 +7,7 @@ import { ToolRegistry } from '../tools/registry';
 import { ToolCircuitBreakers } from '../tools/circuit-breaker';
 import { circuitBreakerSettingsFromEnv } from './circuit-breaker-settings';
 import { connectWorker } from './connect';
+import type { Tracing } from './tracing';
 import { ensureSearchAttributes } from './search-attribute-registration';
 import { createAgentWorker } from './create-worker';
 import { execEnvPassFromEnv, execPolicyFromEnv } from './exec-settings';
@@ -37,6 +38,8 @@ export async function startWorkerFromEnv(
   log: (message: string) => void,
   /** Tool sources besides those the environment configures (the MCP servers an editor names). */
   moreSources: readonly ToolSource[] = [],
+  /** Traces of this worker's workflows and activities; off when absent. */
+  tracing?: Tracing,
 ): Promise<RunningWorker> {
   const model = modelSettingsFromEnv(env);
   if (!model) throw new Error('no model is configured');
@@ -74,6 +77,7 @@ export async function startWorkerFromEnv(
       ...(env.DURABLE_AGENT_GATEWAY_URL ? { gatewayUrl: env.DURABLE_AGENT_GATEWAY_URL } : {}),
     },
     toolPolicy: toolPolicyFromEnv(env),
+    ...(tracing ? { tracing } : {}),
   });
   await external.start();
   const done = worker.run();

@@ -21,9 +21,18 @@ export function workflowCodeOption(
 ):
   | { workflowBundle: { codePath: string } }
   | { workflowsPath: string; bundlerOptions: Pick<BundleOptions, 'preloadModules'> } {
-  return bundlePath
-    ? { workflowBundle: { codePath: bundlePath } }
-    : { workflowsPath: require.resolve(WORKFLOWS_DIR), bundlerOptions: agentBundlerOptions() };
+  return bundlePath ? { workflowBundle: { codePath: bundlePath } } : workflowSourcesOption();
+}
+
+/**
+ * The workflow sources, bundled when the worker starts: for workers whose interceptors or plugins
+ * add modules to the workflow code (tracing), which a prebuilt bundle does not have.
+ */
+export function workflowSourcesOption(): {
+  workflowsPath: string;
+  bundlerOptions: Pick<BundleOptions, 'preloadModules'>;
+} {
+  return { workflowsPath: require.resolve(WORKFLOWS_DIR), bundlerOptions: agentBundlerOptions() };
 }
 
 /** Bundles `workflowsPath` (by default the conversation workflows) with the project's bundler options. */

@@ -1,3 +1,4 @@
+import { type Tracing, tracingClientInterceptors } from '../../src/worker/tracing';
 import type { ToolCircuitBreakers } from '../../src/tools/circuit-breaker';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
@@ -67,6 +68,8 @@ export async function startHarness(options: {
   circuitBreakers?: ToolCircuitBreakers;
   /** Conversations keep the search attributes up to date (the test server has them registered). */
   searchAttributes?: boolean;
+  /** Traces for worker and client alike. */
+  tracing?: Tracing;
 }): Promise<TestHarness> {
   const dataConverter = options.dataConverter ?? agentDataConverter();
   quietRuntime();
@@ -98,11 +101,17 @@ export async function startHarness(options: {
       ...(options.searchAttributes ? { searchAttributes: true } : {}),
     },
     ...(options.toolPolicy ? { toolPolicy: options.toolPolicy } : {}),
+    ...(options.tracing ? { tracing: options.tracing } : {}),
     dataConverter,
   });
   const running = worker.run();
   const connection = await Connection.connect({ address });
-  const client = new Client({ connection, namespace: 'default', dataConverter });
+  const client = new Client({
+    connection,
+    namespace: 'default',
+    dataConverter,
+    ...(options.tracing ? { interceptors: { workflow: await tracingClientInterceptors() } } : {}),
+  });
   return {
     agent: new AgentClient(client, taskQueue),
     client,

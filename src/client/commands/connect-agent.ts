@@ -2,7 +2,7 @@ import { Client } from '@temporalio/client';
 import { type ConnectionSettings, connectionSettingsFromEnv } from '../../shared/connection-settings';
 import { AgentClient } from '../../runtime/agent-client';
 import type { Cleanups } from './cleanups';
-import { ensureServer, findRunningServer } from './local-services';
+import { ensureServer, findRunningServer, processTracing } from './local-services';
 
 export interface ConnectedAgent {
   agent: AgentClient;
@@ -27,10 +27,18 @@ export async function connectAgent(
   const { agentDataConverter } = await import('../../worker/data-converter');
   const connection = await connectClient(settings, address);
   cleanups.last(() => connection.close());
+  const tracing = await processTracing(cleanups);
   const client = new Client({
     connection,
     namespace: settings.namespace,
     dataConverter: agentDataConverter(),
+    ...(tracing
+      ? {
+          interceptors: {
+            workflow: await (await import('../../worker/tracing')).tracingClientInterceptors(),
+          },
+        }
+      : {}),
   });
   const agent = new AgentClient(client, settings.taskQueue);
   return { agent, client, settings, address };

@@ -1,4 +1,5 @@
 import type { ConnectionSettings } from '../../shared/connection-settings';
+import type { Tracing } from '../../worker/tracing';
 import type { ToolSource } from '../../tools/tool-source';
 import { type Cleanups, log } from './cleanups';
 
@@ -58,7 +59,20 @@ export async function startLocalWorker(
   moreSources: readonly ToolSource[] = [],
 ): Promise<{ done: Promise<void> }> {
   const { startWorkerFromEnv } = await import('../../worker/local-worker');
-  const worker = await startWorkerFromEnv(settings, address, workspace, env, log, moreSources);
+  const tracing = await processTracing(cleanups);
+  const worker = await startWorkerFromEnv(settings, address, workspace, env, log, moreSources, tracing);
   cleanups.first(worker.stop);
   return { done: worker.done };
+}
+
+let tracing: Promise<Tracing | undefined> | undefined;
+
+/** This process's OpenTelemetry tracing (from the OTEL_* variables), set up once; its spans are flushed at exit. */
+export function processTracing(cleanups: Cleanups): Promise<Tracing | undefined> {
+  tracing ??= import('../../worker/tracing').then(async ({ tracingFromEnv }) => {
+    const started = await tracingFromEnv(process.env);
+    if (started) cleanups.last(() => started.shutdown());
+    return started;
+  });
+  return tracing;
 }
