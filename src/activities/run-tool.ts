@@ -347,8 +347,9 @@ function unavailableOutcome(
   const outcome = errorOutcome(
     tool,
     'Unavailable',
-    `${tool} is temporarily disabled on this worker after ${refused.failures} failures in a row ` +
-      `(last: ${refused.lastFailure}); retry after ${retryAt} (in ${seconds} s), or do without it`,
+    // The time comes early: event previews (and so `status`) keep only the start of a result.
+    `${tool} is temporarily disabled on this worker until ${retryAt} (in ${seconds} s) after ` +
+      `${refused.failures} failures in a row (last: ${refused.lastFailure}); retry after that, or do without it`,
   );
   return { ...outcome, details: { errorKind: 'Unavailable', circuit: { state: 'open', retryAt } } };
 }

@@ -20,13 +20,14 @@ import { serverCommand } from './commands/server';
 import { statusCommand } from './commands/status';
 import { steerCommand } from './commands/steer';
 import { UsageError } from './commands/usage-error';
-import { USAGE, usageOf } from './commands/usage-text';
+import { COMMAND_SUMMARIES, ENVIRONMENT_HELP, USAGE, usageOf } from './commands/usage-text';
+import { Command, CommanderError } from 'commander';
 import { watchCommand } from './commands/watch';
 import { workerCommand } from './commands/worker';
 
-type Command = (args: string[], cleanups: Cleanups) => Promise<number>;
+type CommandRunner = (args: string[], cleanups: Cleanups) => Promise<number>;
 
-const COMMANDS: Record<string, Command> = {
+const COMMANDS: Record<string, CommandRunner> = {
   run: runCommand,
   send: sendCommand,
   steer: steerCommand,
@@ -54,24 +55,70 @@ const WORKER_COMMANDS = new Set(['run', 'worker', 'server', 'replay', 'acp']);
 
 const cleanups = new Cleanups();
 
-async function main([command, ...args]: string[]): Promise<number> {
-  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+async function main(argv: string[]): Promise<number> {
+  const [command, ...args] = argv;
+  if (command === undefined) {
     process.stdout.write(`${USAGE}\n`);
-    return command === undefined ? 2 : 0;
+    return 2;
   }
-  if (command === '--version' || command === '-V' || command === 'version') {
+  if (command === 'version') {
     process.stdout.write(`${packageVersion()}\n`);
     return 0;
   }
-  if (args.includes('--help') || args.includes('-h')) {
-    const usage = usageOf(command);
-    if (!usage) throw new UsageError(`unknown command: ${command}`);
-    process.stdout.write(`Usage:\n${usage}\n\nSee docs/commands.md for what each flag does.\n`);
-    return 0;
+  let code = 0;
+  const program = new Command('durable-agent')
+    .usage('<command> [arguments]')
+    .description(
+      'Durable AI agents on Temporal: every conversation a workflow, every model and tool call an activity.',
+    )
+    .version(packageVersion(), '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'print this help')
+    .helpCommand('help [command]', 'help on a command')
+    .enablePositionalOptions()
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => process.stdout.write(text),
+      writeErr: (text) => process.stderr.write(text),
+    })
+    .addHelpText('after', `\n${ENVIRONMENT_HELP}`);
+  for (const [name, run] of Object.entries(COMMANDS)) {
+    program
+      .command(name)
+      .description(COMMAND_SUMMARIES[name] ?? '')
+      // Each command reads its own flags (node:util parseArgs): commander only finds the command.
+      .helpOption(false)
+      .allowUnknownOption()
+      .allowExcessArguments()
+      .passThroughOptions()
+      .configureHelp({ formatHelp: () => commandHelp(name) })
+      .action(async () => {
+        if (args.includes('--help') || args.includes('-h')) {
+          process.stdout.write(commandHelp(name));
+          return;
+        }
+        code = await run(args, cleanups);
+      });
   }
-  const run = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
-  if (!run) throw new UsageError(`unknown command: ${command}`);
-  return run(args, cleanups);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (error) {
+    if (!(error instanceof CommanderError)) throw error;
+    // Help and version end here; an unknown command has been named, with the nearest one.
+    return error.exitCode === 0 ? 0 : 2;
+  }
+  return code;
+}
+
+/** The usage lines of the command that was misused, or all of them. */
+function usageFor(command: string | undefined): string {
+  const own = command ? usageOf(command) : undefined;
+  return own ? `Usage:\n${own}\n\ndurable-agent ${command} --help says more.` : USAGE;
+}
+
+/** One command's help: what it does, how it is called, where the flags are explained. */
+function commandHelp(name: string): string {
+  return `${COMMAND_SUMMARIES[name] ?? name}\n\nUsage:\n${usageOf(name) ?? `  durable-agent ${name}`}\n\nSee docs/commands.md for what each flag does.\n`;
 }
 
 /** `run` keeps the terminal for the conversation (its errors arrive as events); workers and `acp` log warnings for operators. */
@@ -119,7 +166,11 @@ installRuntime(process.argv[2], process.argv.slice(3))
     process.exit(code);
   })
   .catch(async (error: Error) => {
-    log(error instanceof UsageError ? `${error.message}\n\n${USAGE}` : `durable-agent: ${error.message}`);
+    log(
+      error instanceof UsageError
+        ? `${error.message}\n\n${usageFor(process.argv[2])}`
+        : `durable-agent: ${error.message}`,
+    );
     await cleanups.runAll();
     process.exit(error instanceof UsageError ? 2 : 1);
   });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { disabledTools } from '../../src/client/commands/disabled-tools';
 import { ToolCircuitBreakers } from '../../src/tools/circuit-breaker';
 import { defineTool, textResult } from '../../src/tools/tool';
 import { ToolError } from '../../src/tools/tool-error';
@@ -60,7 +61,7 @@ test('a tool failing twice in a row is disabled on the worker, the model reads w
   const refused = JSON.parse(resultOf(script.requests[3], 'call_3')) as { status: string; error: string };
   expect(refused.status).toBe('error');
   expect(refused.error).toMatch(
-    /^inventory is temporarily disabled on this worker after 2 failures in a row \(last: inventory backend refused the connection\); retry after \S+Z \(in [12] s\)/,
+    /^inventory is temporarily disabled on this worker until \S+Z \(in [12] s\) after 2 failures in a row \(last: inventory backend refused the connection\); retry after that/,
   );
   expect(breakers.snapshot()).toEqual([
     expect.objectContaining({ tool: 'inventory', state: 'open', consecutiveFailures: 2 }),
@@ -71,6 +72,11 @@ test('a tool failing twice in a row is disabled on the worker, the model reads w
     details: { errorKind: 'Unavailable', circuit: { state: 'open' } },
   });
 
+  // `status` names the disabled tool and until when, from the conversation's events.
+  const disabled = disabledTools(await harness().agent.events(id), Date.now());
+  expect(disabled).toEqual([{ tool: 'inventory', until: expect.stringMatching(/Z$/) }]);
+  expect(Date.parse(disabled[0]!.until)).toBe(breakers.snapshot()[0]!.retryAtMs);
+
   // After the cool-down one trial call runs; it works, so the circuit closes.
   backendUp = true;
   const reopensAt = breakers.snapshot()[0]!.retryAtMs!;
@@ -80,4 +86,5 @@ test('a tool failing twice in a row is disabled on the worker, the model reads w
   expect(resultOf(script.requests[5], 'call_4')).toBe('bolts: 12 in stock');
   expect(executions).toBe(3);
   expect(breakers.snapshot()).toEqual([]);
+  expect(disabledTools(await harness().agent.events(id), Date.now())).toEqual([]);
 });

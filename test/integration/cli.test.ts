@@ -143,3 +143,34 @@ test('commands that act on conversations need a running server and never start o
   expect(result.stderr).toContain(`no Temporal server on 127.0.0.1:${env.DURABLE_AGENT_SERVER_PORT}`);
   expect(result.stderr).not.toContain('Starting the embedded Temporal server');
 });
+
+test('help on every command and --help anywhere, --version, and the nearest command for a mistyped one', async () => {
+  const env = { ...process.env, NO_COLOR: '1' };
+  const help = await runCli(['help'], env);
+  expect(help).toMatchObject({ code: 0, stderr: '' });
+  for (const command of ['run', 'send', 'watch', 'status', 'worker', 'codec-server']) {
+    expect(help.stdout).toMatch(new RegExp(`^  ${command} +\\S`, 'm'));
+  }
+  expect(help.stdout).toContain('OTEL_EXPORTER_OTLP_ENDPOINT');
+
+  const anywhere = await runCli(['send', 'conv-1', 'some text', '--help'], env);
+  expect(anywhere).toMatchObject({ code: 0, stderr: '' });
+  expect(anywhere.stdout).toMatch(/^send a message to a conversation/);
+  expect(anywhere.stdout).toContain('durable-agent send ID [--no-wait] [--json]');
+  expect((await runCli(['help', 'status'], env)).stdout).toContain('durable-agent status ID [--json]');
+
+  const version = await runCli(['--version'], env);
+  expect(version).toMatchObject({ code: 0, stdout: expect.stringMatching(/^\d+\.\d+\.\d+\n$/) });
+
+  const typo = await runCli(['stauts', 'conv-1'], env);
+  expect(typo).toMatchObject({ code: 2, stdout: '' });
+  expect(typo.stderr).toContain("unknown command 'stauts'");
+  expect(typo.stderr).toContain('(Did you mean status?)');
+
+  // A misused command shows its own usage, and still exits 2.
+  const misused = await runCli(['status'], env);
+  expect(misused).toMatchObject({ code: 2 });
+  expect(misused.stderr).toContain('status needs ID');
+  expect(misused.stderr).toContain('durable-agent status ID [--json]');
+  expect(misused.stderr).not.toContain('durable-agent run [');
+});

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { ConversationOptionsInput } from '../../shared/conversation-options';
+import { webUiLink } from './web-ui-link';
 import { type Cleanups, log } from './cleanups';
 import { connectAgent } from './connect-agent';
 import { CONVERSATION_OPTION_FLAGS, conversationOptionsFromFlags } from './conversation-flags';
@@ -57,7 +58,10 @@ export async function runCommand(args: string[], cleanups: Cleanups): Promise<nu
   if (run.startWorker) await startLocalWorker(settings, address, run.workspace, cleanups);
 
   const sent = await agent.send(run.conversationId, run.prompt, { options: run.options, sender: run.sender });
-  if (!run.json) log(`conversation ${run.conversationId}`);
+  if (!run.json) {
+    const link = webUiLink(settings, run.conversationId);
+    log(`conversation ${run.conversationId}${link ? ` (${link})` : ''}`);
+  }
   const finished = await followRun({
     agent,
     conversationId: run.conversationId,

@@ -1,3 +1,10 @@
+const ENVIRONMENT_HELP_TEXT = `Environment: OPENAI_BASE_URL, OPENAI_API_KEY, AGENT_MODEL, AGENT_MODEL_PROVIDER, AGENT_TOOLS_ALLOW,
+AGENT_TOOLS_DENY, AGENT_EXEC_SECURITY, AGENT_EXEC_SAFE_BINS, AGENT_TASK_QUEUE, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS*,
+DURABLE_AGENT_DATA_DIR, DURABLE_AGENT_METRICS_PORT, OTEL_EXPORTER_OTLP_ENDPOINT (see docs/configuration.md).`;
+
+/** Which variables configure durable-agent, for the end of `help`. */
+export const ENVIRONMENT_HELP = ENVIRONMENT_HELP_TEXT;
+
 /** What the command line takes, as `help` prints it. */
 export const USAGE = `durable-agent: durable AI agents on Temporal
 
@@ -29,9 +36,31 @@ Usage:
   durable-agent acp [--no-worker] [--workspace DIR]
   durable-agent codec-server [--port N] [--host ADDRESS] [--ui-origin URL]... [--exit-with PID]
 
-Environment: OPENAI_BASE_URL, OPENAI_API_KEY, AGENT_MODEL, AGENT_MODEL_PROVIDER, AGENT_TOOLS_ALLOW,
-AGENT_TOOLS_DENY, AGENT_EXEC_SECURITY, AGENT_EXEC_SAFE_BINS, AGENT_TASK_QUEUE, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS*,
-DURABLE_AGENT_DATA_DIR (see docs/configuration.md).`;
+${ENVIRONMENT_HELP_TEXT}`;
+
+/** What each command does, in a line: `help` lists them, `help COMMAND` starts with it. */
+export const COMMAND_SUMMARIES: Readonly<Record<string, string>> = {
+  run: 'start a conversation (or continue one with --id) and print its answer',
+  send: 'send a message to a conversation and print the answer of the run it starts',
+  steer: 'redirect the run in progress: its tools stop, the message joins, the run goes on',
+  abort: 'stop the run in progress',
+  end: 'end a conversation once its current run is done',
+  approve: 'allow or reject a tool call that waits for approval',
+  choose: 'answer a question a tool asked the person',
+  compact: 'summarise the oldest turns of a conversation now',
+  watch: 'follow the run in progress (or the next one) as it happens',
+  status: 'a conversation in a few lines: state, runs, approvals, Web UI link',
+  list: 'conversations on the server, newest first',
+  history: 'what happened, step by step, from the Temporal history',
+  export: 'save a conversation’s history to a file (for replay elsewhere)',
+  replay: 'replay a saved history (or a conversation) against this version’s workflow code',
+  schedule: 'start conversations on a cron schedule; list, delete or trigger schedules',
+  worker: 'serve conversations: model calls and tools run here',
+  server: 'run the embedded Temporal server in the foreground',
+  gateway: 'the HTTP gateway for other services (tokens, SSE events, signed approvals)',
+  acp: 'serve an editor over the Agent Client Protocol on stdio',
+  'codec-server': 'decode compressed and offloaded payloads for the Temporal Web UI',
+};
 
 /** The usage lines of one command (its lines and the continuation lines under them), or undefined. */
 export function usageOf(command: string): string | undefined {

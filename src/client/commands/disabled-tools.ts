@@ -1,0 +1,25 @@
+import type { AgentEvent } from '../../shared/events';
+
+export interface DisabledTool {
+  tool: string;
+  /** When its circuit lets a trial call through again (ISO time). */
+  until: string;
+}
+
+const DISABLED = / is temporarily disabled on this worker until (\d{4}-\d\d-\d\dT[\d:.]+Z)/;
+
+/**
+ * Tools a worker has disabled for this conversation's calls (their circuit breaker open), as its
+ * latest call of each tool said, while the cool-down lasts. A later result of the tool that is not
+ * such a refusal means it works again.
+ */
+export function disabledTools(events: readonly AgentEvent[], nowMs: number): DisabledTool[] {
+  const latest = new Map<string, string | undefined>();
+  for (const event of events) {
+    if (event.type !== 'tool_execution_end') continue;
+    latest.set(event.toolName, DISABLED.exec(event.preview)?.[1]);
+  }
+  return [...latest].flatMap(([tool, until]) =>
+    until !== undefined && Date.parse(until) > nowMs ? [{ tool, until }] : [],
+  );
+}
