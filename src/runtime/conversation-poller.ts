@@ -161,6 +161,11 @@ function subAgentProgress(toolCallId: string, conversationId: string, event: Age
     toolCallId,
     toolName: SPAWN_TOOL_NAME,
     text: `[${conversationId}] ${renderProgress(event) ?? event.type}`,
-    details: { subagent: conversationId, event: event.type },
+    details: {
+      subagent: conversationId,
+      event: event.type,
+      // Whole for what a watcher may act on: a sub-agent's approvals can be decided from its parent's watch.
+      ...(event.type === 'approval_requested' || event.type === 'approval_decided' ? { subagentEvent: event } : {}),
+    },
   };
 }

@@ -165,3 +165,38 @@ test('a run may start only so many sub-agents: the calls beyond the limit get an
       .sort(),
   ).toEqual(['one', 'two']);
 });
+
+test('a sub-agent’s approval reaches a watcher of its parent whole, to be decided on the sub-agent from there', async () => {
+  nockModel([
+    { toolCalls: [{ id: 'call_spawn_ask', name: 'sessions_spawn', arguments: { task: 'Tick twice' } }] },
+    { toolCalls: [{ id: 'call_tick', name: 'ticker', arguments: { ticks: 2, everyMs: 10 } }] },
+    { text: 'Ticked twice.' },
+    { text: 'The sub-agent ticked.' },
+  ]);
+  const id = `conv-${randomUUID()}`;
+  const sent = await harness().agent.send(id, 'Delegate the ticking', {
+    options: { approval: { mode: 'auto', tools: { ticker: 'always' } } },
+  });
+  const childId = subAgentId(id, 'call_spawn_ask');
+  const decided: string[] = [];
+  for await (const event of harness().agent.watch(id, {
+    afterSeq: sent.afterSeq,
+    until: (event) => event.type === 'run_finished',
+  })) {
+    if (event.type !== 'tool_execution_update') continue;
+    const details = event.details as { subagent?: string; subagentEvent?: AgentEvent };
+    if (details.subagentEvent?.type !== 'approval_requested') continue;
+    expect(details.subagent).toBe(childId);
+    expect(details.subagentEvent).toMatchObject({ toolCallId: 'call_tick', toolName: 'ticker' });
+    // What `watch` on a terminal does with it: ask, then decide on the sub-agent.
+    await harness().agent.approve(details.subagent!, {
+      toolCallId: details.subagentEvent.toolCallId,
+      decision: 'allow_once',
+      by: 'alice',
+    });
+    decided.push(details.subagentEvent.toolCallId);
+  }
+  expect(decided).toEqual(['call_tick']);
+  const child = harness().client.workflow.getHandle(childId);
+  expect(await child.result()).toMatchObject({ outcome: 'answered', answer: 'Ticked twice.' });
+});

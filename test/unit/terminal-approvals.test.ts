@@ -123,3 +123,37 @@ test('arguments too long for the terminal: their start, their length, the hash a
   expect(text).toContain("durable-agent status 'conv 1' --json");
   expect(text).toContain(`[… ${long.length - 4000} more characters not shown]`);
 });
+
+test('a sub-agent’s request is asked with its conversation named and decided on that conversation', async () => {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let shown = '';
+  output.on('data', (chunk: Buffer) => (shown += chunk.toString()));
+  const asked: string[] = [];
+  const approved: Array<{ conversationId: string; toolCallId: string }> = [];
+  const agent = {
+    pendingApprovals: async (conversationId: string) => {
+      asked.push(conversationId);
+      return conversationId === 'conv-1.sub-call_spawn' ? [pendingFor('call_child')] : [];
+    },
+    approve: async (conversationId: string, decision: ApprovalDecision) => {
+      approved.push({ conversationId, toolCallId: decision.toolCallId });
+      return { toolCallId: decision.toolCallId, toolName: 'write', decision: decision.decision };
+    },
+  };
+  const approvals = new TerminalApprovals(agent, 'conv-1', 'alice', input, output);
+  approvals.requested(request('call_child'), 'conv-1.sub-call_spawn');
+  await new Promise<void>((resolve) => {
+    const check = () => (shown.includes('? allow [o]nce') ? resolve() : setTimeout(check, 5));
+    check();
+  });
+  expect(shown).toContain('Allow write (call_child, sub-agent conv-1.sub-call_spawn)?');
+  input.write('o\n');
+  await new Promise<void>((resolve) => {
+    const check = () => (approved.length ? resolve() : setTimeout(check, 5));
+    check();
+  });
+  expect(asked).toEqual(['conv-1.sub-call_spawn']);
+  expect(approved).toEqual([{ conversationId: 'conv-1.sub-call_spawn', toolCallId: 'call_child' }]);
+  approvals.close();
+});

@@ -67,12 +67,15 @@ export async function followRun(options: FollowRunOptions): Promise<FollowedRun>
       // While a person is asked here, the prompt has the terminal.
       if (approvals && activity.awaitingApproval) live?.pause('approval');
       else live?.resume('approval');
-      if (event.type === 'approval_requested') {
-        if (approvals) approvals.requested(event);
+      const asked = approvalAsked(event, conversationId);
+      if (asked?.event.type === 'approval_requested') {
+        if (approvals) approvals.requested(asked.event, asked.conversationId);
         else
           print(
-            `  to decide: ${approveCommandLine(conversationId, event.toolCallId)} [--always] [--reject] [--reason TEXT]`,
+            `  to decide: ${approveCommandLine(asked.conversationId, asked.event.toolCallId)} [--always] [--reject] [--reason TEXT]`,
           );
+      } else if (asked?.event.type === 'approval_decided' && asked.conversationId !== conversationId) {
+        approvals?.decided(asked.event.toolCallId);
       }
       const answerShown = event.type === 'run_finished' && text !== undefined && text.finish(event);
       if (options.until(event)) return { last: event, answerShown };
@@ -115,3 +118,17 @@ export const finishedRunOf =
   (messageId: string) =>
   (event: AgentEvent): boolean =>
     event.type === 'run_finished' && event.messageIds.includes(messageId);
+
+type ApprovalEvent = Extract<AgentEvent, { type: 'approval_requested' | 'approval_decided' }>;
+
+/** An approval event of the conversation followed, or of a sub-agent (carried as progress of its spawn call). */
+function approvalAsked(
+  event: AgentEvent,
+  conversationId: string,
+): { event: ApprovalEvent; conversationId: string } | undefined {
+  if (event.type === 'approval_requested' || event.type === 'approval_decided') return { event, conversationId };
+  if (event.type !== 'tool_execution_update') return undefined;
+  const details = event.details as { subagent?: unknown; subagentEvent?: ApprovalEvent } | undefined;
+  if (typeof details?.subagent !== 'string' || !details.subagentEvent) return undefined;
+  return { event: details.subagentEvent, conversationId: details.subagent };
+}

@@ -7,13 +7,19 @@ import { log } from './cleanups';
 
 type ApprovalRequest = Extract<AgentEvent, { type: 'approval_requested' }>;
 
+/** A request to decide, and the conversation it waits in (the one followed, or one of its sub-agents). */
+interface Asked {
+  conversationId: string;
+  request: ApprovalRequest;
+}
+
 /**
- * Asks the person at the terminal to decide pending approvals, one at a time, oldest first. A
- * request decided elsewhere in the meantime (another terminal, a service) is dropped, and its
- * prompt withdrawn if it is showing.
+ * Asks the person at the terminal to decide pending approvals, one at a time, oldest first: those
+ * of the conversation followed and of the sub-agents it started. A request decided elsewhere in the
+ * meantime (another terminal, a service) is dropped, and its prompt withdrawn if it is showing.
  */
 export class TerminalApprovals {
-  private readonly queue: ApprovalRequest[] = [];
+  private readonly queue: Asked[] = [];
   private showing?: { toolCallId: string; withdraw: AbortController; terminal: Interface };
   private working = false;
   private closed = false;
@@ -26,13 +32,14 @@ export class TerminalApprovals {
     private readonly output: NodeJS.WritableStream = process.stderr,
   ) {}
 
-  requested(request: ApprovalRequest): void {
-    this.queue.push(request);
+  /** `inConversation`: a sub-agent's id when the request waits there. */
+  requested(request: ApprovalRequest, inConversation = this.conversationId): void {
+    this.queue.push({ conversationId: inConversation, request });
     void this.work().catch((error: Error) => log(`! could not ask for approval: ${error.message}`));
   }
 
   decided(toolCallId: string): void {
-    const index = this.queue.findIndex((request) => request.toolCallId === toolCallId);
+    const index = this.queue.findIndex((asked) => asked.request.toolCallId === toolCallId);
     if (index !== -1) this.queue.splice(index, 1);
     if (this.showing?.toolCallId === toolCallId) this.withdrawPrompt();
   }
@@ -53,17 +60,18 @@ export class TerminalApprovals {
     if (this.working) return;
     this.working = true;
     try {
-      for (let request = this.queue.shift(); request && !this.closed; request = this.queue.shift()) {
+      for (let asked = this.queue.shift(); asked && !this.closed; asked = this.queue.shift()) {
+        const { conversationId, request } = asked;
         // Events may be replayed from before this process started following: ask only what still waits.
-        const pending = await this.agent.pendingApprovals(this.conversationId).catch(() => undefined);
-        const approval = pending?.find((candidate) => candidate.toolCallId === request!.toolCallId);
+        const pending = await this.agent.pendingApprovals(conversationId).catch(() => undefined);
+        const approval = pending?.find((candidate) => candidate.toolCallId === request.toolCallId);
         if (pending && !approval) continue;
         // The person decides on what will run: the arguments whole, and the decision names their hash.
-        if (approval) this.output.write(argumentsShown(this.conversationId, approval));
-        const decision = await this.ask(request);
+        if (approval) this.output.write(argumentsShown(conversationId, approval));
+        const decision = await this.ask(asked);
         if (!decision) continue;
         await this.agent
-          .approve(this.conversationId, {
+          .approve(conversationId, {
             toolCallId: request.toolCallId,
             decision,
             by: this.approver,
@@ -77,7 +85,7 @@ export class TerminalApprovals {
   }
 
   /** The decision typed at the terminal, or undefined when the prompt was withdrawn. */
-  private async ask(request: ApprovalRequest): Promise<ApprovalDecisionKind | undefined> {
+  private async ask({ conversationId, request }: Asked): Promise<ApprovalDecisionKind | undefined> {
     const withdraw = new AbortController();
     // One interface per question, so the terminal is back to normal between questions.
     const terminal = createInterface({ input: this.input, output: this.output, terminal: true });
@@ -87,7 +95,7 @@ export class TerminalApprovals {
     try {
       for (;;) {
         const answer = await terminal.question(
-          `Allow ${request.toolName} (${request.toolCallId})? ${PROMPT_CHOICES}: `,
+          `Allow ${request.toolName} (${request.toolCallId}${conversationId === this.conversationId ? '' : `, sub-agent ${conversationId}`})? ${PROMPT_CHOICES}: `,
           {
             signal: withdraw.signal,
           },
