@@ -165,7 +165,9 @@ function subAgentProgress(toolCallId: string, conversationId: string, event: Age
       subagent: conversationId,
       event: event.type,
       // Whole for what a watcher may act on: a sub-agent's approvals can be decided from its parent's watch.
-      ...(event.type === 'approval_requested' || event.type === 'approval_decided' ? { subagentEvent: event } : {}),
+      ...(event.type === 'approval_requested' || event.type === 'approval_decided'
+        ? { subagentEvent: event }
+        : {}),
     },
   };
 }

@@ -126,7 +126,8 @@ function approvalAsked(
   event: AgentEvent,
   conversationId: string,
 ): { event: ApprovalEvent; conversationId: string } | undefined {
-  if (event.type === 'approval_requested' || event.type === 'approval_decided') return { event, conversationId };
+  if (event.type === 'approval_requested' || event.type === 'approval_decided')
+    return { event, conversationId };
   if (event.type !== 'tool_execution_update') return undefined;
   const details = event.details as { subagent?: unknown; subagentEvent?: ApprovalEvent } | undefined;
   if (typeof details?.subagent !== 'string' || !details.subagentEvent) return undefined;
