@@ -158,9 +158,12 @@ test('export writes a history that replays; with --all-executions every executio
   expect(replayed.code).toBe(0);
 
   const all = path.join(directory, 'all.json');
-  expect((await runCli(['export', id, all, '--all-executions'], env)).code).toBe(0);
+  const exportedAll = await runCli(['export', id, all, '--all-executions', '--json'], env);
+  expect(exportedAll.code).toBe(0);
   const histories = JSON.parse(await readFile(all, 'utf8')) as unknown[];
   expect(histories.length).toBeGreaterThanOrEqual(2);
+  expect(JSON.parse(exportedAll.stdout)).toMatchObject({ conversationId: id, file: all });
+  expect((JSON.parse(exportedAll.stdout) as { runIds: string[] }).runIds).toHaveLength(histories.length);
   const replayedAll = await runCli(['replay', all, '--json'], env);
   expect(replayedAll.code).toBe(0);
   const reports = replayedAll.stdout

@@ -35,8 +35,10 @@ test('export ID FILE [--all-executions]', () => {
     conversationId: 'conv-1',
     file: 'out.json',
     allExecutions: false,
+    json: false,
   });
   expect(parseExportArgs(['conv-1', 'out.json', '--all-executions']).allExecutions).toBe(true);
+  expect(parseExportArgs(['conv-1', 'out.json', '--json']).json).toBe(true);
   expect(usageError(() => parseExportArgs(['conv-1']))).toBe('export needs FILE');
 });
 

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import OpenAI from 'openai';
-import { classifyModelError } from '../../src/activities/model-errors';
+import { classifyModelError, retryAfterOf } from '../../src/activities/model-errors';
 
 const apiError = (status: number, message = 'bad thing') =>
   OpenAI.APIError.generate(status, { error: { message } }, message, new Headers());
@@ -51,4 +51,26 @@ test('other errors are returned unchanged', () => {
   const abort = new OpenAI.APIUserAbortError();
   expect(classifyModelError(abort)).toBe(abort);
   expect(classifyModelError('a string')).toBe('a string');
+});
+
+test('a 429 with Retry-After waits that long before the next attempt; without it, the backoff applies', () => {
+  const limited = (headers: Record<string, string>) =>
+    asFailure(
+      classifyModelError(
+        OpenAI.APIError.generate(429, { error: { message: 'slow down' } }, 'slow down', new Headers(headers)),
+      ),
+    );
+  expect(limited({ 'retry-after': '7' }).nextRetryDelay).toBe(7_000);
+  expect(limited({ 'retry-after-ms': '1500' }).nextRetryDelay).toBe(1_500);
+  expect(limited({}).nextRetryDelay).toBeUndefined();
+  expect(limited({}).nonRetryable).toBe(false);
+  // An HTTP date, a value that cannot be read, and one too long to wait for.
+  expect(
+    retryAfterOf(
+      new Headers({ 'retry-after': 'Wed, 25 Nov 2026 18:00:30 GMT' }),
+      Date.parse('2026-11-25T18:00:00Z'),
+    ),
+  ).toBe(30_000);
+  expect(retryAfterOf(new Headers({ 'retry-after': 'soon' }), 0)).toBeUndefined();
+  expect(retryAfterOf(new Headers({ 'retry-after': '3600' }), 0)).toBeUndefined();
 });

@@ -10,16 +10,25 @@ export interface ExportArgs {
   file: string;
   /** Every execution as a JSON array, oldest first; otherwise the current execution as one history. */
   allExecutions: boolean;
+  json: boolean;
 }
 
 export function parseExportArgs(args: string[]): ExportArgs {
   const { values, positionals } = parseCommandArgs('export', {
     args,
     allowPositionals: true,
-    options: { 'all-executions': { type: 'boolean', default: false } },
+    options: {
+      'all-executions': { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+    },
   });
   const { ID, FILE } = namedPositionals('export', positionals, ['ID', 'FILE'] as const);
-  return { conversationId: conversationIdArg(ID), file: FILE, allExecutions: values['all-executions'] };
+  return {
+    conversationId: conversationIdArg(ID),
+    file: FILE,
+    allExecutions: values['all-executions'],
+    json: values.json,
+  };
 }
 
 /**
@@ -42,5 +51,11 @@ export async function exportCommand(args: string[], cleanups: Cleanups): Promise
     ? `${histories.length} execution${histories.length === 1 ? '' : 's'}`
     : `execution ${executions[0]?.runId}`;
   log(`wrote ${events} events of ${what} of conversation ${exported.conversationId} to ${exported.file}`);
+  if (exported.json) {
+    const runIds = executions.map((execution) => execution.runId);
+    process.stdout.write(
+      `${JSON.stringify({ conversationId: exported.conversationId, file: exported.file, runIds, events })}\n`,
+    );
+  }
   return 0;
 }

@@ -25,7 +25,7 @@ Usage:
   durable-agent status ID [--json]
   durable-agent list [--json] [--limit N]
   durable-agent history ID [--json] [--executions N]
-  durable-agent export ID FILE [--all-executions]
+  durable-agent export ID FILE [--all-executions] [--json]
   durable-agent replay FILE|ID [--json] [--executions N]
   durable-agent schedule "<prompt>" --cron "<cron>" [--id SCHEDULE_ID] [--idle-timeout DURATION] [--json]
                     [conversation flags of run]
