@@ -1,3 +1,4 @@
+import { BodyTooLargeError, readBoundedBody } from '../runtime/bounded-body';
 import { rapMessageSignal, rapSubscriptionsQuery } from '../shared/conversation-api';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -58,7 +59,9 @@ export async function startRapCallbackServer(options: {
     if (request.method !== 'POST') throw new Refusal(405, 'callbacks are POSTed');
     const binding = verifyCallbackPath(new URL(request.url ?? '/', 'http://x').pathname, options.secret);
     if (!binding) throw new Refusal(403, 'not a callback URL this runtime issued');
-    const body = await readBody(request);
+    const body = await readBoundedBody(request, MAX_BODY_BYTES).catch((error: unknown) => {
+      throw error instanceof BodyTooLargeError ? new Refusal(413, 'the body is too large') : error;
+    });
     let json: unknown;
     try {
       json = JSON.parse(body);
@@ -163,25 +166,6 @@ function conversationMessageOf(
     case 'view_update':
       return { type: message.type, toolCallId, viewType: message.view_type, content: message.content };
   }
-}
-
-function readBody(request: http.IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        // The rest is read and dropped, so the 413 reaches the tool.
-        reject(new Refusal(413, 'the body is too large'));
-        chunks.length = 0;
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
-  });
 }
 
 function answer(response: http.ServerResponse, status: number, text: string): void {

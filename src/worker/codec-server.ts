@@ -1,3 +1,4 @@
+import { BodyTooLargeError, readBoundedBody } from '../runtime/bounded-body';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Payload, PayloadCodec } from '@temporalio/common';
@@ -72,9 +73,15 @@ async function handle(
   }
   let body: { payloads?: JsonPayload[] };
   try {
-    body = JSON.parse(await readBody(request)) as { payloads?: JsonPayload[] };
+    body = JSON.parse(await readBoundedBody(request, MAX_BODY_BYTES)) as { payloads?: JsonPayload[] };
   } catch (error) {
-    reply(response, 400, { message: `not a JSON body: ${(error as Error).message}` }, cors);
+    const tooLarge = error instanceof BodyTooLargeError;
+    reply(
+      response,
+      tooLarge ? 413 : 400,
+      { message: tooLarge ? (error as Error).message : `not a JSON body: ${(error as Error).message}` },
+      cors,
+    );
     return;
   }
   if (!Array.isArray(body.payloads)) {
@@ -106,24 +113,6 @@ function reply(
   headers: Record<string, string> = {},
 ) {
   response.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
-}
-
-function readBody(request: http.IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new Error(`the body is larger than ${MAX_BODY_BYTES} bytes`));
-        request.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
-  });
 }
 
 function fromJson(payload: JsonPayload): Payload {
