@@ -30,6 +30,7 @@ export const modelActivities = proxyActivities<Pick<AgentActivities, 'callModel'
 
 /** Asked of the worker running the workflow task itself: its floors and keys are what hold. */
 export const admissionActivities = proxyLocalActivities<Pick<AgentActivities, 'admitConversation'>>({
+  summary: 'admission: the worker checks the options against its floors',
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 5 },
 });
@@ -44,6 +45,7 @@ export const webhookActivities = proxyActivities<Pick<AgentActivities, 'deliverW
 });
 
 export const catalogActivities = proxyActivities<Pick<AgentActivities, 'listTools'>>({
+  summary: "list the worker's tools",
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 5 },
 });
@@ -74,6 +76,7 @@ export function toolActivitiesFor(
 
 /** Best-effort notices to RAP tool servers (close_thread, cancel_tool_call, a user's choice): one attempt, never retried. */
 export const noticeActivities = proxyActivities<{ sendRapNotice(notice: RapNotice): Promise<void> }>({
+  summary: 'notice to RAP tool servers',
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 1 },
 });

@@ -38,7 +38,10 @@ export async function compactIfNeeded(context: CompactionContext, force = false)
   const delta = transcript.deltaForModel(context.conversationId);
   let summary: string;
   try {
-    summary = await modelActivities.summarizeTranscript({ transcript: delta, upTo, model: context.model });
+    summary = await modelActivities.summarizeTranscript.executeWithOptions(
+      { summary: `compact: summarise the oldest ${upTo} messages` },
+      [{ transcript: delta, upTo, model: context.model }],
+    );
   } catch (error) {
     if (isCancellation(error)) throw error;
     events.record(run, {

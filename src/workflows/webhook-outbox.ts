@@ -68,14 +68,16 @@ export class WebhookOutbox {
       if (!target.events.includes(type)) continue;
       // Outside any run's scope: a steer or abort does not cancel a notice already due.
       const delivery: Promise<unknown> = CancellationScope.nonCancellable(() =>
-        webhookActivities.deliverWebhook({
-          hookId: target.id,
-          deliveryId: `${deliveryId}/${target.id}`,
-          type,
-          conversationId: this.conversationId,
-          occurredAt,
-          data,
-        }),
+        webhookActivities.deliverWebhook.executeWithOptions({ summary: `webhook ${target.id}: ${type}` }, [
+          {
+            hookId: target.id,
+            deliveryId: `${deliveryId}/${target.id}`,
+            type,
+            conversationId: this.conversationId,
+            occurredAt,
+            data,
+          },
+        ]),
       )
         .catch(() => undefined)
         .finally(() => this.inFlight.delete(delivery));

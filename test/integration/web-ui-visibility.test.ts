@@ -84,6 +84,7 @@ test('the Web UI sees what a conversation was asked, what it runs and what it wa
     }
   }
   expect(summaries).toEqual([
+    "list the worker's tools",
     'model (worker default): run 1, turn 1',
     'read notes.md',
     'echo: needs a yes',
