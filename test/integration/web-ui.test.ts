@@ -61,10 +61,17 @@ whenBrowser(
       );
       expect(ran).toMatchObject({ code: 0, stdout: 'It is a big file.\n' });
 
+      // A finished conversation: its run answered, then it was ended (a worker takes the end).
+      const worker = startCli(['worker', '--workspace', workspace], env);
+      await worker.stderrMatching(/worker on task queue/);
+      expect(await runCli(['end', 'ui-conv'], env)).toMatchObject({ code: 0 });
+
       // Without the codec, history holds the tool's result only as a blob reference.
       const connection = await Connection.connect({ address: `127.0.0.1:${ports.server}` });
       try {
-        const history = await new Client({ connection }).workflow.getHandle('ui-conv').fetchHistory();
+        const handle = new Client({ connection }).workflow.getHandle('ui-conv');
+        await handle.result();
+        const history = await handle.fetchHistory();
         const completed = (history.events ?? []).filter(
           (event) => event.activityTaskCompletedEventAttributes,
         );
@@ -86,6 +93,7 @@ whenBrowser(
       await page.goto(`http://127.0.0.1:${ports.ui}/namespaces/default/workflows/ui-conv`);
       // Activities appear by their summaries, not as runTool and callModel.
       await page.getByText('read big.txt').first().waitFor({ timeout: 30_000 });
+      await page.getByText('Completed').first().waitFor();
       await page.getByText('model (worker default): run 1, turn 2').first().waitFor();
       // The tool's result, read back from the blob store by the codec server the UI asks.
       await page
