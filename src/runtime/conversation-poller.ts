@@ -1,4 +1,4 @@
-import { type WorkflowHandle, defaultPayloadConverter } from '@temporalio/client';
+import { ServiceError, type WorkflowHandle, defaultPayloadConverter } from '@temporalio/client';
 import type { Payload, WorkflowExecutionStatusName } from '@temporalio/client';
 import { eventsQuery } from '../shared/conversation-api';
 import type { AgentEvent } from '../shared/events';
@@ -37,6 +37,9 @@ export interface PollOptions {
 /** Between two polls; short enough for progress to look live, long enough to cost the server little. */
 export const DEFAULT_POLL_MS = 200;
 
+/** Tries of a failing events query, about 30 s in all, before a watch gives up. */
+const QUERY_ATTEMPTS = 16;
+
 /**
  * Events after `afterSeq` and every change in the heartbeat details of pending activities, until
  * the workflow closes; returns how it closed. Events come from the `events` query, progress from
@@ -49,6 +52,21 @@ export async function* pollConversation(
   { pollMs = DEFAULT_POLL_MS, liveText, signal }: PollOptions = {},
 ): AsyncGenerator<PolledItem, WorkflowExecutionStatusName> {
   const rpc = <T>(call: () => Promise<T>) => (signal ? handle.client.withAbortSignal(signal, call) : call());
+  /**
+   * The events query, tried again while it fails because the worker that had the conversation
+   * cached is gone (killed, or an exiting `run`): once the server stops waiting for it, another
+   * worker answers. Anything else, or a worker gone for good, fails the watch.
+   */
+  const eventsAfter = async (after: number): Promise<AgentEvent[]> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await rpc(() => handle.query(eventsQuery, after));
+      } catch (error) {
+        if (signal?.aborted || attempt >= QUERY_ATTEMPTS || !(error instanceof ServiceError)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(250 * 2 ** attempt, 2_000)));
+      }
+    }
+  };
   let seq = afterSeq;
   /** The last heartbeat payload seen of each pending activity: an unchanged one is not decoded again. */
   const lastProgress = new Map<string, Uint8Array>();
@@ -81,7 +99,7 @@ export async function* pollConversation(
       // (the call was scheduled before its first token); text that comes while looking may belong
       // to a call the look does not show yet. Either precedes its call's model_response.
       const before = live.drain();
-      const events = await rpc(() => handle.query(eventsQuery, seq));
+      const events = await eventsAfter(seq);
       const during = live.drain();
       for (const event of events) {
         seq = event.seq;
