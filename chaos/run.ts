@@ -4,7 +4,7 @@
  * result, the side effect of the non-idempotent tool never done twice, a call cut off reported as
  * such. Results go to chaos/results/chaos.json and chaos/results/summary.md (RELIABILITY.md holds one
  * run). Arguments: `--trials N` (default 50), `--workers N` (3), `--fault-rate R` (model faults per
- * request, 0.25), `--seed N`.
+ * request, 0.25), `--seed N`, `--results DIR` (default chaos/results).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
@@ -18,7 +18,6 @@ import { startBenchServer, stopAllBenchServers } from '../bench/support/server';
 import { type ModelFault, startFaultModel } from './fault-model';
 
 const ROOT = path.resolve(__dirname, '..');
-const RESULTS = path.join(ROOT, 'chaos', 'results');
 
 function option(name: string, fallback: number): number {
   const at = process.argv.indexOf(`--${name}`);
@@ -52,6 +51,9 @@ async function main() {
   const workerCount = option('workers', 3);
   const faultRate = option('fault-rate', 0.25);
   const seed = option('seed', Date.now() % 1_000_000);
+  const resultsAt = process.argv.indexOf('--results');
+  const resultsDir =
+    resultsAt === -1 ? path.join(ROOT, 'chaos', 'results') : path.resolve(process.argv[resultsAt + 1]!);
   const random = seeded(seed);
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-chaos-'));
@@ -205,8 +207,8 @@ async function main() {
       worst: Math.max(...results.map((r) => r.seconds)),
     },
   };
-  await mkdir(RESULTS, { recursive: true });
-  await writeFile(path.join(RESULTS, 'chaos.json'), `${JSON.stringify({ summary, results }, null, 2)}\n`);
+  await mkdir(resultsDir, { recursive: true });
+  await writeFile(path.join(resultsDir, 'chaos.json'), `${JSON.stringify({ summary, results }, null, 2)}\n`);
   const table = [
     '| measure | value |',
     '| --- | --- |',
@@ -220,7 +222,7 @@ async function main() {
     `| trial time, median / worst | ${summary.trialSeconds.median.toFixed(1)} s / ${summary.trialSeconds.worst.toFixed(1)} s |`,
   ].join('\n');
   await writeFile(
-    path.join(RESULTS, 'summary.md'),
+    path.join(resultsDir, 'summary.md'),
     `${table}\n\nseed ${seed}\n${summary.otherProblems.map((p) => `- ${p}`).join('\n')}\n`,
   );
   console.log(table);

@@ -1,0 +1,52 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+
+interface ChaosSummary {
+  trials: number;
+  workerKills: number;
+  modelFaults: Record<string, number>;
+  conversationsLost: number;
+  sideEffectsDoubled: number;
+  otherProblems: string[];
+}
+
+/** `npm run chaos`, reduced to a few trials: the same harness, checks and report. */
+test('a reduced chaos run: workers killed and model faults injected, no conversation lost, no side effect doubled', async () => {
+  const results = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-chaos-results-'));
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'chaos/run.ts',
+      '--trials',
+      '10',
+      '--seed',
+      '424242',
+      '--fault-rate',
+      '0.4',
+      '--results',
+      results,
+    ],
+    { cwd: path.join(__dirname, '..', '..'), stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  if (code !== 0) throw new Error(`the chaos run failed (${code}):\n${output}`);
+
+  const { summary } = JSON.parse(await readFile(path.join(results, 'chaos.json'), 'utf8')) as {
+    summary: ChaosSummary;
+  };
+  expect(summary).toMatchObject({
+    trials: 10,
+    conversationsLost: 0,
+    sideEffectsDoubled: 0,
+    otherProblems: [],
+  });
+  expect(summary.workerKills).toBeGreaterThan(0);
+  expect(Object.values(summary.modelFaults).reduce((sum, count) => sum + count, 0)).toBeGreaterThan(0);
+}, 300_000);
