@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 
@@ -20,13 +21,44 @@ export async function otherWorkersPoll(
       taskQueue: { name: taskQueue },
       taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
     });
-    const ownPrefix = `${process.pid}@`;
-    const since = Date.now() - ALIVE_WITHIN_MS;
-    return (pollers ?? []).some((poller) => {
-      const seconds = Number(poller.lastAccessTime?.seconds ?? 0);
-      return !poller.identity?.startsWith(ownPrefix) && seconds * 1_000 >= since;
-    });
+    return (pollers ?? []).some((poller) =>
+      pollerAlive(poller.identity ?? '', Number(poller.lastAccessTime?.seconds ?? 0) * 1_000, {
+        nowMs: Date.now(),
+        ownPid: process.pid,
+        host: hostname(),
+        pidAlive,
+      }),
+    );
   } finally {
     await connection.close();
+  }
+}
+
+/**
+ * Whether a poller may still be serving: it polled within the last ALIVE_WITHIN_MS, is not this
+ * process, and, when its identity names a process on this machine, that process still runs (a
+ * worker that exited seconds ago still looks recent to the server, and would keep the embedded
+ * server running after the last process that used it).
+ */
+export function pollerAlive(
+  identity: string,
+  lastAccessMs: number,
+  here: { nowMs: number; ownPid: number; host: string; pidAlive: (pid: number) => boolean },
+): boolean {
+  if (lastAccessMs < here.nowMs - ALIVE_WITHIN_MS) return false;
+  const match = /^(\d+)@(.*)$/.exec(identity);
+  if (!match) return true;
+  const pid = Number(match[1]);
+  if (pid === here.ownPid && match[2] === here.host) return false;
+  return match[2] !== here.host || here.pidAlive(pid);
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
