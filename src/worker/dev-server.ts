@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -62,7 +62,28 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   const address = `127.0.0.1:${options.port}`;
   if (options.dbFile) await mkdir(path.dirname(options.dbFile), { recursive: true, mode: 0o700 });
   if (!options.cliPath) return startDownloadedServer(options, namespace, address);
+  // The server's HTTP and metrics ports are picked free here, but another process can take one
+  // before the server binds it: then it starts again on others.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startCliServer(options, options.cliPath, namespace, address);
+    } catch (error) {
+      if (!(error instanceof PortTakenError) || attempt >= PORT_ATTEMPTS) throw error;
+    }
+  }
+}
 
+const PORT_ATTEMPTS = 3;
+
+/** The server could not bind a port: another process has it. */
+class PortTakenError extends Error {}
+
+async function startCliServer(
+  options: DevServerOptions,
+  cliPath: string,
+  namespace: string,
+  address: string,
+): Promise<RunningServer> {
   const args = [
     'server',
     'start-dev',
@@ -89,7 +110,7 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   ];
   // With a log file the server writes to it directly, so it can outlive this process (detach()).
   const logFd = options.logFile ? openSync(options.logFile, 'a', 0o600) : undefined;
-  const child = spawn(options.cliPath, args, {
+  const child = spawn(cliPath, args, {
     stdio: logFd === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', logFd, logFd],
   });
   if (logFd !== undefined) closeSync(logFd);
@@ -106,7 +127,9 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
     await waitUntilReady(address, namespace, options.readyTimeoutMs ?? 60_000, () => exited);
   } catch (error) {
     child.kill('SIGKILL');
-    throw new Error(`Temporal dev server did not start: ${(error as Error).message}\n${output()}`);
+    const said = logFd === undefined ? output() : await tailOf(options.logFile!);
+    const message = `Temporal dev server did not start: ${(error as Error).message}\n${output()}`;
+    throw /bind: address already in use/.test(said) ? new PortTakenError(message) : new Error(message);
   }
   return {
     address,
@@ -180,4 +203,10 @@ function captureOutput(child: ChildProcess): () => string {
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
   return () => recent;
+}
+
+/** The end of the server's log file, where a failed start says why. */
+async function tailOf(file: string): Promise<string> {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  return text.slice(-4_096);
 }
