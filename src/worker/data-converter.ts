@@ -35,3 +35,23 @@ function bytes(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
     throw new Error(`${name} must be a whole number of bytes, at least 1024; got ${raw}`);
   return value;
 }
+
+/** Exact names of the payload codec's own settings (besides the blob store's). */
+const CODEC_SETTINGS = [
+  'DURABLE_AGENT_DATA_DIR',
+  'DURABLE_AGENT_COMPRESS_ABOVE_BYTES',
+  'DURABLE_AGENT_OFFLOAD_ABOVE_BYTES',
+  'DURABLE_AGENT_MAX_PAYLOAD_BYTES',
+];
+/** Prefixes of what a blob store reads: its own settings, and the AWS and PostgreSQL clients' standard variables. */
+const BLOB_STORE_PREFIXES = ['DURABLE_AGENT_BLOB_', 'AWS_', 'PG'];
+
+/**
+ * The names in `env` that `agentDataConverter(env)` reads: what a process that only decodes
+ * payloads (the codec server) is given, and nothing else of its parent's environment.
+ */
+export function dataConverterVariables(env: NodeJS.ProcessEnv): string[] {
+  return Object.keys(env).filter(
+    (name) => CODEC_SETTINGS.includes(name) || BLOB_STORE_PREFIXES.some((prefix) => name.startsWith(prefix)),
+  );
+}

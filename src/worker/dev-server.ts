@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { SEARCH_ATTRIBUTE_TYPES } from '../shared/search-attributes';
+import { childEnvironment } from '../tools/exec/child-environment';
 import { freePort } from './free-port';
 
 export interface DevServerOptions {
@@ -111,6 +112,9 @@ async function startCliServer(
   // With a log file the server writes to it directly, so it can outlive this process (detach()).
   const logFd = options.logFile ? openSync(options.logFile, 'a', 0o600) : undefined;
   const child = spawn(cliPath, args, {
+    // The server needs none of this process's settings or secrets (model key, blob store
+    // credentials); TEMPORAL_* ones could even change how the CLI starts it.
+    env: childEnvironment(process.env),
     stdio: logFd === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', logFd, logFd],
   });
   if (logFd !== undefined) closeSync(logFd);

@@ -2,7 +2,9 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import path from 'node:path';
 import type { ConnectionSettings } from '../shared/connection-settings';
+import { childEnvironment } from '../tools/exec/child-environment';
 import { claimDataFile } from './data-file-claim';
+import { dataConverterVariables } from './data-converter';
 import { type RunningServer, startDevServer } from './dev-server';
 import { isListening } from './free-port';
 import { PROJECT_TOOLS_DIR, dataDir, ensurePrivateDirectory } from '../runtime/paths';
@@ -136,11 +138,30 @@ function startCodecServerFor(
     process.execPath,
     [...loader, cli, 'codec-server', '--port', String(embedded.codecPort), '--exit-with', String(serverPid)],
     {
-      env: { ...env, DURABLE_AGENT_UI_PORT: String(embedded.uiPort) },
+      env: codecServerEnvironment(env, embedded),
       detached: true,
       stdio: ['ignore', out, out],
     },
   );
   closeSync(out);
   child.unref();
+}
+
+/**
+ * What the codec server is given of this process's environment: what a shell needs, the payload
+ * codec's and blob store's settings, the browser origins it serves. Never the model's key, the RAP
+ * secret or other credentials it has no use for.
+ */
+export function codecServerEnvironment(
+  env: NodeJS.ProcessEnv,
+  embedded: Pick<EmbeddedServerSettings, 'uiPort'>,
+): Record<string, string> {
+  return {
+    ...childEnvironment(env, [
+      ...dataConverterVariables(env),
+      'DURABLE_AGENT_CODEC_ORIGINS',
+      'NODE_EXTRA_CA_CERTS',
+    ]),
+    DURABLE_AGENT_UI_PORT: String(embedded.uiPort),
+  };
 }
