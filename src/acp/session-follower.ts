@@ -8,7 +8,8 @@ import type {
 import type { AgentClient } from '../runtime/agent-client';
 import type { ApprovalDecisionKind } from '../shared/approvals';
 import type { AgentEvent } from '../shared/events';
-import { type ToolCallView, parsedArguments, toolCallView } from './tool-call-view';
+import { parsedArguments } from '../shared/parsed-arguments';
+import { type ToolCallView, toolCallView } from './tool-call-view';
 
 type SessionUpdate = SessionNotification['update'];
 type RunFinished = Extract<AgentEvent, { type: 'run_finished' }>;

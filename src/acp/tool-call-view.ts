@@ -1,3 +1,4 @@
+import { oneLine } from '../shared/one-line';
 import path from 'node:path';
 import type { ToolCallContent, ToolCallLocation, ToolKind } from '@agentclientprotocol/sdk';
 import { type FilePatch, parseUnifiedDiff } from '../tools/builtin/unified-diff';
@@ -9,23 +10,6 @@ export interface ToolCallView {
   locations: ToolCallLocation[];
   /** The change as diffs, for tools that change files; computed from the arguments alone. */
   diffs: Array<Extract<ToolCallContent, { type: 'diff' }>>;
-}
-
-const oneLine = (text: string, max = 80) => {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-};
-
-/** The arguments as an object, or empty when they are not JSON (a cut preview, or the model's mistake). */
-export function parsedArguments(args: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(args);
-    return value && typeof value === 'object' && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : {};
-  } catch {
-    return {};
-  }
 }
 
 /**
@@ -88,7 +72,12 @@ export function toolCallView(
         diffs: [],
       };
     case 'exec':
-      return { title: `Run ${oneLine(text('command') ?? '')}`, kind: 'execute', locations: [], diffs: [] };
+      return {
+        title: `Run ${oneLine(text('command') ?? '', 80)}`,
+        kind: 'execute',
+        locations: [],
+        diffs: [],
+      };
     case 'process':
       return {
         title: `${text('action') ?? 'Manage'} background process ${text('id') ?? ''}`.trim(),
@@ -98,7 +87,7 @@ export function toolCallView(
       };
     case 'web_fetch':
     case 'http_get':
-      return { title: `Fetch ${oneLine(text('url') ?? '')}`, kind: 'fetch', locations: [], diffs: [] };
+      return { title: `Fetch ${oneLine(text('url') ?? '', 80)}`, kind: 'fetch', locations: [], diffs: [] };
     default:
       return { title: toolName, kind: 'other', locations: [], diffs: [] };
   }

@@ -19,6 +19,7 @@ import { Heartbeater } from './heartbeater';
 import { runAfterToolCall, runBeforeToolCall } from '../tools/run-tool-hooks';
 import type { ToolCallInfo, ToolHooks } from '../tools/tool-hooks';
 import { ToolCircuitBreakers } from '../tools/circuit-breaker';
+import { toolDisabledText } from '../shared/tool-disabled';
 import {
   CIRCUIT_STATE_VALUE,
   METRIC,
@@ -147,7 +148,7 @@ export function createRunTool(deps: ToolDeps) {
     context: Context,
     run: () => Promise<ToolOutcome>,
   ): Promise<ToolOutcome> {
-    const before = breakers.snapshot().find((circuit) => circuit.tool === toolName)?.state ?? 'closed';
+    const before = breakers.state(toolName);
     try {
       const outcome = await run();
       const kind = errorKindOf(outcome);
@@ -167,7 +168,7 @@ export function createRunTool(deps: ToolDeps) {
       }
       throw error;
     } finally {
-      const after = breakers.snapshot().find((circuit) => circuit.tool === toolName)?.state ?? 'closed';
+      const after = breakers.state(toolName);
       if (after !== before) {
         context.metricMeter
           .createGauge(METRIC.toolCircuitState)
@@ -343,13 +344,16 @@ function unavailableOutcome(
   refused: { retryAtMs: number; failures: number; lastFailure: string },
 ): ToolOutcome {
   const retryAt = new Date(refused.retryAtMs).toISOString();
-  const seconds = Math.max(1, Math.ceil((refused.retryAtMs - Date.now()) / 1_000));
   const outcome = errorOutcome(
     tool,
     'Unavailable',
-    // The time comes early: event previews (and so `status`) keep only the start of a result.
-    `${tool} is temporarily disabled on this worker until ${retryAt} (in ${seconds} s) after ` +
-      `${refused.failures} failures in a row (last: ${refused.lastFailure}); retry after that, or do without it`,
+    toolDisabledText({
+      tool,
+      retryAt,
+      nowMs: Date.now(),
+      failures: refused.failures,
+      lastFailure: refused.lastFailure,
+    }),
   );
   return { ...outcome, details: { errorKind: 'Unavailable', circuit: { state: 'open', retryAt } } };
 }

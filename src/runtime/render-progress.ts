@@ -1,10 +1,6 @@
+import { oneLine } from '../shared/one-line';
 import type { ApprovalDecisionKind } from '../shared/approvals';
 import type { AgentEvent } from '../shared/events';
-
-const oneLine = (text: string, max = 160) => {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-};
 
 const DECISION_WORDS: Record<ApprovalDecisionKind, string> = {
   allow_once: 'allowed once',
@@ -22,11 +18,11 @@ export function renderProgress(event: AgentEvent): string | undefined {
     case 'run_started':
       return undefined;
     case 'model_response':
-      return event.toolCalls.length && event.text ? `· ${oneLine(event.text)}` : undefined;
+      return event.toolCalls.length && event.text ? `· ${oneLine(event.text, 160)}` : undefined;
     case 'tool_execution_start':
       return `→ ${event.toolName} ${oneLine(event.args, 120)}`;
     case 'tool_execution_update': {
-      const text = event.text ? oneLine(event.text.split('\n').filter(Boolean).pop() ?? '') : '';
+      const text = event.text ? oneLine(event.text.split('\n').filter(Boolean).pop() ?? '', 160) : '';
       const details = event.details !== undefined ? oneLine(JSON.stringify(event.details), 80) : '';
       const shown = [text, details].filter(Boolean).join(' ');
       return shown ? `  … ${event.toolName} ${shown}` : undefined;

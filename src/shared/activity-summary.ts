@@ -1,3 +1,5 @@
+import { oneLine } from './one-line';
+
 /**
  * One-line summaries shown for activities in the Temporal Web UI and `temporal workflow describe`,
  * instead of the bare activity type (`runTool`, `callModel`): `exec: npm test`, `read src/app.ts`,
@@ -25,17 +27,11 @@ export function toolCallSummary(toolName: string, args: Record<string, unknown>)
   const value = (key ? args[key] : fallback) as string | undefined;
   if (value === undefined) return toolName;
   const separator = key === 'command' || key === undefined ? ': ' : ' ';
-  return oneLine(`${toolName}${separator}${value}`);
+  return oneLine(`${toolName}${separator}${value}`, MAX_SUMMARY_CHARS);
 }
 
 export function modelCallSummary(model: string | undefined, run: number, turn: number): string {
   return `model ${model ?? '(worker default)'}: run ${run}, turn ${turn}`;
-}
-
-/** A single line, cut to a length the UI shows whole. */
-export function oneLine(text: string, max = MAX_SUMMARY_CHARS): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
 }
 
 /** A conversation's static summary in the Web UI: the message it was started with. */

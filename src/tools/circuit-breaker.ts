@@ -90,6 +90,11 @@ export class ToolCircuitBreakers {
     if (circuit?.trialRunning) circuit.trialRunning = false;
   }
 
+  state(tool: string): CircuitState {
+    const circuit = this.circuits.get(tool);
+    return circuit ? this.stateOf(circuit) : 'closed';
+  }
+
   snapshot(): CircuitSnapshot[] {
     return [...this.circuits].map(([tool, circuit]) => ({
       tool,

@@ -1,3 +1,4 @@
+import { processAlive } from '../runtime/process-alive';
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 
 /** The embedded server's hold on its data file, recorded next to it so no second server opens it. */
@@ -57,7 +58,7 @@ export async function claimDataFile(
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       continue;
     }
-    if (holder === undefined || !isAlive(holder)) {
+    if (holder === undefined || !processAlive(holder)) {
       // Left by a process that is gone (killed, or a machine restart).
       try {
         unlinkSync(claimFile);
@@ -100,15 +101,5 @@ function justWritten(claimFile: string): boolean {
     return Date.now() - statSync(claimFile).mtimeMs < 2_000;
   } catch {
     return false;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // Another user's process is alive too.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import { processAlive } from '../runtime/process-alive';
 
 /** A poller that asked for work this recently is alive (long polls last up to a minute). */
 const ALIVE_WITHIN_MS = 70_000;
@@ -26,7 +27,7 @@ export async function otherWorkersPoll(
         nowMs: Date.now(),
         ownPid: process.pid,
         host: hostname(),
-        pidAlive,
+        pidAlive: processAlive,
       }),
     );
   } finally {
@@ -51,14 +52,4 @@ export function pollerAlive(
   const pid = Number(match[1]);
   if (pid === here.ownPid && match[2] === here.host) return false;
   return match[2] !== here.host || here.pidAlive(pid);
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it runs, as another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -1,6 +1,7 @@
 import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
 import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
 import { toolCallSummary } from '../shared/activity-summary';
+import { parsedArguments } from '../shared/parsed-arguments';
 import type { AgentEvent } from '../shared/events';
 import { SEARCH_ATTRIBUTES, type VisibleStatus } from '../shared/search-attributes';
 import { workflowTime } from './workflow-time';
@@ -46,14 +47,14 @@ export class ConversationVisibility {
         this.awaiting.clear();
         break;
       case 'approval_requested':
-        this.awaiting.set(event.toolCallId, summaryOf(event.toolName, event.args));
+        this.awaiting.set(event.toolCallId, toolCallSummary(event.toolName, parsedArguments(event.args)));
         break;
       case 'approval_decided':
         this.awaiting.delete(event.toolCallId);
         break;
       case 'tool_execution_start':
         this.awaiting.delete(event.toolCallId);
-        this.running.set(event.toolCallId, summaryOf(event.toolName, event.args));
+        this.running.set(event.toolCallId, toolCallSummary(event.toolName, parsedArguments(event.args)));
         break;
       case 'tool_execution_end':
         this.running.delete(event.toolCallId);
@@ -95,17 +96,4 @@ function listed(calls: ReadonlyMap<string, string>): string[] {
   const lines = [...calls].slice(0, MAX_LISTED).map(([id, summary]) => `- ${summary} (${id})`);
   if (calls.size > MAX_LISTED) lines.push(`- and ${calls.size - MAX_LISTED} more`);
   return lines;
-}
-
-/** The event holds the arguments' first characters as JSON; cut ones still give the tool's name. */
-function summaryOf(toolName: string, args: string): string {
-  try {
-    const parsed: unknown = JSON.parse(args);
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
-      return toolCallSummary(toolName, parsed as Record<string, unknown>);
-    }
-  } catch {
-    // cut or not JSON
-  }
-  return toolName;
 }

@@ -1,3 +1,4 @@
+import { processAlive } from '../../runtime/process-alive';
 import { parseCommandArgs } from './parse-command-args';
 import { type Cleanups, log } from './cleanups';
 import { UsageError } from './usage-error';
@@ -44,12 +45,9 @@ export async function codecServerCommand(args: string[], cleanups: Cleanups): Pr
   await new Promise<void>((resolve) => {
     if (owner === undefined) return;
     const timer = setInterval(() => {
-      try {
-        process.kill(owner, 0);
-      } catch {
-        clearInterval(timer);
-        resolve();
-      }
+      if (processAlive(owner)) return;
+      clearInterval(timer);
+      resolve();
     }, 2_000);
   });
   return 0;

@@ -1,12 +1,11 @@
 import type { AgentEvent } from '../../shared/events';
+import { disabledUntil } from '../../shared/tool-disabled';
 
 export interface DisabledTool {
   tool: string;
   /** When its circuit lets a trial call through again (ISO time). */
   until: string;
 }
-
-const DISABLED = / is temporarily disabled on this worker until (\d{4}-\d\d-\d\dT[\d:.]+Z)/;
 
 /**
  * Tools a worker has disabled for this conversation's calls (their circuit breaker open), as its
@@ -17,7 +16,7 @@ export function disabledTools(events: readonly AgentEvent[], nowMs: number): Dis
   const latest = new Map<string, string | undefined>();
   for (const event of events) {
     if (event.type !== 'tool_execution_end') continue;
-    latest.set(event.toolName, DISABLED.exec(event.preview)?.[1]);
+    latest.set(event.toolName, disabledUntil(event.preview));
   }
   return [...latest].flatMap(([tool, until]) =>
     until !== undefined && Date.parse(until) > nowMs ? [{ tool, until }] : [],
