@@ -94,9 +94,13 @@ async function main() {
   // The killer: every 0.5 to 2.5 s a random live worker is SIGKILLed and a new one started in its place.
   let kills = 0;
   let stopKilling = false;
+  let finished = false;
   const recovery: number[] = [];
   const running = new Set<string>();
   const restarting = new Set<number>();
+  // Recovery watchers still polling; all settle before the connection closes (a gRPC retry on a
+  // closed channel throws from a timer, out of reach of any catch).
+  const watchers = new Set<Promise<unknown>>();
   const killer = (async () => {
     while (!stopKilling) {
       await new Promise((resolve) => setTimeout(resolve, 500 + random() * 2_000));
@@ -114,15 +118,17 @@ async function main() {
       restarting.add(slot);
       void startWorker(slot).finally(() => restarting.delete(slot));
       // Fault to progress: until each conversation that was running records its next event.
-      void Promise.all(
+      const watcher = Promise.all(
         [...before].map(async ([id, seq]) => {
-          for (let waited = 0; waited < 120_000; waited += 250) {
+          for (let waited = 0; waited < 120_000 && !finished; waited += 250) {
             const now = await agent.status(id).catch(() => undefined);
             if (!now || now.lastSeq > seq) return recovery.push((Date.now() - killedAt) / 1_000);
             await new Promise((resolve) => setTimeout(resolve, 250));
           }
         }),
       );
+      watchers.add(watcher);
+      void watcher.finally(() => watchers.delete(watcher));
     }
   })();
 
@@ -172,6 +178,8 @@ async function main() {
   );
   stopKilling = true;
   await killer;
+  finished = true;
+  await Promise.all(watchers);
   process.stdout.write('\n');
 
   // The side effect: each key at most once in the ledger.
