@@ -156,8 +156,13 @@ async function main() {
           if (!answered) problems.push(`run ended ${event.outcome}: ${event.answer.slice(0, 200)}`);
         }
       }
-      const transcript = (await agent.state(id).catch(() => undefined))?.transcript;
-      problems.push(...checkTranscript(transcript));
+      const transcript = (
+        await agent.state(id).catch((error: Error) => {
+          problems.push(`transcript unreadable: ${error.message}`);
+          return undefined;
+        })
+      )?.transcript;
+      if (transcript) problems.push(...checkTranscript(transcript));
       cutOff = (transcript ?? []).filter(
         (m) =>
           m.role === 'toolResult' &&
@@ -243,8 +248,7 @@ async function main() {
 }
 
 /** Every tool call with exactly one result; a call cut off says so. */
-function checkTranscript(transcript: Message[] | undefined): string[] {
-  if (!transcript) return ['transcript unreadable'];
+function checkTranscript(transcript: Message[]): string[] {
   const problems: string[] = [];
   const asked = transcript.flatMap((m) =>
     m.role === 'assistant' ? m.content.filter((c) => c.type === 'toolCall') : [],

@@ -4,6 +4,7 @@ import type { ImageContent } from '../shared/content';
 import { randomUUID } from 'node:crypto';
 import {
   type Client,
+  type QueryDefinition,
   WorkflowExecutionAlreadyStartedError,
   type WorkflowExecutionStatusName,
   type WorkflowHandle,
@@ -53,6 +54,7 @@ import {
   unwrapUpdateFailure,
 } from './conversation-errors';
 import { DEFAULT_POLL_MS, pollConversation } from './conversation-poller';
+import { READ_QUERY_RETRY_MS, queryRetried } from './query-retry';
 import { type ModelTextSource, listenEarly, processLiveModelText } from './live-model-text';
 
 export interface SendOptions {
@@ -301,19 +303,19 @@ export class AgentClient {
   }
 
   status(conversationId: string): Promise<ConversationStatusSummary> {
-    return this.explainErrors(conversationId, () => this.handle(conversationId).query(statusQuery));
+    return this.explainErrors(conversationId, () => this.read(conversationId, statusQuery));
   }
 
   state(conversationId: string): Promise<ConversationState> {
-    return this.explainErrors(conversationId, () => this.handle(conversationId).query(stateQuery));
+    return this.explainErrors(conversationId, () => this.read(conversationId, stateQuery));
   }
 
   pendingApprovals(conversationId: string): Promise<PendingApproval[]> {
-    return this.explainErrors(conversationId, () => this.handle(conversationId).query(pendingApprovalsQuery));
+    return this.explainErrors(conversationId, () => this.read(conversationId, pendingApprovalsQuery));
   }
 
   events(conversationId: string, afterSeq = 0): Promise<AgentEvent[]> {
-    return this.explainErrors(conversationId, () => this.handle(conversationId).query(eventsQuery, afterSeq));
+    return this.explainErrors(conversationId, () => this.read(conversationId, eventsQuery, afterSeq));
   }
 
   /**
@@ -490,6 +492,16 @@ export class AgentClient {
   }
 
   /** Temporal says "not found" both for an unknown workflow and, to updates and signals, a closed one: say which. */
+  /** A query, asked again for a while when the worker that had the conversation cached is gone. */
+  private read<Args extends unknown[], T>(
+    conversationId: string,
+    query: QueryDefinition<T, Args>,
+    ...args: Args
+  ): Promise<T> {
+    const handle = this.handle(conversationId);
+    return queryRetried(() => handle.query(query, ...args), { withinMs: READ_QUERY_RETRY_MS });
+  }
+
   private async explainErrors<T>(conversationId: string, call: () => Promise<T>): Promise<T> {
     try {
       return await call();

@@ -1,4 +1,4 @@
-import { ServiceError, type WorkflowHandle, defaultPayloadConverter } from '@temporalio/client';
+import { type WorkflowHandle, defaultPayloadConverter } from '@temporalio/client';
 import type { Payload, WorkflowExecutionStatusName } from '@temporalio/client';
 import { eventsQuery } from '../shared/conversation-api';
 import type { AgentEvent } from '../shared/events';
@@ -6,6 +6,7 @@ import { SPAWN_TOOL_NAME } from '../shared/sub-agents';
 import type { ActivityProgress } from '../shared/tool-run';
 import { type ModelTextSource, modelCallKey } from './live-model-text';
 import { LiveQueue, ModelTextSeen, takeFirstCall } from './live-text-order';
+import { WATCH_QUERY_RETRY_MS, queryRetried } from './query-retry';
 import { renderProgress } from './render-progress';
 
 export type PolledItem =
@@ -37,9 +38,6 @@ export interface PollOptions {
 /** Between two polls; short enough for progress to look live, long enough to cost the server little. */
 export const DEFAULT_POLL_MS = 200;
 
-/** Tries of a failing events query, about 30 s in all, before a watch gives up. */
-const QUERY_ATTEMPTS = 16;
-
 /**
  * Events after `afterSeq` and every change in the heartbeat details of pending activities, until
  * the workflow closes; returns how it closed. Events come from the `events` query, progress from
@@ -52,21 +50,12 @@ export async function* pollConversation(
   { pollMs = DEFAULT_POLL_MS, liveText, signal }: PollOptions = {},
 ): AsyncGenerator<PolledItem, WorkflowExecutionStatusName> {
   const rpc = <T>(call: () => Promise<T>) => (signal ? handle.client.withAbortSignal(signal, call) : call());
-  /**
-   * The events query, tried again while it fails because the worker that had the conversation
-   * cached is gone (killed, or an exiting `run`): once the server stops waiting for it, another
-   * worker answers. Anything else, or a worker gone for good, fails the watch.
-   */
-  const eventsAfter = async (after: number): Promise<AgentEvent[]> => {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await rpc(() => handle.query(eventsQuery, after));
-      } catch (error) {
-        if (signal?.aborted || attempt >= QUERY_ATTEMPTS || !(error instanceof ServiceError)) throw error;
-        await new Promise((resolve) => setTimeout(resolve, Math.min(250 * 2 ** attempt, 2_000)));
-      }
-    }
-  };
+  // A worker gone for good, or any other failure, fails the watch.
+  const eventsAfter = (after: number): Promise<AgentEvent[]> =>
+    queryRetried(() => rpc(() => handle.query(eventsQuery, after)), {
+      withinMs: WATCH_QUERY_RETRY_MS,
+      signal,
+    });
   let seq = afterSeq;
   /** The last heartbeat payload seen of each pending activity: an unchanged one is not decoded again. */
   const lastProgress = new Map<string, Uint8Array>();
