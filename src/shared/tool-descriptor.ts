@@ -42,6 +42,11 @@ export const ToolDescriptorSchema = z.object({
    * calls to any other host ask, and allow_always / reject_always hold for one host at a time.
    */
   hostsWithoutApproval: z.array(z.string()).optional(),
+  /**
+   * The string parameter naming a thing that lives in one worker process (a background process): a
+   * call whose value ends in that worker's tag runs on that worker's own task queue.
+   */
+  boundToWorkerBy: z.string().optional(),
 });
 export type ToolDescriptor = z.infer<typeof ToolDescriptorSchema>;
 export type ToolDescriptorInput = z.input<typeof ToolDescriptorSchema>;

@@ -35,5 +35,6 @@ export function describeTool(tool: RegisteredTool): ToolDescriptor {
     ...(tool.ownerOnly ? { ownerOnly: true } : {}),
     ...(tool.asyncCompletion ? { asyncCompletion: true } : {}),
     ...(tool.hostsWithoutApproval ? { hostsWithoutApproval: [...tool.hostsWithoutApproval] } : {}),
+    ...(tool.workerBound ? { boundToWorkerBy: tool.workerBound.idParameter } : {}),
   };
 }

@@ -72,6 +72,12 @@ export interface AgentTool<TParams extends z.ZodType = z.ZodType> {
    * any other host asks, and standing decisions hold per host.
    */
   hostsWithoutApproval?: readonly string[];
+  /**
+   * The tool works on things that live in this worker process (background processes), named by the
+   * string parameter `idParameter` with ids ending in `-workerTag`. A call naming one runs on the
+   * worker holding it: that worker also polls a task queue of its own for `workerTag`.
+   */
+  workerBound?: { idParameter: string; workerTag: string };
   /** Overrides the category's default timeouts and retry policy. */
   startToCloseTimeoutMs?: number;
   heartbeatTimeoutMs?: number;

@@ -2,6 +2,9 @@ import type { DataConverter } from '@temporalio/common';
 import { type NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { type ActivityDeps, createActivities } from '../activities/create-activities';
 import type { ToolPolicy } from '../shared/tool-policy';
+import { workerBoundTaskQueue } from '../shared/worker-bound';
+import type { ToolRegistry } from '../tools/registry';
+import { AgentWorker } from './agent-worker';
 import { agentDataConverter } from './data-converter';
 import { applyWorkerToolPolicy } from './worker-tool-policy';
 import { workflowCodeOption, workflowSourcesOption } from './workflow-bundle';
@@ -38,30 +41,54 @@ export interface AgentWorkerOptions {
   tracing?: Tracing;
 }
 
-export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
+export async function createAgentWorker(options: AgentWorkerOptions): Promise<AgentWorker> {
   const throttle = options.heartbeatThrottleMs ?? 1_000;
-  return Worker.create({
+  const deps = options.toolPolicy
+    ? {
+        ...options.activities,
+        tools: applyWorkerToolPolicy(options.activities.tools, options.toolPolicy, (message) =>
+          Runtime.instance().logger.warn(message),
+        ),
+      }
+    : options.activities;
+  const activities = createActivities(deps);
+  const plugins = options.tracing ? [await tracingPlugin(options.tracing)] : [];
+  const common = {
     connection: options.connection,
     namespace: options.namespace,
-    taskQueue: options.taskQueue,
-    ...(options.tracing ? workflowSourcesOption() : workflowCodeOption(options.workflowBundlePath)),
-    ...(options.tracing ? { plugins: [await tracingPlugin(options.tracing)] } : {}),
-    activities: createActivities(
-      options.toolPolicy
-        ? {
-            ...options.activities,
-            tools: applyWorkerToolPolicy(options.activities.tools, options.toolPolicy, (message) =>
-              Runtime.instance().logger.warn(message),
-            ),
-          }
-        : options.activities,
-    ),
+    activities,
     dataConverter: options.dataConverter ?? agentDataConverter(),
-    maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? 200,
     maxHeartbeatThrottleInterval: throttle,
     defaultHeartbeatThrottleInterval: throttle,
     shutdownGraceTime: options.shutdownGraceTimeMs ?? 300_000,
+    ...(plugins.length ? { plugins } : {}),
+  };
+  const main = await Worker.create({
+    ...common,
+    taskQueue: options.taskQueue,
+    ...(options.tracing ? workflowSourcesOption() : workflowCodeOption(options.workflowBundlePath)),
+    maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? 200,
   });
+  // Activities only: calls naming a background process this worker holds.
+  const bound = await Promise.all(
+    workerTags(deps.tools).map((tag) =>
+      Worker.create({
+        ...common,
+        taskQueue: workerBoundTaskQueue(options.taskQueue, tag),
+        maxConcurrentActivityTaskExecutions: 50,
+      }),
+    ),
+  );
+  return new AgentWorker(main, bound);
+}
+
+/** The tags of the worker-bound tool tables among the worker's own tools. */
+function workerTags(tools: ToolRegistry): string[] {
+  const tags = tools.names().flatMap((name) => {
+    const tool = tools.get(name);
+    return tool?.workerBound ? [tool.workerBound.workerTag] : [];
+  });
+  return [...new Set(tags)];
 }
 
 async function tracingPlugin(tracing: Tracing) {

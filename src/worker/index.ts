@@ -1,6 +1,7 @@
 // The entry point for embedders (`durable-agent/worker`): build a worker of your own, with your
 // own tools, hooks and tool sources. Clients import `durable-agent`.
 export { type AgentWorkerOptions, createAgentWorker } from './create-worker';
+export type { AgentWorker } from './agent-worker';
 export type { ActivityDeps } from '../activities/create-activities';
 export { type RunningWorker, startWorkerFromEnv } from './local-worker';
 export { connectClient, connectWorker } from './connect';

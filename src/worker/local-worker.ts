@@ -84,7 +84,7 @@ export async function startWorkerFromEnv(
   return {
     done,
     async stop() {
-      const inFlight = worker.getStatus().numInFlightActivities;
+      const inFlight = worker.inFlightActivities();
       if (inFlight > 0) {
         log(
           `Letting ${inFlight} running activities of other conversations finish before exiting (Ctrl-C again stops now).`,

@@ -8,6 +8,7 @@ import {
 import type { AgentActivities } from '../activities/create-activities';
 import type { RapNotice } from '../shared/rap';
 import type { ToolDescriptor } from '../shared/tool-descriptor';
+import { WORKER_BOUND_START_TIMEOUT_MS } from '../shared/worker-bound';
 
 /** Retries starting a second apart and doubling, up to `maximumInterval` between tries. */
 function doublingRetry(
@@ -54,11 +55,15 @@ export const catalogActivities = proxyActivities<Pick<AgentActivities, 'listTool
  * Each tool runs with its own timeouts and retry policy, taken from its descriptor. When a steer or
  * abort cancels it, the workflow waits for the activity to stop, so whatever the tool returned
  * before stopping reaches the model; except for tools that answer by callback, which cannot stop.
+ * With `workerQueue` the call runs on that one worker's own task queue, and fails with a
+ * schedule-to-start timeout when no worker takes it (the worker is gone).
  */
 export function toolActivitiesFor(
   descriptor: ToolDescriptor,
+  workerQueue?: string,
 ): ActivityInterfaceFor<Pick<AgentActivities, 'runTool'>> {
   return proxyActivities<Pick<AgentActivities, 'runTool'>>({
+    ...(workerQueue ? { taskQueue: workerQueue, scheduleToStartTimeout: WORKER_BOUND_START_TIMEOUT_MS } : {}),
     // A tool that answers by callback cannot hear a cancel request: stop waiting for it at once.
     cancellationType: descriptor.asyncCompletion
       ? ActivityCancellationType.TRY_CANCEL

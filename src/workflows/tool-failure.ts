@@ -14,9 +14,23 @@ const KNOWN_KINDS: ReadonlySet<string> = new Set<ToolErrorKind>([
   'Unavailable',
 ]);
 
-/** A tool activity that failed for good becomes an error result the model can read. */
-export function outcomeOfToolFailure(descriptor: ToolDescriptor, error: unknown): ToolOutcome {
+/**
+ * A tool activity that failed for good becomes an error result the model can read. `boundId` names
+ * the thing (a background process) whose worker the call was sent to.
+ */
+export function outcomeOfToolFailure(
+  descriptor: ToolDescriptor,
+  error: unknown,
+  boundId?: string,
+): ToolOutcome {
   const cause = error instanceof ActivityFailure ? error.cause : error;
+  if (cause instanceof TimeoutFailure && cause.timeoutType === 'SCHEDULE_TO_START' && boundId) {
+    return toolErrorOutcome(
+      descriptor.name,
+      'Unavailable',
+      `${boundId} lived in a worker process that is gone (it stopped, restarted or died): nothing can reach it any more, and it stops with that worker (at the latest at its own timeout). Start the command again if it is still needed.`,
+    );
+  }
   if (cause instanceof TimeoutFailure) return timeoutOutcome(descriptor, cause);
   if (cause instanceof ApplicationFailure) {
     const kind =

@@ -1,4 +1,4 @@
-import { isCancellation } from '@temporalio/workflow';
+import { isCancellation, workflowInfo } from '@temporalio/workflow';
 import { approvalSubject } from '../shared/approval-scope';
 import type { ApprovalSettings } from '../shared/approvals';
 import type { ToolCall, ToolResultMessage } from '../shared/messages';
@@ -17,6 +17,7 @@ import type { ApprovalBook } from './approval-book';
 import type { EventLog } from './event-log';
 import { outcomeOfToolFailure } from './tool-failure';
 import { workflowTime } from './workflow-time';
+import { workerBoundTaskQueue, workerTagOf } from '../shared/worker-bound';
 
 /** A tool the conversation runs itself instead of a worker (a sub-agent, a subscription's cancel). */
 export type WorkflowToolRunner = (
@@ -140,8 +141,12 @@ async function outcomeOf(call: ToolCall, context: FanOutContext, start: () => vo
   start();
   const inWorkflow = context.workflowTools.get(call.name);
   if (inWorkflow) return inWorkflow(call, parsed.value);
+  // A call naming a background process goes to the worker that holds it.
+  const boundId = descriptor.boundToWorkerBy ? parsed.value[descriptor.boundToWorkerBy] : undefined;
+  const boundTag = workerTagOf(boundId);
+  const workerQueue = boundTag ? workerBoundTaskQueue(workflowInfo().taskQueue, boundTag) : undefined;
   try {
-    return await toolActivitiesFor(descriptor).runTool.executeWithOptions(
+    return await toolActivitiesFor(descriptor, workerQueue).runTool.executeWithOptions(
       { summary: toolCallSummary(call.name, parsed.value) },
       [{ ...context.scope, toolCallId: call.id, toolName: call.name, arguments: parsed.value }],
     );
@@ -150,7 +155,7 @@ async function outcomeOf(call: ToolCall, context: FanOutContext, start: () => vo
       if (descriptor.asyncCompletion) context.asyncCallInterrupted(call);
       return toolAbortedOutcome(call.name, context.interruption());
     }
-    return outcomeOfToolFailure(descriptor, error);
+    return outcomeOfToolFailure(descriptor, error, boundTag ? (boundId as string) : undefined);
   }
 }
 

@@ -5,7 +5,8 @@ import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import type { AgentWorker } from '../../src/worker/agent-worker';
 import OpenAI from 'openai';
 import type { ToolHooks } from '../../src/tools/tool-hooks';
 import { AgentClient } from '../../src/runtime/agent-client';
@@ -37,7 +38,7 @@ export interface TestHarness {
   client: Client;
   taskQueue: string;
   workspace: string;
-  worker: Worker;
+  worker: AgentWorker;
   close(): Promise<void>;
 }
 

@@ -100,7 +100,7 @@ describe('background processes', () => {
   });
 
   test('an id from another worker process says that background processes do not survive it', async () => {
-    const otherInstance = processes.instance === 'ffff' ? 'eeee' : 'ffff';
+    const otherInstance = processes.instance === 'ffffffff' ? 'eeeeeeee' : 'ffffffff';
     const error = await toolErrorOf(
       processes.poll('conv-a', `p1-${otherInstance}`, { waitMs: 0, maxBytes: 1 }),
     );

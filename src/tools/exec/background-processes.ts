@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { WORKER_TAG_LENGTH, workerTagOf } from '../../shared/worker-bound';
 import type { SandboxSettings } from './bubblewrap';
 import { type OutputRead, PollableOutput } from './process-output';
 import { signalRunsSync } from './process-tree';
@@ -66,7 +67,8 @@ interface Entry {
  * instance tag, so a call that reaches another worker, or this one after a restart, is told so.
  */
 export class BackgroundProcesses {
-  readonly instance = randomBytes(2).toString('hex');
+  /** Ends every id; the worker serving this table polls a task queue of its own for it (shared/worker-bound). */
+  readonly instance = randomBytes(WORKER_TAG_LENGTH / 2).toString('hex');
   private readonly limits: BackgroundProcessLimits;
   /** By conversation and id: ids count per conversation, so two conversations both have a `p1`. */
   private readonly entries = new Map<string, Entry>();
@@ -282,7 +284,7 @@ export class BackgroundProcesses {
   private entryOf(conversationId: string, id: string): Entry {
     const entry = this.entries.get(entryKey(conversationId, id));
     if (entry) return entry;
-    const tag = /^p\d+-([0-9a-f]{4})$/.exec(id)?.[1];
+    const tag = workerTagOf(id);
     if (tag !== undefined && tag !== this.instance) {
       throw new ToolError(
         'FileNotFound',

@@ -17,7 +17,7 @@ export function createProcessTool(processes: BackgroundProcesses) {
   return defineTool({
     name: 'process',
     label: 'Background processes',
-    description: `Manage the background processes this conversation started with exec (background: true). action "list": all of them with their status; "poll": output since the last poll and the exit status (wait up to ${MAX_WAIT_S} s for news with "wait"); "write": send "input" to its stdin ("eof": true closes stdin afterwards); "kill": stop it (SIGTERM by default, SIGKILL if it does not stop). Processes live in the worker that started them and are lost when it restarts.`,
+    description: `Manage the background processes this conversation started with exec (background: true). action "list": those on the worker that takes the call, with their status; "poll": output since the last poll and the exit status (wait up to ${MAX_WAIT_S} s for news with "wait"); "write": send "input" to its stdin ("eof": true closes stdin afterwards); "kill": stop it (SIGTERM by default, SIGKILL if it does not stop). Processes live in the worker that started them (calls naming one by id reach that worker) and are lost when it stops.`,
     parameters: z.object({
       action: z.enum(['list', 'poll', 'write', 'kill']).describe('What to do'),
       id: z.string().optional().describe('The process id exec returned (poll, write, kill)'),
@@ -32,6 +32,7 @@ export function createProcessTool(processes: BackgroundProcesses) {
         .describe(`Seconds to wait for new output or the exit when there is none yet (poll; default 0)`),
     }),
     verbatimParameters: ['input'],
+    workerBound: { idParameter: 'id', workerTag: processes.instance },
     category: 'commands',
     idempotent: false,
     risk: 'low',
