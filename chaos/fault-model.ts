@@ -24,11 +24,14 @@ interface ChatRequest {
 }
 
 /**
- * A model endpoint on 127.0.0.1 that plays a fixed agent and misbehaves at random. Asked about
- * `trial-N` it calls `record` (a side effect that must happen at most once) and `slow_read`; once
- * their results are in, it answers `answered trial-N`. With probability `faultRate` a request gets
- * one of the faults instead; a tool call it botched (arguments not JSON, an unknown tool) comes
- * back as an error result, and the agent then answers all the same.
+ * A model endpoint on 127.0.0.1 that plays a fixed agent and misbehaves at random. Asked `Do KEY`
+ * (KEY such as `trial-3` or `trial-3-r2`) it calls `record` (a side effect that must happen at most
+ * once) with KEY and `slow_read`; asked `Do KEY with a sub-agent` it calls `record` and
+ * `sessions_spawn` with the task `Do KEY-sub`; once the results are in, it answers `answered KEY`.
+ * Only the messages since the last user message count, so each run of a conversation starts over.
+ * With probability `faultRate` a request gets one of the faults instead; a tool call it botched
+ * (arguments not JSON, an unknown tool) comes back as an error result, and the agent then answers
+ * all the same.
  */
 export async function startFaultModel(faultRate: number, random: () => number): Promise<FaultModelServer> {
   const injected = new Map<ModelFault, number>();
@@ -61,7 +64,10 @@ export async function startFaultModel(faultRate: number, random: () => number): 
 }
 
 function answer(chat: ChatRequest, fault: ModelFault, response: http.ServerResponse): void {
-  const trial = /trial-\d+/.exec(JSON.stringify(chat.messages.find((m) => m.role === 'user')?.content))?.[0];
+  const lastUser = chat.messages.map((m) => m.role).lastIndexOf('user');
+  const asked = JSON.stringify(chat.messages[lastUser]?.content);
+  const key = /Do (trial-[\w-]+)/.exec(asked)?.[1];
+  const withSubAgent = asked.includes('with a sub-agent');
   switch (fault) {
     case 'rate_limited_retry_after':
       response.writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' });
@@ -83,12 +89,18 @@ function answer(chat: ChatRequest, fault: ModelFault, response: http.ServerRespo
     default:
       break;
   }
-  const asked = chat.messages.some((m) => m.role === 'tool');
-  const calls = asked
+  const resultsIn = chat.messages.slice(lastUser).some((m) => m.role === 'tool');
+  const calls = resultsIn
     ? []
     : [
-        { id: `call_${trial}_record`, name: 'record', arguments: JSON.stringify({ key: `${trial}` }) },
-        { id: `call_${trial}_read`, name: 'slow_read', arguments: JSON.stringify({ ms: 800 }) },
+        { id: `call_${key}_record`, name: 'record', arguments: JSON.stringify({ key }) },
+        withSubAgent
+          ? {
+              id: `call_${key}_spawn`,
+              name: 'sessions_spawn',
+              arguments: JSON.stringify({ task: `Do ${key}-sub` }),
+            }
+          : { id: `call_${key}_read`, name: 'slow_read', arguments: JSON.stringify({ ms: 800 }) },
       ];
   if (fault === 'arguments_not_json' && calls[1]) calls[1].arguments = '{"ms": 8';
   if (fault === 'unknown_tool' && calls[1]) calls[1].name = 'no_such_tool';
@@ -111,7 +123,7 @@ function answer(chat: ChatRequest, fault: ModelFault, response: http.ServerRespo
     );
     chunk({}, 'tool_calls');
   } else {
-    for (const word of `answered ${trial}`.split(' ')) chunk({ content: `${word} ` });
+    for (const word of `answered ${key}`.split(' ')) chunk({ content: `${word} ` });
     chunk({}, 'stop');
   }
   response.writeHead(200, { 'content-type': 'text/event-stream' });

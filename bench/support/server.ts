@@ -16,11 +16,17 @@ export async function stopAllBenchServers(): Promise<void> {
 }
 
 /**
- * The project's embedded dev server (in memory, on a free port, with the project's dynamic config),
- * as `durable-agent run` starts it, with `dynamicConfig` entries on top.
+ * The project's embedded dev server (in memory unless `dbFile` is given, on a free port unless
+ * `port` is, with the project's dynamic config), as `durable-agent run` starts it, with
+ * `dynamicConfig` entries on top.
  */
 export async function startBenchServer(
-  options: { dynamicConfig?: Record<string, unknown>; log?: (line: string) => void } = {},
+  options: {
+    dynamicConfig?: Record<string, unknown>;
+    log?: (line: string) => void;
+    dbFile?: string;
+    port?: number;
+  } = {},
 ): Promise<BenchServer> {
   const cliPath = await findOrBuildTemporalCli({
     env: process.env,
@@ -29,7 +35,8 @@ export async function startBenchServer(
   });
   const server = await startDevServer({
     cliPath,
-    port: await freePort(),
+    port: options.port ?? (await freePort()),
+    ...(options.dbFile ? { dbFile: options.dbFile } : {}),
     dynamicConfig: options.dynamicConfig,
     readyTimeoutMs: 120_000,
   });

@@ -5,15 +5,19 @@ import path from 'node:path';
 
 interface ChaosSummary {
   trials: number;
+  trialsByKind: Record<string, number>;
   workerKills: number;
+  serverKills: number;
+  approvalsDecided: number;
+  continuedAsNew: number;
   modelFaults: Record<string, number>;
   conversationsLost: number;
   sideEffectsDoubled: number;
   otherProblems: string[];
 }
 
-/** `npm run chaos`, reduced to a few trials: the same harness, checks and report. */
-test('a reduced chaos run: workers killed and model faults injected, no conversation lost, no side effect doubled', async () => {
+/** `npm run chaos`, reduced to a few trials of each kind: the same harness, checks and report. */
+test('a reduced chaos run: workers and the server killed, model faults injected, approvals, sub-agents and continue-as-new in flight; no conversation lost, no side effect doubled', async () => {
   const results = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-chaos-results-'));
   const child = spawn(
     process.execPath,
@@ -27,6 +31,8 @@ test('a reduced chaos run: workers killed and model faults injected, no conversa
       '424242',
       '--fault-rate',
       '0.4',
+      '--server-kills',
+      '1',
       '--results',
       results,
     ],
@@ -47,6 +53,10 @@ test('a reduced chaos run: workers killed and model faults injected, no conversa
     sideEffectsDoubled: 0,
     otherProblems: [],
   });
+  expect(summary.trialsByKind).toEqual({ tools: 3, approval: 3, sub_agent: 2, continue_as_new: 2 });
   expect(summary.workerKills).toBeGreaterThan(0);
+  expect(summary.serverKills).toBe(1);
+  expect(summary.approvalsDecided).toBe(3);
+  expect(summary.continuedAsNew).toBeGreaterThanOrEqual(2);
   expect(Object.values(summary.modelFaults).reduce((sum, count) => sum + count, 0)).toBeGreaterThan(0);
 }, 300_000);

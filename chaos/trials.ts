@@ -1,0 +1,186 @@
+/**
+ * The kinds of conversation a chaos run drives, each with its own checks. Every kind asks the
+ * fault model's agent to call `record` (a side effect that must happen at most once, its key in
+ * the ledger) and answer; they differ in what else is in flight when a worker dies.
+ */
+import type { AgentClient } from '../src/runtime/agent-client';
+import type { AgentEvent } from '../src/shared/events';
+import type { Message } from '../src/shared/messages';
+
+export const TRIAL_KINDS = ['tools', 'approval', 'sub_agent', 'continue_as_new'] as const;
+export type TrialKind = (typeof TRIAL_KINDS)[number];
+
+export interface TrialResult {
+  trial: string;
+  kind: TrialKind;
+  answered: boolean;
+  seconds: number;
+  problems: string[];
+  /** Tool calls a worker's death cut off, reported to the model as timed out. */
+  cutOff: number;
+  /** Approvals decided while the run waited (approval trials). */
+  approvals: number;
+  /** Times the conversation continued as new (continue-as-new trials). */
+  continuedAsNew: number;
+}
+
+export interface TrialContext {
+  agent: AgentClient;
+  /** Conversation ids are unique per run. */
+  seed: number;
+  random: () => number;
+  /** Counts executions of a workflow id (all its runs). */
+  runsOf(conversationId: string): Promise<number>;
+}
+
+/** Runs of a continue-as-new trial; with `maxHistoryEvents` at its floor (50) the second run's end passes it. */
+const CONTINUE_AS_NEW_RUNS = 3;
+
+export async function runTrial(index: number, kind: TrialKind, context: TrialContext): Promise<TrialResult> {
+  const trial = `trial-${index}`;
+  const id = `chaos-${context.seed}-${index}`;
+  const started = Date.now();
+  const result: TrialResult = {
+    trial,
+    kind,
+    answered: false,
+    seconds: 0,
+    problems: [],
+    cutOff: 0,
+    approvals: 0,
+    continuedAsNew: 0,
+  };
+  try {
+    switch (kind) {
+      case 'tools':
+        result.answered = await oneRun(context, id, trial, `Do ${trial}`, { endAfterFirstRun: true }, result);
+        break;
+      case 'approval':
+        result.answered = await oneRun(
+          context,
+          id,
+          trial,
+          `Do ${trial}`,
+          { endAfterFirstRun: true, approval: { mode: 'auto', tools: { record: 'ask' } } },
+          result,
+        );
+        if (result.approvals === 0) result.problems.push('no approval was asked for');
+        break;
+      case 'sub_agent':
+        result.answered = await oneRun(
+          context,
+          id,
+          trial,
+          `Do ${trial} with a sub-agent`,
+          { endAfterFirstRun: true },
+          result,
+        );
+        break;
+      case 'continue_as_new': {
+        let answered = true;
+        for (let run = 1; run <= CONTINUE_AS_NEW_RUNS; run++) {
+          const key = `${trial}-r${run}`;
+          answered &&= await oneRun(context, id, key, `Do ${key}`, { maxHistoryEvents: 50 }, result);
+        }
+        result.answered = answered;
+        result.continuedAsNew = (await context.runsOf(id)) - 1;
+        if (result.continuedAsNew < 1) result.problems.push('never continued as new');
+        break;
+      }
+    }
+    const transcript = (
+      await context.agent.state(id).catch((error: Error) => {
+        result.problems.push(`transcript unreadable: ${error.message}`);
+        return undefined;
+      })
+    )?.transcript;
+    if (transcript) {
+      result.problems.push(...checkTranscript(transcript, kind === 'sub_agent' ? trial : undefined));
+      result.cutOff = transcript.filter(
+        (m) =>
+          m.role === 'toolResult' &&
+          (m.details as { errorKind?: string } | undefined)?.errorKind === 'Timeout',
+      ).length;
+    }
+    if (kind === 'continue_as_new') await context.agent.end(id, 'chaos trial done').catch(() => undefined);
+  } catch (error) {
+    result.problems.push(`lost: ${(error as Error).message}`);
+  }
+  result.seconds = (Date.now() - started) / 1_000;
+  return result;
+}
+
+/** Sends one message and follows its run to the end; true when it answered `answered KEY`. */
+async function oneRun(
+  context: TrialContext,
+  id: string,
+  key: string,
+  text: string,
+  options: Record<string, unknown>,
+  result: TrialResult,
+): Promise<boolean> {
+  const sent = await context.agent.send(id, text, {
+    options: { approval: { mode: 'auto' }, ...options },
+  });
+  const decisions: Array<Promise<void>> = [];
+  let answered = false;
+  for await (const event of context.agent.watch(id, {
+    afterSeq: sent.afterSeq,
+    until: (e) => e.type === 'run_finished',
+  })) {
+    if (event.type === 'approval_requested') decisions.push(approveLater(context, id, event, result));
+    if (event.type === 'run_finished') {
+      answered = event.outcome === 'answered' && event.answer.includes(`answered ${key}`);
+      if (!answered) result.problems.push(`run ended ${event.outcome}: ${event.answer.slice(0, 200)}`);
+    }
+  }
+  await Promise.all(decisions);
+  return answered;
+}
+
+/** A person who takes 0.2 to 2.2 s to approve; a worker may die meanwhile, so the decision is tried again. */
+async function approveLater(
+  context: TrialContext,
+  id: string,
+  event: Extract<AgentEvent, { type: 'approval_requested' }>,
+  result: TrialResult,
+): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 200 + context.random() * 2_000));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await context.agent.approve(id, { toolCallId: event.toolCallId, decision: 'allow_once', by: 'chaos' });
+      result.approvals++;
+      return;
+    } catch (error) {
+      if (attempt >= 5) {
+        result.problems.push(`approval of ${event.toolCallId} failed: ${(error as Error).message}`);
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1_000 * attempt));
+    }
+  }
+}
+
+/**
+ * Every tool call with exactly one result; with `subAgentOf`, each sub-agent call that ran answered
+ * for its task.
+ */
+export function checkTranscript(transcript: Message[], subAgentOf?: string): string[] {
+  const problems: string[] = [];
+  const asked = transcript.flatMap((m) =>
+    m.role === 'assistant' ? m.content.filter((c) => c.type === 'toolCall') : [],
+  );
+  for (const call of asked) {
+    const results = transcript.filter((m) => m.role === 'toolResult' && m.toolCallId === call.id);
+    if (results.length !== 1) problems.push(`${call.id} has ${results.length} results`);
+  }
+  if (subAgentOf) {
+    for (const message of transcript) {
+      if (message.role !== 'toolResult' || message.toolName !== 'sessions_spawn' || message.isError) continue;
+      const text = message.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+      if (!text.includes(`answered ${subAgentOf}-sub`))
+        problems.push(`sub-agent answered: ${text.slice(0, 200)}`);
+    }
+  }
+  return problems;
+}
