@@ -71,6 +71,8 @@ async function main() {
       defaultModel: 'chaos',
       tools: new ToolRegistry([recordTool, slowReadTool]),
       defaultWorkspace: env('WORKSPACE'),
+      // Shorter than the fault model's slow first token, so that fault is given up on and tried again.
+      streamTimeouts: { firstTokenMs: 2_000 },
     },
   });
   const running = worker.run();

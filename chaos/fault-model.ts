@@ -10,7 +10,8 @@ export type ModelFault =
   | 'connection_reset'
   | 'stream_cut'
   | 'arguments_not_json'
-  | 'unknown_tool';
+  | 'unknown_tool'
+  | 'slow_first_token';
 
 export interface FaultModelServer {
   baseUrl: string;
@@ -18,6 +19,9 @@ export interface FaultModelServer {
   injected: Map<ModelFault, number>;
   close(): Promise<void>;
 }
+
+/** How long a `slow_first_token` answer keeps the stream open without a token. */
+const SLOW_FIRST_TOKEN_MS = 6_000;
 
 interface ChatRequest {
   messages: Array<{ role: string; content?: unknown; tool_call_id?: string }>;
@@ -43,6 +47,7 @@ export async function startFaultModel(faultRate: number, random: () => number): 
     'stream_cut',
     'arguments_not_json',
     'unknown_tool',
+    'slow_first_token',
   ];
   const server = http.createServer((request, response) => {
     let body = '';
@@ -127,6 +132,12 @@ function answer(chat: ChatRequest, fault: ModelFault, response: http.ServerRespo
     chunk({}, 'stop');
   }
   response.writeHead(200, { 'content-type': 'text/event-stream' });
+  if (fault === 'slow_first_token') {
+    // Accepted, then nothing for longer than the worker waits for a first token (chaos-worker.ts).
+    response.flushHeaders();
+    setTimeout(() => response.destroyed || response.end(), SLOW_FIRST_TOKEN_MS);
+    return;
+  }
   const lines = chunks.map((piece) => `data: ${JSON.stringify(piece)}\n\n`);
   if (fault === 'stream_cut') {
     // Half the answer, then the connection drops.

@@ -2,6 +2,7 @@ import type OpenAI from 'openai';
 import type { LiveModelText } from '../runtime/live-model-text';
 import type { AssistantMessage } from '../shared/messages';
 import type { ModelCallInput } from '../shared/model-call';
+import type { ModelStreamTimeouts } from '../shared/model-stream-timeouts';
 import { type ModelProvider, modelProviderOf } from '../shared/model-provider';
 import type { ToolRegistry } from '../tools/registry';
 import { streamedCompletion } from './streamed-completion';
@@ -22,6 +23,8 @@ export interface ModelDeps {
   loadTranscript: TranscriptLoader;
   /** Where the answer's text goes as it arrives, for watchers in this process. */
   liveText?: LiveModelText;
+  /** When a quiet endpoint is given up on; DEFAULT_MODEL_STREAM_TIMEOUTS for those left out. */
+  streamTimeouts?: Partial<ModelStreamTimeouts>;
 }
 
 export function createCallModel(deps: ModelDeps) {
@@ -39,7 +42,10 @@ export function createCallModel(deps: ModelDeps) {
         messages: withProviderToolCallIds(toOpenAiMessages(messages, input.systemPrompt), provider),
         ...(tools.length ? { tools } : {}),
       },
-      deps.liveText,
+      {
+        ...(deps.liveText ? { live: deps.liveText } : {}),
+        ...(deps.streamTimeouts ? { timeouts: deps.streamTimeouts } : {}),
+      },
     );
     return withUniqueToolCallIds(reply, messages);
   };

@@ -1,7 +1,8 @@
-import { Context } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type OpenAI from 'openai';
 import { type LiveModelText, modelCallKey } from '../runtime/live-model-text';
 import type { AssistantMessage } from '../shared/messages';
+import { DEFAULT_MODEL_STREAM_TIMEOUTS, type ModelStreamTimeouts } from '../shared/model-stream-timeouts';
 import { type ActivityProgress, MODEL_PROGRESS_TAIL_CHARS } from '../shared/tool-run';
 import { Heartbeater } from './heartbeater';
 import { classifyModelError, modelErrorKind } from './model-errors';
@@ -23,15 +24,21 @@ type CompletionRequest = Omit<
 export function streamedCompletion(
   openai: OpenAI,
   request: CompletionRequest,
-  live?: LiveModelText,
+  options: StreamOptions = {},
 ): Promise<AssistantMessage> {
-  return withModelCallSpan(request.model, () => streamOnce(openai, request, live));
+  return withModelCallSpan(request.model, () => streamOnce(openai, request, options));
+}
+
+interface StreamOptions {
+  live?: LiveModelText;
+  /** DEFAULT_MODEL_STREAM_TIMEOUTS for those left out. */
+  timeouts?: Partial<ModelStreamTimeouts>;
 }
 
 async function streamOnce(
   openai: OpenAI,
   request: CompletionRequest,
-  live?: LiveModelText,
+  { live, timeouts: given }: StreamOptions,
 ): Promise<AssistantMessage> {
   const context = Context.current();
   const { workflowExecution: execution, activityId, attempt } = context.info;
@@ -46,15 +53,21 @@ async function streamOnce(
   const startedAt = Date.now();
   let firstTokenMs: number | undefined;
   const meter = context.metricMeter;
+  const timeouts = { ...DEFAULT_MODEL_STREAM_TIMEOUTS, ...given };
+  const quiet = new QuietEndpoint();
+  quiet.expect(timeouts.firstTokenMs, 'sent no first token');
   try {
     const stream = await openai.chat.completions.create(
       { ...request, stream: true, stream_options: { include_usage: true } },
-      { signal: context.cancellationSignal },
+      { signal: AbortSignal.any([context.cancellationSignal, quiet.signal]) },
     );
     const reply = await assembleStream(
       stream,
       (partial) => {
-        if (partial.text || partial.toolCalls) firstTokenMs ??= Date.now() - startedAt;
+        if (partial.text || partial.toolCalls) {
+          firstTokenMs ??= Date.now() - startedAt;
+          quiet.expect(timeouts.idleMs, 'stopped sending');
+        }
         if (live && execution && call && partial.text.length > published) {
           live.publish({
             conversationId: execution.workflowId,
@@ -73,6 +86,8 @@ async function streamOnce(
       },
       () => Date.now(),
     );
+    // The SDK ends a stream it aborted quietly, as if the endpoint had finished.
+    if (quiet.gaveUp) throw new Error(quiet.gaveUp);
     recordModelCall(meter, request.model, {
       latencyMs: Date.now() - startedAt,
       ...(firstTokenMs !== undefined ? { firstTokenMs } : {}),
@@ -85,11 +100,36 @@ async function streamOnce(
     const cancelled = context.cancellationSignal.aborted;
     recordModelCall(meter, request.model, {
       latencyMs: Date.now() - startedAt,
-      errorKind: cancelled ? 'cancelled' : modelErrorKind(error),
+      errorKind: cancelled ? 'cancelled' : quiet.gaveUp ? 'timeout' : modelErrorKind(error),
     });
     if (cancelled) throw context.cancellationSignal.reason ?? error;
+    if (quiet.gaveUp)
+      throw ApplicationFailure.retryable(`the model endpoint ${quiet.gaveUp}`, 'ModelTimeout');
     throw classifyModelError(error);
   } finally {
+    quiet.stop();
     heartbeater.stop();
+  }
+}
+
+/** Aborts the request when the endpoint says nothing for longer than it is expected to. */
+class QuietEndpoint {
+  private readonly controller = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  /** What the endpoint failed to do, once it was given up on. */
+  gaveUp: string | undefined;
+  readonly signal = this.controller.signal;
+
+  /** From now, gives up after `ms` unless expected again before then. */
+  expect(ms: number, failing: string): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.gaveUp = `${failing} for ${ms / 1_000} s`;
+      this.controller.abort();
+    }, ms);
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
   }
 }

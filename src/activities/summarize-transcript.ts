@@ -13,13 +13,17 @@ export function createSummarizeTranscript(deps: ModelDeps) {
   /** The model's summary of messages [0, upTo): plain text, rendered so no tool call structure is needed. */
   return async function summarizeTranscript(input: SummarizeInput): Promise<string> {
     const messages = await rebuildTranscript(input.transcript, deps);
-    const reply = await streamedCompletion(deps.openai, {
-      model: input.model ?? deps.defaultModel,
-      messages: [
-        { role: 'system', content: SUMMARY_SYSTEM_PROMPT },
-        { role: 'user', content: renderForSummary(messages.slice(0, input.upTo)) },
-      ],
-    });
+    const reply = await streamedCompletion(
+      deps.openai,
+      {
+        model: input.model ?? deps.defaultModel,
+        messages: [
+          { role: 'system', content: SUMMARY_SYSTEM_PROMPT },
+          { role: 'user', content: renderForSummary(messages.slice(0, input.upTo)) },
+        ],
+      },
+      deps.streamTimeouts ? { timeouts: deps.streamTimeouts } : {},
+    );
     const summary = textOf(reply).trim();
     if (!summary) throw classifyModelError(new Error('the model returned an empty summary'));
     return summary;

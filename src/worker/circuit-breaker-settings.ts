@@ -1,3 +1,4 @@
+import { wholeNumberFromEnv } from './env-number';
 import { type CircuitBreakerSettings, DEFAULT_CIRCUIT_BREAKER_SETTINGS } from '../tools/circuit-breaker';
 
 /**
@@ -8,22 +9,15 @@ import { type CircuitBreakerSettings, DEFAULT_CIRCUIT_BREAKER_SETTINGS } from '.
  */
 export function circuitBreakerSettingsFromEnv(env: NodeJS.ProcessEnv): CircuitBreakerSettings {
   return {
-    failureThreshold: wholeNumber(
+    failureThreshold: wholeNumberFromEnv(
       env,
       'AGENT_TOOL_BREAKER_FAILURES',
       DEFAULT_CIRCUIT_BREAKER_SETTINGS.failureThreshold,
     ),
-    coolDownMs: wholeNumber(
+    coolDownMs: wholeNumberFromEnv(
       env,
       'AGENT_TOOL_BREAKER_COOLDOWN_MS',
       DEFAULT_CIRCUIT_BREAKER_SETTINGS.coolDownMs,
     ),
   };
-}
-
-function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const text = env[name]?.trim();
-  if (!text) return fallback;
-  if (!/^\d+$/.test(text)) throw new Error(`${name} is a whole number, not ${JSON.stringify(text)}`);
-  return Number(text);
 }

@@ -10,6 +10,7 @@ import { connectWorker } from './connect';
 import type { Tracing } from './tracing';
 import { ensureSearchAttributes } from './search-attribute-registration';
 import { createAgentWorker } from './create-worker';
+import { modelStreamTimeoutsFromEnv } from './model-stream-timeouts-settings';
 import { execEnvPassFromEnv, execPolicyFromEnv } from './exec-settings';
 import { externalToolsFromEnv } from './external-tools';
 import { approverKeysFromEnv, floorsFromEnv } from './floor-settings';
@@ -68,6 +69,7 @@ export async function startWorkerFromEnv(
       ...(model.provider ? { provider: model.provider } : {}),
       tools,
       circuitBreakers,
+      streamTimeouts: modelStreamTimeoutsFromEnv(env),
       searchAttributes,
       defaultWorkspace: workspace,
       rapToolsets: external.rapToolsets,

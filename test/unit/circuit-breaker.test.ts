@@ -63,6 +63,6 @@ test('a threshold of 0 turns breakers off; settings come from the environment an
     }),
   ).toEqual({ failureThreshold: 0, coolDownMs: 500 });
   expect(() => circuitBreakerSettingsFromEnv({ AGENT_TOOL_BREAKER_FAILURES: 'many' })).toThrow(
-    'AGENT_TOOL_BREAKER_FAILURES is a whole number, not "many"',
+    'AGENT_TOOL_BREAKER_FAILURES must be a whole number, not "many"',
   );
 });
