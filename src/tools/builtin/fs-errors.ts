@@ -13,6 +13,30 @@ export function toolErrorFromFs(error: unknown, displayPath: string): unknown {
     case 'EPERM':
       return new ToolError('PermissionDenied', `permission denied: ${displayPath}`);
     default:
-      return error;
+      return storageError(error, displayPath) ?? error;
+  }
+}
+
+/**
+ * A write the storage refused (full, over quota, read-only, file too large) as an error the model
+ * can act on. Files are written beside their target and renamed over it, so the target is untouched.
+ */
+export function storageError(error: unknown, displayPath: string): ToolError | undefined {
+  switch ((error as NodeJS.ErrnoException).code) {
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return new ToolError(
+        'ExecutionFailed',
+        `no space left on the device for ${displayPath} (the disk or quota is full): nothing was changed; free space first`,
+      );
+    case 'EFBIG':
+      return new ToolError(
+        'ExecutionFailed',
+        `${displayPath}: the file would be larger than allowed here; nothing was changed`,
+      );
+    case 'EROFS':
+      return new ToolError('PermissionDenied', `${displayPath} is on a read-only file system`);
+    default:
+      return undefined;
   }
 }

@@ -3,6 +3,7 @@ import { type Stats, constants } from 'node:fs';
 import { type FileHandle, lstat, open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '../tool-error';
+import { storageError } from './fs-errors';
 
 /**
  * The one way file tools touch a file a model named. A FIFO opened for reading without O_NONBLOCK
@@ -157,6 +158,6 @@ function rethrow(error: unknown, shown: string): never {
     case 'ENODEV':
       throw new ToolError('InvalidArgs', `${shown} is a special file, not a regular file`);
     default:
-      throw error;
+      throw storageError(error, shown) ?? error;
   }
 }
