@@ -1,6 +1,7 @@
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
-import type { Payload, PayloadCodec } from '@temporalio/common';
+import { ApplicationFailure, type Payload, type PayloadCodec } from '@temporalio/common';
+import { PAYLOAD_STORE_UNAVAILABLE } from '../shared/tool-errors';
 import { temporal } from '@temporalio/proto';
 import { blobKeyOf } from './blob-key';
 import type { BlobStore } from './blob-store';
@@ -79,7 +80,15 @@ export class LargePayloadCodec implements PayloadCodec {
     if (compressed.length <= this.limits.offloadAboveBytes) {
       return { metadata: { encoding: encoder.encode(GZIP_ENCODING) }, data: compressed };
     }
-    const reference: BlobReference = { key: await this.store.put(compressed), bytes: compressed.length };
+    const key = await this.store.put(compressed).catch((error: Error) => {
+      // What fails here is whatever needed the payload: a workflow task (tried again until the
+      // store is back) or an activity's result (tried again as its retry policy allows).
+      throw ApplicationFailure.retryable(
+        `the blob store could not take a payload of ${compressed.length} bytes (compressed): ${error.message}`,
+        PAYLOAD_STORE_UNAVAILABLE,
+      );
+    });
+    const reference: BlobReference = { key, bytes: compressed.length };
     return {
       metadata: { encoding: encoder.encode(BLOB_ENCODING) },
       data: encoder.encode(JSON.stringify(reference)),

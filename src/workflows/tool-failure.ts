@@ -1,7 +1,12 @@
 import { ActivityFailure, ApplicationFailure, TimeoutFailure, metricMeter } from '@temporalio/workflow';
 import { METRIC, recordCount } from '../shared/agent-metrics';
 import type { ToolDescriptor } from '../shared/tool-descriptor';
-import { type ToolErrorKind, type ToolOutcome, toolErrorOutcome } from '../shared/tool-errors';
+import {
+  PAYLOAD_STORE_UNAVAILABLE,
+  type ToolErrorKind,
+  type ToolOutcome,
+  toolErrorOutcome,
+} from '../shared/tool-errors';
 
 const KNOWN_KINDS: ReadonlySet<string> = new Set<ToolErrorKind>([
   'NotFound',
@@ -32,6 +37,12 @@ export function outcomeOfToolFailure(
     );
   }
   if (cause instanceof TimeoutFailure) return timeoutOutcome(descriptor, cause);
+  if (cause instanceof ApplicationFailure && cause.type === PAYLOAD_STORE_UNAVAILABLE) {
+    const ran = descriptor.idempotent
+      ? ''
+      : '; the tool did run, so whatever it did has taken effect, but what it returned is lost';
+    return toolErrorOutcome(descriptor.name, 'Unavailable', `${cause.message}${ran}`);
+  }
   if (cause instanceof ApplicationFailure) {
     const kind =
       cause.type && KNOWN_KINDS.has(cause.type) ? (cause.type as ToolErrorKind) : 'ExecutionFailed';
