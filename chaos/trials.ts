@@ -88,12 +88,7 @@ export async function runTrial(index: number, kind: TrialKind, context: TrialCon
         break;
       }
     }
-    const transcript = (
-      await context.agent.state(id).catch((error: Error) => {
-        result.problems.push(`transcript unreadable: ${error.message}`);
-        return undefined;
-      })
-    )?.transcript;
+    const transcript = (await readState(context, id, result))?.transcript;
     if (transcript) {
       result.problems.push(...checkTranscript(transcript, kind === 'sub_agent' ? trial : undefined));
       result.cutOff = transcript.filter(
@@ -152,11 +147,26 @@ async function approveLater(
       result.approvals++;
       return;
     } catch (error) {
-      if (attempt >= 5) {
+      if (attempt >= 10) {
         result.problems.push(`approval of ${event.toolCallId} failed: ${(error as Error).message}`);
         return;
       }
-      await new Promise((resolve) => setTimeout(resolve, 1_000 * attempt));
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+    }
+  }
+}
+
+/** The conversation's state, asked for up to a minute: its workers may be dying and starting again. */
+async function readState(context: TrialContext, id: string, result: TrialResult) {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      return await context.agent.state(id);
+    } catch (error) {
+      if (Date.now() > deadline) {
+        result.problems.push(`transcript unreadable: ${(error as Error).message}`);
+        return undefined;
+      }
     }
   }
 }

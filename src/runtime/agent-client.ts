@@ -180,7 +180,7 @@ export class AgentClient {
     let started = true;
     try {
       await this.assertRunning(conversationId);
-      afterSeq = (await this.handle(conversationId).query(statusQuery)).lastSeq;
+      afterSeq = (await this.read(conversationId, statusQuery)).lastSeq;
       started = false;
     } catch (error) {
       if (!(error instanceof ConversationNotFoundError)) throw error;

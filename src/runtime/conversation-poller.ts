@@ -1,4 +1,4 @@
-import { type WorkflowHandle, defaultPayloadConverter } from '@temporalio/client';
+import { ServiceError, type WorkflowHandle, defaultPayloadConverter } from '@temporalio/client';
 import type { Payload, WorkflowExecutionStatusName } from '@temporalio/client';
 import { eventsQuery } from '../shared/conversation-api';
 import type { AgentEvent } from '../shared/events';
@@ -50,12 +50,24 @@ export async function* pollConversation(
   { pollMs = DEFAULT_POLL_MS, liveText, signal }: PollOptions = {},
 ): AsyncGenerator<PolledItem, WorkflowExecutionStatusName> {
   const rpc = <T>(call: () => Promise<T>) => (signal ? handle.client.withAbortSignal(signal, call) : call());
-  // A worker gone for good, or any other failure, fails the watch.
-  const eventsAfter = (after: number): Promise<AgentEvent[]> =>
-    queryRetried(() => rpc(() => handle.query(eventsQuery, after)), {
-      withinMs: WATCH_QUERY_RETRY_MS,
-      signal,
-    });
+  /**
+   * The events query, asked again while it fails for want of a worker (one killed, the others busy
+   * or starting) and the conversation still runs: a watch follows a conversation as long as it is
+   * alive, as it waits for its events when no worker runs at all. Other failures fail the watch.
+   */
+  const eventsAfter = async (after: number): Promise<AgentEvent[]> => {
+    for (;;) {
+      try {
+        return await queryRetried(() => rpc(() => handle.query(eventsQuery, after)), {
+          withinMs: WATCH_QUERY_RETRY_MS,
+          signal,
+        });
+      } catch (error) {
+        if (signal?.aborted || !(error instanceof ServiceError)) throw error;
+        if ((await rpc(() => handle.describe())).status.name !== 'RUNNING') throw error;
+      }
+    }
+  };
   let seq = afterSeq;
   /** The last heartbeat payload seen of each pending activity: an unchanged one is not decoded again. */
   const lastProgress = new Map<string, Uint8Array>();
