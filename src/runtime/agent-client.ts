@@ -54,7 +54,7 @@ import {
   unwrapUpdateFailure,
 } from './conversation-errors';
 import { DEFAULT_POLL_MS, pollConversation } from './conversation-poller';
-import { READ_QUERY_RETRY_MS, queryRetried } from './query-retry';
+import { READ_QUERY_RETRY_MS, queryRetried, queryWhileRunning } from './query-retry';
 import { type ModelTextSource, listenEarly, processLiveModelText } from './live-model-text';
 
 export interface SendOptions {
@@ -410,10 +410,13 @@ export class AgentClient {
     watchOptions: WatchOptions,
     liveText: ModelTextSource,
   ): AsyncGenerator<AgentEvent, void> {
-    const status = await this.status(conversationId);
+    const handle = this.handle(conversationId);
+    const status = await this.explainErrors(conversationId, () =>
+      queryWhileRunning(handle, () => handle.query(statusQuery), watchOptions.signal),
+    );
     let lastSeq = watchOptions.afterSeq ?? status.lastSeq;
     let run = status.runCount;
-    const poll = pollConversation(this.handle(conversationId), lastSeq, {
+    const poll = pollConversation(handle, lastSeq, {
       pollMs: watchOptions.pollMs ?? DEFAULT_POLL_MS,
       liveText,
       ...(watchOptions.signal ? { signal: watchOptions.signal } : {}),

@@ -1,4 +1,4 @@
-import { ServiceError, type WorkflowHandle, defaultPayloadConverter } from '@temporalio/client';
+import { type WorkflowHandle, defaultPayloadConverter } from '@temporalio/client';
 import type { Payload, WorkflowExecutionStatusName } from '@temporalio/client';
 import { eventsQuery } from '../shared/conversation-api';
 import type { AgentEvent } from '../shared/events';
@@ -6,7 +6,7 @@ import { SPAWN_TOOL_NAME } from '../shared/sub-agents';
 import type { ActivityProgress } from '../shared/tool-run';
 import { type ModelTextSource, modelCallKey } from './live-model-text';
 import { LiveQueue, ModelTextSeen, takeFirstCall } from './live-text-order';
-import { WATCH_QUERY_RETRY_MS, queryRetried } from './query-retry';
+import { queryWhileRunning } from './query-retry';
 import { renderProgress } from './render-progress';
 
 export type PolledItem =
@@ -50,24 +50,8 @@ export async function* pollConversation(
   { pollMs = DEFAULT_POLL_MS, liveText, signal }: PollOptions = {},
 ): AsyncGenerator<PolledItem, WorkflowExecutionStatusName> {
   const rpc = <T>(call: () => Promise<T>) => (signal ? handle.client.withAbortSignal(signal, call) : call());
-  /**
-   * The events query, asked again while it fails for want of a worker (one killed, the others busy
-   * or starting) and the conversation still runs: a watch follows a conversation as long as it is
-   * alive, as it waits for its events when no worker runs at all. Other failures fail the watch.
-   */
-  const eventsAfter = async (after: number): Promise<AgentEvent[]> => {
-    for (;;) {
-      try {
-        return await queryRetried(() => rpc(() => handle.query(eventsQuery, after)), {
-          withinMs: WATCH_QUERY_RETRY_MS,
-          signal,
-        });
-      } catch (error) {
-        if (signal?.aborted || !(error instanceof ServiceError)) throw error;
-        if ((await rpc(() => handle.describe())).status.name !== 'RUNNING') throw error;
-      }
-    }
-  };
+  const eventsAfter = (after: number): Promise<AgentEvent[]> =>
+    queryWhileRunning(handle, () => handle.query(eventsQuery, after), signal);
   let seq = afterSeq;
   /** The last heartbeat payload seen of each pending activity: an unchanged one is not decoded again. */
   const lastProgress = new Map<string, Uint8Array>();

@@ -1,4 +1,4 @@
-import { ServiceError } from '@temporalio/client';
+import { ServiceError, type WorkflowHandle } from '@temporalio/client';
 
 /**
  * A query asked again while it fails for want of a worker to answer it: the worker that had the
@@ -18,6 +18,27 @@ export async function queryRetried<T>(
       const pause = Math.min(250 * 2 ** attempt, 2_000);
       if (signal?.aborted || !(error instanceof ServiceError) || Date.now() + pause > deadline) throw error;
       await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
+}
+
+/**
+ * A query asked again for as long as it fails for want of a worker and the conversation still
+ * runs: what a watch needs, since it follows a conversation as long as it is alive (as it waits for
+ * events when no worker runs at all). Other failures, or a conversation that ended, are thrown.
+ */
+export async function queryWhileRunning<T>(
+  handle: WorkflowHandle,
+  query: () => Promise<T>,
+  signal?: AbortSignal,
+): Promise<T> {
+  const rpc = <R>(call: () => Promise<R>) => (signal ? handle.client.withAbortSignal(signal, call) : call());
+  for (;;) {
+    try {
+      return await queryRetried(() => rpc(query), { withinMs: WATCH_QUERY_RETRY_MS, signal });
+    } catch (error) {
+      if (signal?.aborted || !(error instanceof ServiceError)) throw error;
+      if ((await rpc(() => handle.describe())).status.name !== 'RUNNING') throw error;
     }
   }
 }
