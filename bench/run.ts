@@ -3,7 +3,7 @@
  * scripted model on 127.0.0.1 that answers at once. Each bench prints a table and writes
  * bench/results/<bench>.json; the run ends with bench/results/summary.md, the tables of
  * BENCHMARKS.md. Arguments: `--quick` (fewer turns, to try it out), `--only a,b` (bench names:
- * turn, fanout, throughput, control, history, replay, text), `--server-config KEY=JSON` (a dynamic config
+ * turn, fanout, throughput, control, history, replay, text, crash), `--server-config KEY=JSON` (a dynamic config
  * value for every dev server the run starts, repeatable: for experiments).
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -16,6 +16,7 @@ import { DefaultLogger, Runtime, bundleWorkflowCode } from '@temporalio/worker';
 import { agentDataConverter } from '../src/worker/data-converter';
 import { bundleAgentWorkflows } from '../src/worker/workflow-bundle';
 import { controlLatency } from './control-latency';
+import { crashRecovery } from './crash-recovery';
 import { fanOut } from './fan-out';
 import { firstText } from './first-text';
 import { historyGrowth } from './history-growth';
@@ -43,6 +44,7 @@ const BENCHES: Array<{
   { name: 'history', title: '5. History growth', run: historyGrowth },
   { name: 'replay', title: '6. Replay', run: replay },
   { name: 'text', title: '7. First text', run: firstText },
+  { name: 'crash', title: '8. Crash recovery', run: crashRecovery },
 ];
 
 interface Options {

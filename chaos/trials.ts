@@ -99,7 +99,10 @@ export async function runTrial(index: number, kind: TrialKind, context: TrialCon
     }
     if (kind === 'continue_as_new') await context.agent.end(id, 'chaos trial done').catch(() => undefined);
   } catch (error) {
-    result.problems.push(`lost: ${(error as Error).message}`);
+    const cause = (error as Error).cause;
+    result.problems.push(
+      `lost: ${(error as Error).message}${cause instanceof Error ? ` (${cause.message})` : ''}`,
+    );
   }
   result.seconds = (Date.now() - started) / 1_000;
   return result;

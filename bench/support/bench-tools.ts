@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ToolCategory } from '../../src/shared/tool-descriptor';
 import { type AgentTool, defineTool, textResult } from '../../src/tools/tool';
 import { preciseNow } from './clock';
 import type { ToolReport } from './protocol';
@@ -20,7 +21,7 @@ const sleep = (ms: number, signal: AbortSignal) =>
 /**
  * The tools the benches call, all low risk (no approval unless a conversation asks for one):
  * `noop` answers at once, `sleep` waits `ms` (500 by default), `probe` reports when it starts,
- * `wait` reports when it starts and when it sees its abort signal.
+ * `wait`, `wait_file` and `wait_command` report when they start and when they see their abort signal.
  */
 export function benchTools(report: (signal: ToolSignal) => void = () => undefined): AgentTool[] {
   const noop = defineTool({
@@ -61,25 +62,30 @@ export function benchTools(report: (signal: ToolSignal) => void = () => undefine
       return textResult('ok');
     },
   });
-  const wait = defineTool({
-    name: 'wait',
-    label: 'Wait',
-    description:
-      'Waits until cancelled (at most 30 s), reporting when it starts and when it is told to stop.',
-    parameters: z.object({}),
-    category: 'other',
-    idempotent: true,
-    risk: 'low',
-    async execute(toolCallId, _params, signal) {
-      report({ event: 'start', tool: 'wait', toolCallId, at: preciseNow() });
-      signal.addEventListener(
-        'abort',
-        () => report({ event: 'abort', tool: 'wait', toolCallId, at: preciseNow() }),
-        { once: true },
-      );
-      await sleep(30_000, signal);
-      return textResult(signal.aborted ? 'stopped' : 'waited');
-    },
-  });
-  return [noop, sleepTool, probe, wait];
+  /** Waits until cancelled (at most `maxMs`), reporting when it starts and when it is told to stop. */
+  const waitTool = (name: string, category: ToolCategory, maxMs: number) =>
+    defineTool({
+      name,
+      label: 'Wait',
+      description: `Waits until cancelled (at most ${maxMs / 1_000} s), reporting when it starts and when it is told to stop.`,
+      parameters: z.object({}),
+      category,
+      idempotent: true,
+      risk: 'low',
+      async execute(toolCallId, _params, signal) {
+        report({ event: 'start', tool: name, toolCallId, at: preciseNow() });
+        signal.addEventListener(
+          'abort',
+          () => report({ event: 'abort', tool: name, toolCallId, at: preciseNow() }),
+          { once: true },
+        );
+        await sleep(maxMs, signal);
+        return textResult(signal.aborted ? 'stopped' : 'waited');
+      },
+    });
+  const wait = waitTool('wait', 'other', 30_000);
+  // With the heartbeat timeouts of a file tool and of a command, for the crash-recovery bench.
+  const waitFile = waitTool('wait_file', 'files', 25_000);
+  const waitCommand = waitTool('wait_command', 'commands', 120_000);
+  return [noop, sleepTool, probe, wait, waitFile, waitCommand];
 }

@@ -18,6 +18,8 @@ export interface Directive {
   calls?: number;
   /** Arguments of every call (default {}). */
   args?: Record<string, unknown>;
+  /** The turn's first request is answered only after this long (a model call in flight); later ones at once. */
+  holdMs?: number;
 }
 
 export function directiveText(directive: Directive): string {
@@ -61,6 +63,8 @@ export interface BenchModelServer {
   stats: ModelServerStats;
   /** Called after a text answer to a bench directive has been written to the wire. */
   onAnswer: ((directive: Directive) => void) | undefined;
+  /** Called as each request for a bench directive arrives. */
+  onRequest: ((directive: Directive) => void) | undefined;
   close(): Promise<void>;
 }
 
@@ -152,8 +156,11 @@ export async function startBenchModelServer(): Promise<BenchModelServer> {
     baseUrl: '',
     stats,
     onAnswer: undefined,
+    onRequest: undefined,
     close: async () => undefined,
   };
+  /** Turns (`c`/`t`) whose held first request has come. */
+  const held = new Set<string>();
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -165,17 +172,26 @@ export async function startBenchModelServer(): Promise<BenchModelServer> {
       stats.requests++;
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequest;
       const { reply, directive } = replyTo(body.messages);
+      if (directive) state.onRequest?.(directive);
+      const turn = directive && `${directive.c}/${directive.t}`;
+      const holdMs = turn && directive.holdMs && !held.has(turn) ? directive.holdMs : 0;
+      if (turn && holdMs) held.add(turn);
       if (reply.toolCalls) stats.toolCallReplies++;
       else stats.textReplies++;
       const streamed = body.stream === true;
       const payload = streamed ? sseBody(reply, body.model) : jsonBody(reply, body.model);
-      response.writeHead(200, {
-        'content-type': streamed ? 'text/event-stream' : 'application/json',
-        'content-length': Buffer.byteLength(payload),
-      });
-      response.end(payload, () => {
-        if (!reply.toolCalls && directive) state.onAnswer?.(directive);
-      });
+      const answer = () => {
+        if (response.destroyed) return;
+        response.writeHead(200, {
+          'content-type': streamed ? 'text/event-stream' : 'application/json',
+          'content-length': Buffer.byteLength(payload),
+        });
+        response.end(payload, () => {
+          if (!reply.toolCalls && directive) state.onAnswer?.(directive);
+        });
+      };
+      if (holdMs) setTimeout(answer, holdMs).unref();
+      else answer();
     });
   });
   server.keepAliveTimeout = 60_000;

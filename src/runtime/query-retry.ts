@@ -25,7 +25,8 @@ export async function queryRetried<T>(
 /**
  * A query asked again for as long as it fails for want of a worker and the conversation still
  * runs: what a watch needs, since it follows a conversation as long as it is alive (as it waits for
- * events when no worker runs at all). Other failures, or a conversation that ended, are thrown.
+ * events when no worker runs at all). Other failures are thrown, and so is this one once the
+ * conversation has ended and a further round of tries failed too.
  */
 export async function queryWhileRunning<T>(
   handle: WorkflowHandle,
@@ -33,12 +34,15 @@ export async function queryWhileRunning<T>(
   signal?: AbortSignal,
 ): Promise<T> {
   const rpc = <R>(call: () => Promise<R>) => (signal ? handle.client.withAbortSignal(signal, call) : call());
+  // A conversation that ended meanwhile still answers once a worker replays it: one more round.
+  let roundsAfterEnd = 1;
   for (;;) {
     try {
       return await queryRetried(() => rpc(query), { withinMs: WATCH_QUERY_RETRY_MS, signal });
     } catch (error) {
       if (signal?.aborted || !(error instanceof ServiceError)) throw error;
-      if ((await rpc(() => handle.describe())).status.name !== 'RUNNING') throw error;
+      const running = (await rpc(() => handle.describe())).status.name === 'RUNNING';
+      if (!running && roundsAfterEnd-- <= 0) throw error;
     }
   }
 }
