@@ -1,20 +1,24 @@
 import { defaultApprovalMode } from '../shared/approvals';
+import { FIRST_RETRY_INTERVAL_MS, HEARTBEAT_TIMEOUT_MS } from '../shared/liveness';
 import type { ToolCategory, ToolDescriptor, ToolRetry } from '../shared/tool-descriptor';
 import type { RegisteredTool } from './tool';
 
-/** Timeouts by category; heartbeats only need to prove the worker is alive. */
+/**
+ * Timeouts by category. Heartbeats only prove the worker is alive (the tool activity beats each
+ * second whatever the tool does), so their timeout is the same for all.
+ */
 const TIMEOUTS: Record<ToolCategory, { startToCloseTimeoutMs: number; heartbeatTimeoutMs: number }> = {
-  files: { startToCloseTimeoutMs: 30_000, heartbeatTimeoutMs: 10_000 },
-  search: { startToCloseTimeoutMs: 60_000, heartbeatTimeoutMs: 15_000 },
-  commands: { startToCloseTimeoutMs: 300_000, heartbeatTimeoutMs: 20_000 },
-  mcp: { startToCloseTimeoutMs: 120_000, heartbeatTimeoutMs: 30_000 },
-  other: { startToCloseTimeoutMs: 60_000, heartbeatTimeoutMs: 15_000 },
+  files: { startToCloseTimeoutMs: 30_000, heartbeatTimeoutMs: HEARTBEAT_TIMEOUT_MS },
+  search: { startToCloseTimeoutMs: 60_000, heartbeatTimeoutMs: HEARTBEAT_TIMEOUT_MS },
+  commands: { startToCloseTimeoutMs: 300_000, heartbeatTimeoutMs: HEARTBEAT_TIMEOUT_MS },
+  mcp: { startToCloseTimeoutMs: 120_000, heartbeatTimeoutMs: HEARTBEAT_TIMEOUT_MS },
+  other: { startToCloseTimeoutMs: 60_000, heartbeatTimeoutMs: HEARTBEAT_TIMEOUT_MS },
 };
 
 /** Read-only tools retry freely; a tool with side effects runs once. */
 const RETRY_IDEMPOTENT: ToolRetry = {
   maximumAttempts: 3,
-  initialIntervalMs: 1_000,
+  initialIntervalMs: FIRST_RETRY_INTERVAL_MS,
   backoffCoefficient: 2,
   maximumIntervalMs: 10_000,
 };

@@ -8,14 +8,16 @@ import {
 import type { AgentActivities } from '../activities/create-activities';
 import type { RapNotice } from '../shared/rap';
 import type { ToolDescriptor } from '../shared/tool-descriptor';
+import { FIRST_RETRY_INTERVAL_MS, HEARTBEAT_TIMEOUT_MS } from '../shared/liveness';
 import { WORKER_BOUND_START_TIMEOUT_MS } from '../shared/worker-bound';
 
-/** Retries starting a second apart and doubling, up to `maximumInterval` between tries. */
+/** Retries starting `initialInterval` apart and doubling, up to `maximumInterval` between tries. */
 function doublingRetry(
   maximumInterval: RetryPolicy['maximumInterval'],
   maximumAttempts: number,
+  initialInterval: RetryPolicy['initialInterval'] = '1 second',
 ): RetryPolicy {
-  return { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval, maximumAttempts };
+  return { initialInterval, backoffCoefficient: 2, maximumInterval, maximumAttempts };
 }
 
 /**
@@ -25,8 +27,8 @@ function doublingRetry(
  */
 export const modelActivities = proxyActivities<Pick<AgentActivities, 'callModel' | 'summarizeTranscript'>>({
   startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '30 seconds',
-  retry: doublingRetry('1 minute', 8),
+  heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
+  retry: doublingRetry('1 minute', 8, FIRST_RETRY_INTERVAL_MS),
 });
 
 /** Asked of the worker running the workflow task itself: its floors and keys are what hold. */
