@@ -4,17 +4,11 @@ import nock from 'nock';
 import { ask } from '../support/ask';
 import { nockModel } from '../support/nock-model';
 import { useNockedHarness } from '../support/nocked-harness';
-import type { ChatRequest } from '../support/scripted-model';
+import { toolResultIn } from '../support/scripted-model';
 
 const harness = useNockedHarness([]);
 
-const toolResult = (request: ChatRequest, toolCallId: string) => {
-  const content = request.messages.find(
-    (message) => message.role === 'tool' && message.tool_call_id === toolCallId,
-  )?.content;
-  if (typeof content !== 'string') throw new Error(`no result for ${toolCallId} in the request`);
-  return content;
-};
+const toolResult = toolResultIn;
 
 /** Whether a process still runs; a zombie waiting to be reaped counts as gone. */
 function isRunning(pid: number): boolean {

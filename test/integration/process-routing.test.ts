@@ -10,16 +10,10 @@ import { BackgroundProcesses } from '../../src/tools/exec/background-processes';
 import { ToolRegistry } from '../../src/tools/registry';
 import { ask } from '../support/ask';
 import { NOCK_MODEL_URL, nockModel } from '../support/nock-model';
-import type { ChatRequest } from '../support/scripted-model';
+import { type ChatRequest, toolResultIn } from '../support/scripted-model';
 import { type TestHarness, startHarness } from '../support/test-worker';
 
-const toolResult = (request: ChatRequest, toolCallId: string) => {
-  const content = request.messages.find(
-    (message) => message.role === 'tool' && message.tool_call_id === toolCallId,
-  )?.content;
-  if (typeof content !== 'string') throw new Error(`no result for ${toolCallId} in the request`);
-  return content;
-};
+const toolResult = toolResultIn;
 
 const POLLS = 6;
 let workers: Array<{ harness: TestHarness; processes: BackgroundProcesses; closed: boolean }> = [];

@@ -144,3 +144,12 @@ export async function writeAnswer(
     script.partsSent++;
   }
 }
+
+/** The text of the tool result for `toolCallId` that the model got in `request`; throws when it got none. */
+export function toolResultIn(request: ChatRequest, toolCallId: string): string {
+  const content = request.messages.find(
+    (message) => message.role === 'tool' && message.tool_call_id === toolCallId,
+  )?.content;
+  if (typeof content !== 'string') throw new Error(`no result for ${toolCallId} in the request`);
+  return content;
+}
