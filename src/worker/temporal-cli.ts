@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { access, constants, mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { childEnvironment } from '../tools/exec/child-environment';
 
 /** The newest CLI `go install` accepts: later releases carry a `replace` directive it refuses. */
 export const TEMPORAL_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';
@@ -38,7 +39,7 @@ export async function findOrBuildTemporalCli({ env, toolsDir, log }: CliLookup):
   const scratch = await mkdtemp(path.join(toolsDir, 'build-'));
   try {
     await run('go', ['install', TEMPORAL_CLI_MODULE], {
-      ...env,
+      ...goEnvironment(env),
       GOBIN: scratch,
       GOFLAGS: `${env.GOFLAGS ?? ''} -buildvcs=false`.trim(),
     });
@@ -61,6 +62,22 @@ async function commandExists(command: string, env: NodeJS.ProcessEnv): Promise<b
     if (await isExecutable(path.join(dir, command))) return true;
   }
   return false;
+}
+
+/**
+ * What `go install` needs of this process's environment and nothing else (no model key, no blob
+ * store credentials): a shell's basics, Go's own settings, and the proxy and certificate variables
+ * that reach the module proxy.
+ */
+export function goEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
+  const needed = Object.keys(env).filter(
+    (name) =>
+      /^(GO|CGO_)/.test(name) ||
+      /^(HTTPS?_PROXY|NO_PROXY|ALL_PROXY)$/i.test(name) ||
+      /^SSL_CERT_(FILE|DIR)$/.test(name) ||
+      /^(CC|CXX|XDG_CACHE_HOME|XDG_CONFIG_HOME)$/.test(name),
+  );
+  return childEnvironment(env, needed);
 }
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
