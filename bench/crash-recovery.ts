@@ -7,8 +7,6 @@ import type { WorkerProcess } from './support/worker-process';
 
 export interface CrashRecoveryResult {
   samples: number;
-  /** Heartbeat RPCs each running activity sends per second (the worker's heartbeat throttle). */
-  heartbeatsPerSecond: number;
   /** SIGKILL of the worker running the step to the step's next attempt starting on the other worker. */
   recoverySeconds: Record<CrashCase, Summary>;
   table: string;
@@ -87,7 +85,6 @@ export async function crashRecovery(context: BenchContext): Promise<CrashRecover
   ]);
   return {
     samples,
-    heartbeatsPerSecond: 1,
     recoverySeconds: recovery,
     table: table(['worker killed during', 'to next attempt, median (s)', 'worst (s)'], rows),
   };

@@ -64,8 +64,9 @@ async function streamOnce(
     const reply = await assembleStream(
       stream,
       (partial) => {
-        if (partial.text || partial.toolCalls) {
-          firstTokenMs ??= Date.now() - startedAt;
+        if (firstTokenMs !== undefined) quiet.heard();
+        else if (partial.text || partial.toolCalls) {
+          firstTokenMs = Date.now() - startedAt;
           quiet.expect(timeouts.idleMs, 'stopped sending');
         }
         if (live && execution && call && partial.text.length > published) {
@@ -127,6 +128,11 @@ class QuietEndpoint {
       this.gaveUp = `${failing} for ${ms / 1_000} s`;
       this.controller.abort();
     }, ms);
+  }
+
+  /** The endpoint sent something: the current wait starts again (cheaper than expecting anew per chunk). */
+  heard(): void {
+    this.timer?.refresh();
   }
 
   stop(): void {
