@@ -16,6 +16,11 @@ import { truncateText } from '../tools/truncate';
 import { Workspace } from '../tools/builtin/workspace';
 import { createToolResultFinisher, toolErrorResult } from '../tools/finish-tool-result';
 import { Heartbeater } from './heartbeater';
+import {
+  type ActivityStop,
+  type LocalCancelRequests,
+  processLocalCancelRequests,
+} from './local-cancel-requests';
 import { runAfterToolCall, runBeforeToolCall } from '../tools/run-tool-hooks';
 import type { ToolCallInfo, ToolHooks } from '../tools/tool-hooks';
 import { ToolCircuitBreakers } from '../tools/circuit-breaker';
@@ -36,6 +41,8 @@ export interface ToolDeps {
   hooks?: readonly ToolHooks[];
   /** This worker's circuit breakers; by default each tool opens after 5 failures in a row for a minute. */
   circuitBreakers?: ToolCircuitBreakers;
+  /** Cancel requests of workflows in this process, seen before the next heartbeat brings them. */
+  cancelRequests?: LocalCancelRequests;
 }
 
 /** Error kinds that say something is wrong with the tool rather than with the call the model made. */
@@ -47,9 +54,9 @@ const PROGRESS_TEXT_BYTES = 4_096;
  * Why the activity's signal fired, if it did. Only a cancel request from the workflow (steer, abort)
  * lets a partial result through; on a timeout or a worker shutdown the attempt fails as usual.
  */
-function stoppedBy(context: Context): 'cancel_requested' | 'other' | undefined {
-  if (!context.cancellationSignal.aborted) return undefined;
-  return context.cancellationDetails?.cancelRequested ? 'cancel_requested' : 'other';
+function stoppedBy(stop: ActivityStop): 'cancel_requested' | 'other' | undefined {
+  if (!stop.signal.aborted) return undefined;
+  return stop.cancelRequested ? 'cancel_requested' : 'other';
 }
 
 type Validated = { ok: true; params: Record<string, unknown> } | { ok: false; error: string };
@@ -75,6 +82,7 @@ export function createRunTool(deps: ToolDeps) {
   const hooks = deps.hooks ?? [];
   const finisher = createToolResultFinisher(hooks);
   const breakers = deps.circuitBreakers ?? new ToolCircuitBreakers();
+  const cancelRequests = deps.cancelRequests ?? processLocalCancelRequests;
   const workspaces = new Map<string, Workspace>();
   const workspaceFor = (root: string) => {
     let workspace = workspaces.get(root);
@@ -124,16 +132,18 @@ export function createRunTool(deps: ToolDeps) {
       toolCallId: input.toolCallId,
       toolName: input.toolName,
     });
+    const stop = cancelRequests.watch(context);
     try {
       const authorised = await authorise(call, prepared);
       if (isOutcome(authorised)) {
         breakers.released(input.toolName);
         return authorised;
       }
-      return await observedByBreaker(input.toolName, context, () =>
-        execute(authorised.tool, input, authorised.params, authorised.workspace, context, heartbeater),
+      return await observedByBreaker(input.toolName, context, stop, () =>
+        execute(authorised.tool, input, authorised.params, authorised.workspace, context, stop, heartbeater),
       );
     } finally {
+      stop.release();
       heartbeater.stop();
     }
   }
@@ -146,6 +156,7 @@ export function createRunTool(deps: ToolDeps) {
   async function observedByBreaker(
     toolName: string,
     context: Context,
+    stop: ActivityStop,
     run: () => Promise<ToolOutcome>,
   ): Promise<ToolOutcome> {
     const before = breakers.state(toolName);
@@ -157,11 +168,11 @@ export function createRunTool(deps: ToolDeps) {
       else breakers.succeeded(toolName);
       return outcome;
     } catch (error) {
-      if (error instanceof CompleteAsyncError || context.cancellationDetails?.cancelRequested) {
+      if (error instanceof CompleteAsyncError || stop.cancelRequested) {
         breakers.released(toolName);
-      } else if (context.cancellationDetails?.timedOut) {
+      } else if (stop.timedOut) {
         breakers.failed(toolName, 'timed out');
-      } else if (context.cancellationSignal.aborted) {
+      } else if (stop.signal.aborted) {
         breakers.released(toolName);
       } else {
         breakers.failed(toolName, truncateText(messageOf(error), 300));
@@ -242,6 +253,7 @@ export function createRunTool(deps: ToolDeps) {
     params: Record<string, unknown>,
     workspace: Workspace,
     context: Context,
+    stop: ActivityStop,
     heartbeater: Heartbeater<ActivityProgress>,
   ): Promise<ToolOutcome> {
     const { toolName } = input;
@@ -250,7 +262,7 @@ export function createRunTool(deps: ToolDeps) {
     let outcome: ToolOutcome | undefined;
     let failure: unknown;
     try {
-      const result = await tool.execute(input.toolCallId, params, context.cancellationSignal, onUpdate, {
+      const result = await tool.execute(input.toolCallId, params, stop.signal, onUpdate, {
         workspace,
         conversationId: input.conversationId,
         agentId: input.agentId ?? DEFAULT_AGENT_ID,
@@ -258,14 +270,14 @@ export function createRunTool(deps: ToolDeps) {
         ...(input.ancestors?.length ? { ancestors: input.ancestors } : {}),
         ...(input.userId !== undefined ? { userId: input.userId } : {}),
       });
-      const aborted = stoppedBy(context);
+      const aborted = stoppedBy(stop);
       if (aborted === 'other') throw context.cancellationSignal.reason;
       outcome = await finisher.shape(toolName, result, { interrupted: aborted === 'cancel_requested' });
     } catch (error) {
       // The tool handed the call over (RAP): whoever holds the task token completes the activity.
       if (error instanceof CompleteAsyncError) throw error;
       failure = error;
-      if (error instanceof ToolError && !context.cancellationSignal.aborted) {
+      if (error instanceof ToolError && !stop.signal.aborted) {
         outcome = errorOutcome(toolName, error.kind, error.message);
       }
     }
@@ -288,7 +300,11 @@ export function createRunTool(deps: ToolDeps) {
     }
 
     if (failure === undefined) return outcome!;
-    if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason ?? failure;
+    if (stop.signal.aborted) {
+      // Reported as cancelled only once the SDK has the request too (its next heartbeat).
+      await stop.sdkCancellation;
+      throw context.cancellationSignal.reason ?? failure;
+    }
     if (failure instanceof ToolError) {
       const attempts = deps.tools.descriptor(toolName)?.retry.maximumAttempts ?? 1;
       // Read-only tools try again while attempts last; the last attempt's error is the answer.

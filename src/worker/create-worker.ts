@@ -1,6 +1,8 @@
 import type { DataConverter } from '@temporalio/common';
-import { type NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { type InjectedSinks, type NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { type ActivityDeps, createActivities } from '../activities/create-activities';
+import { type LocalCancelRequests, processLocalCancelRequests } from '../activities/local-cancel-requests';
+import type { CancelRequestSinks } from '../shared/cancel-request-sink';
 import type { ToolPolicy } from '../shared/tool-policy';
 import { workerBoundTaskQueue } from '../shared/worker-bound';
 import type { ToolRegistry } from '../tools/registry';
@@ -66,6 +68,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Ag
   const main = await Worker.create({
     ...common,
     taskQueue: options.taskQueue,
+    sinks: cancelRequestSinks(options.activities.cancelRequests ?? processLocalCancelRequests),
     ...(options.tracing ? workflowSourcesOption() : workflowCodeOption(options.workflowBundlePath)),
     maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? 200,
   });
@@ -94,4 +97,13 @@ function workerTags(tools: ToolRegistry): string[] {
 async function tracingPlugin(tracing: Tracing) {
   const { OpenTelemetryPlugin } = await import('@temporalio/interceptors-opentelemetry');
   return new OpenTelemetryPlugin({ resource: tracing.resource, spanProcessor: tracing.spanProcessor });
+}
+
+/** Activities of this process hear their workflow's cancel requests from it at once. */
+function cancelRequestSinks(cancels: LocalCancelRequests): InjectedSinks<CancelRequestSinks> {
+  return {
+    cancelRequests: {
+      requested: { fn: (info) => cancels.requested(info.runId), callDuringReplay: false },
+    },
+  };
 }

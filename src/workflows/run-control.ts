@@ -1,6 +1,9 @@
-import { CancellationScope } from '@temporalio/workflow';
+import { CancellationScope, proxySinks } from '@temporalio/workflow';
+import type { CancelRequestSinks } from '../shared/cancel-request-sink';
 import type { AbortInput } from '../shared/conversation-api';
 import type { UserMessage } from '../shared/messages';
+
+const { cancelRequests } = proxySinks<CancelRequestSinks>();
 
 /**
  * How a run in progress is interrupted. Abort cancels the run's scope (model call, approvals and
@@ -18,13 +21,16 @@ export class RunControl {
 
   steer(message: UserMessage): void {
     this.steering.push(message);
-    this.toolsScope?.cancel();
+    if (!this.toolsScope) return;
+    this.toolsScope.cancel();
+    cancelRequests.requested();
   }
 
   abort(input: AbortInput): void {
     if (this.abortRequest) return;
     this.abortRequest = input;
     this.scope.cancel();
+    cancelRequests.requested();
   }
 
   get aborted(): AbortInput | undefined {

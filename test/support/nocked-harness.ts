@@ -11,7 +11,14 @@ export function useNockedHarness(
   tools: AgentTool[],
   worker: Pick<
     Parameters<typeof startHarness>[0],
-    'hooks' | 'toolPolicy' | 'floors' | 'approverKeys' | 'circuitBreakers' | 'searchAttributes'
+    | 'hooks'
+    | 'toolPolicy'
+    | 'floors'
+    | 'approverKeys'
+    | 'circuitBreakers'
+    | 'searchAttributes'
+    | 'heartbeatThrottleMs'
+    | 'cancelRequests'
   > = {},
 ): () => TestHarness {
   let harness: TestHarness | undefined;

@@ -16,6 +16,7 @@ import { MemoryStore } from '../../src/tools/builtin/memory-store';
 import { ToolRegistry } from '../../src/tools/registry';
 import type { AgentTool } from '../../src/tools/tool';
 import { createAgentWorker } from '../../src/worker/create-worker';
+import type { LocalCancelRequests } from '../../src/activities/local-cancel-requests';
 import type { DataConverter } from '@temporalio/common';
 import { agentDataConverter } from '../../src/worker/data-converter';
 import type { ApproverKeys } from '../../src/shared/signed-decisions';
@@ -71,6 +72,9 @@ export async function startHarness(options: {
   searchAttributes?: boolean;
   /** Traces for worker and client alike. */
   tracing?: Tracing;
+  /** How often heartbeats reach the server at most (the worker's default when absent). */
+  heartbeatThrottleMs?: number;
+  cancelRequests?: LocalCancelRequests;
 }): Promise<TestHarness> {
   const dataConverter = options.dataConverter ?? agentDataConverter();
   quietRuntime();
@@ -100,7 +104,9 @@ export async function startHarness(options: {
       ...(options.gatewayUrl ? { gatewayUrl: options.gatewayUrl } : {}),
       ...(options.circuitBreakers ? { circuitBreakers: options.circuitBreakers } : {}),
       ...(options.searchAttributes ? { searchAttributes: true } : {}),
+      ...(options.cancelRequests ? { cancelRequests: options.cancelRequests } : {}),
     },
+    ...(options.heartbeatThrottleMs ? { heartbeatThrottleMs: options.heartbeatThrottleMs } : {}),
     ...(options.toolPolicy ? { toolPolicy: options.toolPolicy } : {}),
     ...(options.tracing ? { tracing: options.tracing } : {}),
     dataConverter,
