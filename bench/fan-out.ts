@@ -4,7 +4,7 @@ import { preciseNow } from './support/clock';
 import type { BenchContext } from './support/context';
 import { DrivenConversation } from './support/driven-conversation';
 import { type HistoryEvent, eventTimeMs } from './support/history';
-import { durableStack } from './support/stacks';
+import { type Stack, bareStack, durableStack } from './support/stacks';
 import { type Summary, round, summarize, table } from './support/stats';
 
 const EventType = temporal.api.enums.v1.EventType;
@@ -14,6 +14,7 @@ export interface FanOutResult {
   sleepMs: number;
   repetitions: number;
   levels: Array<{
+    stack: Stack['name'];
     calls: number;
     /** First tool scheduled to the next model call scheduled (all results in), server clock. */
     toolPhaseMs: Summary;
@@ -59,40 +60,49 @@ function toolPhase(events: HistoryEvent[], typeOf: (id: number) => string | unde
 /** Bench 2: one turn whose model call asks for N parallel `sleep` calls of 500 ms each. */
 export async function fanOut(context: BenchContext): Promise<FanOutResult> {
   const repetitions = context.quick ? 2 : 3;
-  const stack = durableStack(context);
-  const taskQueue = `bench-fanout-${randomUUID()}`;
-  const worker = await stack.startWorker(taskQueue);
   const result: FanOutResult = { sleepMs: SLEEP_MS, repetitions, levels: [], table: '' };
-  try {
-    const conversation = await DrivenConversation.start(context, stack, `fanout-${randomUUID()}`, taskQueue);
-    await conversation.runTurn({ tool: 'sleep', calls: 4, args: { ms: SLEEP_MS } });
-    for (const calls of [1, 4, 16, 64]) {
-      const phases: number[] = [];
-      const spreads: number[] = [];
-      const turns: number[] = [];
-      for (let i = 0; i < repetitions; i++) {
-        const started = preciseNow();
-        const events = await conversation.runTurn({ tool: 'sleep', calls, args: { ms: SLEEP_MS } });
-        turns.push(preciseNow() - started);
-        const phase = toolPhase(events, conversation.typeOf);
-        phases.push(phase.phaseMs);
-        spreads.push(phase.startSpreadMs);
+  // The bare Temporal loop shows what Temporal itself takes to start the calls.
+  for (const stack of [durableStack(context), bareStack(context)]) {
+    const taskQueue = `bench-fanout-${stack.name}-${randomUUID()}`;
+    const worker = await stack.startWorker(taskQueue);
+    try {
+      const conversation = await DrivenConversation.start(
+        context,
+        stack,
+        `fanout-${randomUUID()}`,
+        taskQueue,
+      );
+      await conversation.runTurn({ tool: 'sleep', calls: 4, args: { ms: SLEEP_MS } });
+      for (const calls of [1, 4, 16, 64]) {
+        const phases: number[] = [];
+        const spreads: number[] = [];
+        const turns: number[] = [];
+        for (let i = 0; i < repetitions; i++) {
+          const started = preciseNow();
+          const events = await conversation.runTurn({ tool: 'sleep', calls, args: { ms: SLEEP_MS } });
+          turns.push(preciseNow() - started);
+          const phase = toolPhase(events, conversation.typeOf);
+          phases.push(phase.phaseMs);
+          spreads.push(phase.startSpreadMs);
+        }
+        const toolPhaseMs = summarize(phases);
+        result.levels.push({
+          stack: stack.name,
+          calls,
+          toolPhaseMs,
+          ratio: round(toolPhaseMs.median / SLEEP_MS),
+          startSpreadMs: summarize(spreads),
+          turnMs: summarize(turns),
+        });
+        context.log(`  ${stack.name}, ${calls} calls: tool phase median ${toolPhaseMs.median} ms`);
       }
-      const toolPhaseMs = summarize(phases);
-      result.levels.push({
-        calls,
-        toolPhaseMs,
-        ratio: round(toolPhaseMs.median / SLEEP_MS),
-        startSpreadMs: summarize(spreads),
-        turnMs: summarize(turns),
-      });
-      context.log(`  ${calls} calls: tool phase median ${toolPhaseMs.median} ms`);
+    } finally {
+      await worker.stop();
     }
-  } finally {
-    await worker.stop();
   }
   result.table = table(
     [
+      'stack',
       'parallel sleep(500 ms) calls',
       'tool phase median ms',
       'p95 ms',
@@ -101,6 +111,7 @@ export async function fanOut(context: BenchContext): Promise<FanOutResult> {
       'whole turn median ms',
     ],
     result.levels.map((level) => [
+      level.stack,
       level.calls,
       level.toolPhaseMs.median,
       level.toolPhaseMs.p95,

@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { agentDataConverter } from '../src/worker/data-converter';
 import { preciseNow } from './support/clock';
@@ -6,6 +9,7 @@ import { type BenchContext, withServer } from './support/context';
 import { DrivenConversation } from './support/driven-conversation';
 import { historyBytes } from './support/history';
 import { durableStack } from './support/stacks';
+import { REPO_ROOT } from './support/worker-process';
 import { round, table } from './support/stats';
 
 /** Recording stops here even if short of the turns asked for, so the whole run stays bounded. */
@@ -64,6 +68,11 @@ export async function replay(context: BenchContext): Promise<ReplayResult> {
     if (conversation.runIds.length !== 1)
       throw new Error('the conversation continued as new: the history is split');
     const history = await client.workflow.getHandle(conversation.id).fetchHistory();
+    // Kept for profiling the replay on its own: `History.decode` of this file is what was replayed.
+    await writeFile(
+      path.join(REPO_ROOT, 'bench', 'results', 'replay-history.bin'),
+      temporal.api.history.v1.History.encode(history).finish(),
+    );
     const started = preciseNow();
     await Worker.runReplayHistory(
       { workflowBundle: { codePath: context.durableBundle }, dataConverter: agentDataConverter() },

@@ -3,7 +3,7 @@
  * scripted model on 127.0.0.1 that answers at once. Each bench prints a table and writes
  * bench/results/<bench>.json; the run ends with bench/results/summary.md, the tables of
  * BENCHMARKS.md. Arguments: `--quick` (fewer turns, to try it out), `--only a,b` (bench names:
- * turn, fanout, throughput, control, history, replay, text, crash), `--server-config KEY=JSON` (a dynamic config
+ * turn, fanout, throughput, control, history, replay, text, crash, uncached), `--server-config KEY=JSON` (a dynamic config
  * value for every dev server the run starts, repeatable: for experiments).
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -28,6 +28,7 @@ import { startBenchServer, stopAllBenchServers } from './support/server';
 import { REPO_ROOT } from './support/worker-process';
 import { throughput } from './throughput';
 import { turnOverhead } from './turn-overhead';
+import { uncachedResponse } from './uncached-response';
 
 const RESULTS_DIR = path.join(REPO_ROOT, 'bench', 'results');
 const PEER_DIR = path.join(REPO_ROOT, 'bench', 'ai-sdk-peer');
@@ -45,6 +46,7 @@ const BENCHES: Array<{
   { name: 'replay', title: '6. Replay', run: replay },
   { name: 'text', title: '7. First text', run: firstText },
   { name: 'crash', title: '8. Crash recovery', run: crashRecovery },
+  { name: 'uncached', title: '9. Uncached first response', run: uncachedResponse },
 ];
 
 interface Options {
