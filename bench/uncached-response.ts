@@ -7,8 +7,8 @@ import type { ConversationOptionsInput } from '../src/shared/conversation-option
 import { type Stack, bareStack, durableStack, peerStack } from './support/stacks';
 import { type Summary, round, summarize, table } from './support/stats';
 
-/** A conversation option that continues as new sooner, so less is replayed: about 20 turns a run. */
-const SHORT_RUN_EVENTS = 450;
+/** A conversation option that continues as new sooner, so less is replayed: about 11 turns a run. */
+const SHORT_RUN_EVENTS = 250;
 
 /** Growing the peer's conversations slows as its history grows; a stack stops growing here. */
 const GROW_LIMIT_SECONDS = 150;
