@@ -42,6 +42,8 @@ export interface LocalCancelRequestsOptions {
   pollMs?: number;
   /** How long it is asked after a request; the SDK's heartbeat delivers it anyway. Default 3 s. */
   patienceMs?: number;
+  /** Asks in flight at once, over all runs: aborting many conversations at once must not flood the server. Default 4. */
+  maxAsksInFlight?: number;
   cancelRequestedActivities?: CancelRequestedActivities;
 }
 
@@ -58,10 +60,14 @@ export class LocalCancelRequests {
   private readonly pollMs: number;
   private readonly patienceMs: number;
   private readonly cancelRequestedActivities: CancelRequestedActivities;
+  private readonly maxAsksInFlight: number;
+  private asksInFlight = 0;
+  private readonly waitingForSlot: Array<() => void> = [];
 
   constructor(options: LocalCancelRequestsOptions = {}) {
     this.pollMs = options.pollMs ?? 10;
     this.patienceMs = options.patienceMs ?? 3_000;
+    this.maxAsksInFlight = options.maxAsksInFlight ?? 4;
     this.cancelRequestedActivities = options.cancelRequestedActivities ?? cancelRequestedFromDescribe;
   }
 
@@ -112,10 +118,8 @@ export class LocalCancelRequests {
       while (Date.now() < run.askUntil) {
         const waiting = [...run.activities.entries()].filter(([, watched]) => !watched.confirmed);
         if (waiting.length === 0) return;
-        const asked = await this.cancelRequestedActivities(
-          waiting[0]![1].context,
-          run.workflowId,
-          runId,
+        const asked = await this.oneAsk(() =>
+          this.cancelRequestedActivities(waiting[0]![1].context, run.workflowId, runId),
         ).catch(() => new Set<string>());
         if (asked === undefined) return;
         for (const [activityId, watched] of waiting) {
@@ -128,6 +132,19 @@ export class LocalCancelRequests {
     } finally {
       run.asking = false;
       if (run.activities.size === 0) this.runs.delete(runId);
+    }
+  }
+
+  private async oneAsk<T>(ask: () => Promise<T>): Promise<T> {
+    while (this.asksInFlight >= this.maxAsksInFlight) {
+      await new Promise<void>((resolve) => this.waitingForSlot.push(resolve));
+    }
+    this.asksInFlight++;
+    try {
+      return await ask();
+    } finally {
+      this.asksInFlight--;
+      this.waitingForSlot.shift()?.();
     }
   }
 }

@@ -115,3 +115,27 @@ test('the SDK’s own cancellation still stops the activity, and says why', asyn
   expect(settled).toBe(true);
   stop.release();
 });
+
+test('many runs cancelled at once ask the server a few at a time', async () => {
+  let inFlight = 0;
+  let most = 0;
+  const cancels = new LocalCancelRequests({
+    pollMs: 1,
+    maxAsksInFlight: 2,
+    cancelRequestedActivities: async (_context, _workflowId, runId) => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      await tick(3);
+      inFlight--;
+      return new Set([`${runId}-activity`]);
+    },
+  });
+  const stops = Array.from({ length: 6 }, (_, i) =>
+    cancels.watch(fakeContext(`run-${i}`, `run-${i}-activity`).context),
+  );
+  for (let i = 0; i < 6; i++) cancels.requested(`run-${i}`);
+  await tick(60);
+  expect(stops.every((stop) => stop.signal.aborted)).toBe(true);
+  expect(most).toBe(2);
+  for (const stop of stops) stop.release();
+});
