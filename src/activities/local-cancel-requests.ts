@@ -11,7 +11,7 @@ export interface ActivityStop {
   readonly cancelRequested: boolean;
   readonly timedOut: boolean;
   /** Settles when the SDK's own cancellation fires: an activity is reported cancelled only after it. */
-  readonly sdkCancellation: Promise<void>;
+  sdkCancellation(): Promise<void>;
   /** Forgets the activity: call once it has finished. */
   release(): void;
 }
@@ -74,7 +74,8 @@ export class LocalCancelRequests {
   /** Starts watching the current activity for a cancel request of its run. */
   watch(context: Context): ActivityStop {
     const { workflowExecution, activityId } = context.info;
-    if (!workflowExecution) return sdkOnly(context); // an activity started on its own: no workflow to hear
+    // An activity started on its own has no workflow to hear from.
+    if (!workflowExecution) return activityStop(context, undefined, () => undefined);
     const run = this.runs.get(workflowExecution.runId) ?? {
       workflowId: workflowExecution.workflowId,
       activities: new Map<string, Watched>(),
@@ -84,24 +85,10 @@ export class LocalCancelRequests {
     this.runs.set(workflowExecution.runId, run);
     const watched: Watched = { context, controller: new AbortController(), confirmed: false };
     run.activities.set(activityId, watched);
-    const signal = AbortSignal.any([context.cancellationSignal, watched.controller.signal]);
-    return {
-      signal,
-      get cancelRequested() {
-        return watched.confirmed || context.cancellationDetails?.cancelRequested === true;
-      },
-      get timedOut() {
-        return !watched.confirmed && context.cancellationDetails?.timedOut === true;
-      },
-      sdkCancellation: context.cancelled.then(
-        () => undefined,
-        () => undefined,
-      ),
-      release: () => {
-        if (run.activities.get(activityId) === watched) run.activities.delete(activityId);
-        if (run.activities.size === 0 && !run.asking) this.runs.delete(workflowExecution.runId);
-      },
-    };
+    return activityStop(context, watched, () => {
+      if (run.activities.get(activityId) === watched) run.activities.delete(activityId);
+      if (run.activities.size === 0 && !run.asking) this.runs.delete(workflowExecution.runId);
+    });
   }
 
   /** The run's workflow, in this process, has just asked for some of its activities to be cancelled. */
@@ -149,20 +136,24 @@ export class LocalCancelRequests {
   }
 }
 
-function sdkOnly(context: Context): ActivityStop {
+/** The SDK's cancellation of the activity, joined by a confirmed request seen here when `watched`. */
+function activityStop(context: Context, watched: Watched | undefined, release: () => void): ActivityStop {
   return {
-    signal: context.cancellationSignal,
+    signal: watched
+      ? AbortSignal.any([context.cancellationSignal, watched.controller.signal])
+      : context.cancellationSignal,
     get cancelRequested() {
-      return context.cancellationDetails?.cancelRequested === true;
+      return watched?.confirmed === true || context.cancellationDetails?.cancelRequested === true;
     },
     get timedOut() {
-      return context.cancellationDetails?.timedOut === true;
+      return watched?.confirmed !== true && context.cancellationDetails?.timedOut === true;
     },
-    sdkCancellation: context.cancelled.then(
-      () => undefined,
-      () => undefined,
-    ),
-    release: () => undefined,
+    sdkCancellation: () =>
+      context.cancelled.then(
+        () => undefined,
+        () => undefined,
+      ),
+    release,
   };
 }
 

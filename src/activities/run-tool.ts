@@ -302,7 +302,7 @@ export function createRunTool(deps: ToolDeps) {
     if (failure === undefined) return outcome!;
     if (stop.signal.aborted) {
       // Reported as cancelled only once the SDK has the request too (its next heartbeat).
-      await stop.sdkCancellation;
+      await stop.sdkCancellation();
       throw context.cancellationSignal.reason ?? failure;
     }
     if (failure instanceof ToolError) {

@@ -18,12 +18,6 @@ export type ToolErrorKind =
  * arguments, a refused path or permission give the same answer every time; a failure or a timeout
  * may not (a flaky server, a slow disk).
  */
-/**
- * The failure type of a payload the blob store would not take. For a tool's result it means the tool
- * ran and its result was lost on the way to history.
- */
-export const PAYLOAD_STORE_UNAVAILABLE = 'PayloadStoreUnavailable';
-
 export const TOOL_ERROR_RETRYABLE: Readonly<Record<ToolErrorKind, boolean>> = {
   NotFound: false,
   InvalidArgs: false,
@@ -34,6 +28,12 @@ export const TOOL_ERROR_RETRYABLE: Readonly<Record<ToolErrorKind, boolean>> = {
   Timeout: true,
   Unavailable: false,
 };
+
+/**
+ * The failure type of a payload the blob store would not take. For a tool's result it means the tool
+ * ran and its result was lost on the way to history.
+ */
+export const PAYLOAD_STORE_UNAVAILABLE = 'PayloadStoreUnavailable';
 
 export interface ToolOutcome {
   content: ToolResultContent[];

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { z } from 'zod';
 import { steerUpdate } from '../../src/shared/conversation-api';
-import { defineTool, textResult } from '../../src/tools/tool';
+import { type ToolResult, defineTool, textResult } from '../../src/tools/tool';
 import type { ChatRequest } from '../support/scripted-model';
 import { nockModel } from '../support/nock-model';
 import { useNockedHarness } from '../support/nocked-harness';
@@ -28,42 +28,34 @@ function untilAborted(signal: AbortSignal, ms: number): Promise<void> {
   });
 }
 
-/** A tool that waits until stopped, and whose heartbeat timeout leaves the SDK a minute between heartbeats. */
-const patientTool = defineTool({
-  name: 'patient',
-  label: 'Patient',
-  description: 'Waits until it is stopped.',
-  parameters: z.object({}),
-  category: 'other',
-  idempotent: true,
-  risk: 'low',
-  heartbeatTimeoutMs: 120_000,
-  async execute(toolCallId, _params, signal) {
-    const context = Context.current();
-    running.add(toolCallId);
-    await untilAborted(signal, 90_000);
-    sdkCancelledWhenStopped.set(toolCallId, context.cancellationSignal.aborted);
-    return textResult(signal.aborted ? 'stopped early' : 'waited it out');
-  },
-});
+/** A tool that waits until it is stopped, notes whether the SDK had the cancel request by then, then `ends`. */
+function stoppableTool(name: string, heartbeatTimeoutMs: number, ends: (signal: AbortSignal) => ToolResult) {
+  return defineTool({
+    name,
+    label: name,
+    description: 'Waits until it is stopped.',
+    parameters: z.object({}),
+    category: 'other',
+    idempotent: true,
+    risk: 'low',
+    heartbeatTimeoutMs,
+    async execute(toolCallId, _params, signal) {
+      const context = Context.current();
+      running.add(toolCallId);
+      await untilAborted(signal, 90_000);
+      sdkCancelledWhenStopped.set(toolCallId, context.cancellationSignal.aborted);
+      return ends(signal);
+    },
+  });
+}
 
-/** A tool that throws when stopped instead of returning what it has. */
-const throwingTool = defineTool({
-  name: 'throwing',
-  label: 'Throwing',
-  description: 'Waits until it is stopped, then throws.',
-  parameters: z.object({}),
-  category: 'other',
-  idempotent: true,
-  risk: 'low',
-  heartbeatTimeoutMs: 2_000,
-  async execute(toolCallId, _params, signal) {
-    const context = Context.current();
-    running.add(toolCallId);
-    await untilAborted(signal, 90_000);
-    sdkCancelledWhenStopped.set(toolCallId, context.cancellationSignal.aborted);
-    throw new Error('interrupted half way');
-  },
+// A heartbeat timeout that leaves the SDK a minute between heartbeats.
+const patientTool = stoppableTool('patient', 120_000, (signal) =>
+  textResult(signal.aborted ? 'stopped early' : 'waited it out'),
+);
+// Throws when stopped instead of returning what it has.
+const throwingTool = stoppableTool('throwing', 2_000, () => {
+  throw new Error('interrupted half way');
 });
 
 // Heartbeats reach the server at most once a minute: a cancel request brought by one would take that long.

@@ -106,7 +106,7 @@ test('the SDK’s own cancellation still stops the activity, and says why', asyn
   const timedOut = fakeContext('run-e', '1');
   const stop = cancels.watch(timedOut.context);
   let settled = false;
-  void stop.sdkCancellation.then(() => (settled = true));
+  void stop.sdkCancellation().then(() => (settled = true));
   timedOut.sdkCancels({ cancelRequested: false, timedOut: true });
   await tick();
   expect(stop.signal.aborted).toBe(true);
