@@ -7,6 +7,7 @@ import {
   FileChangesFailed,
   commitFileChanges,
 } from '../../src/tools/builtin/atomic-file-changes';
+import { HeldDirectory } from '../../src/tools/builtin/held-directory';
 import { applyHunks } from '../../src/tools/builtin/patch-hunks';
 import { PatchError, parseUnifiedDiff } from '../../src/tools/builtin/unified-diff';
 import { Workspace } from '../../src/tools/builtin/workspace';
@@ -25,6 +26,27 @@ afterEach(async () => {
 });
 
 const lines = (...text: string[]) => text.join('\n') + '\n';
+/** Where a change to `relative` lands: its deepest existing directory, open, and what is missing below it. */
+async function targetOf(relative: string) {
+  const parts = relative.split('/');
+  const name = parts.pop()!;
+  const parents: string[] = [];
+  while (
+    parts.length > 0 &&
+    !(await fs.stat(path.join(root, ...parts)).then(
+      () => true,
+      () => false,
+    ))
+  )
+    parents.unshift(parts.pop()!);
+  const dir = await HeldDirectory.open(path.join(root, ...parts));
+  opened.push(dir);
+  return { dir, parents, name, shown: relative };
+}
+const opened: HeldDirectory[] = [];
+afterEach(async () => {
+  for (const dir of opened.splice(0)) await dir.close();
+});
 const read = (name: string) => readFile(path.join(root, name), 'utf8');
 /** Every file under the workspace, so leftovers (temporary files, backups) show up. */
 async function allFiles(dir = root): Promise<string[]> {
@@ -342,9 +364,8 @@ describe('all or nothing when the file system fails half-way', () => {
 
   test('a file changed by someone else after it was read is not overwritten', async () => {
     await writeFile(path.join(root, 'a.txt'), 'now\n');
-    const target = path.join(root, 'a.txt');
     const error = await commitFileChanges([
-      { kind: 'update', path: target, content: 'new\n', expected: 'then\n' },
+      { kind: 'update', target: await targetOf('a.txt'), content: 'new\n', expected: 'then\n' },
     ]).then(
       () => undefined,
       (failure: unknown) => failure,
@@ -362,16 +383,16 @@ describe('all or nothing when the file system fails half-way', () => {
       ...fs,
       // Someone creates the file between the check and the commit.
       link: async (from: string, to: string) => {
-        if (!placed && to === target) {
+        if (!placed && path.basename(to) === 'late.txt') {
           placed = true;
           await writeFile(target, 'theirs\n');
         }
         return fs.link(from, to);
       },
     } as FileOps;
-    await expect(commitFileChanges([{ kind: 'add', path: target, content: 'mine\n' }], ops)).rejects.toThrow(
-      /EEXIST/,
-    );
+    await expect(
+      commitFileChanges([{ kind: 'add', target: await targetOf('late.txt'), content: 'mine\n' }], ops),
+    ).rejects.toThrow(/EEXIST/);
     expect(await read('late.txt')).toBe('theirs\n');
     expect(await allFiles()).toEqual(['late.txt']);
   });
@@ -380,7 +401,7 @@ describe('all or nothing when the file system fails half-way', () => {
     await mkdir(path.join(root, 'keep'));
     await expect(
       commitFileChanges(
-        [{ kind: 'add', path: path.join(root, 'keep', 'deep', 'er', 'x.txt'), content: 'x' }],
+        [{ kind: 'add', target: await targetOf('keep/deep/er/x.txt'), content: 'x' }],
         failingOn('link', 1),
       ),
     ).rejects.toThrow('injected link failure; no file was changed');

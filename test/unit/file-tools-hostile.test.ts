@@ -7,6 +7,7 @@ import { MAX_EDIT_BYTES, editTool } from '../../src/tools/builtin/edit';
 import { globTool } from '../../src/tools/builtin/glob';
 import { grepTool } from '../../src/tools/builtin/grep';
 import { readTool } from '../../src/tools/builtin/read';
+import { HeldDirectory } from '../../src/tools/builtin/held-directory';
 import { readRegularFile } from '../../src/tools/builtin/safe-file';
 import { Workspace } from '../../src/tools/builtin/workspace';
 import { writeTool } from '../../src/tools/builtin/write';
@@ -87,7 +88,10 @@ describe('devices', () => {
   });
 
   test('the regular-file reader refuses a character device without reading it', async () => {
-    const error = await toolErrorOf(readRegularFile('/dev/zero', 'zero', { maxBytes: 1_000, advice: '' }));
+    const dev = await HeldDirectory.open('/dev');
+    const error = await toolErrorOf(
+      readRegularFile({ dir: dev, name: 'zero', shown: 'zero' }, { maxBytes: 1_000, advice: '' }),
+    ).finally(() => dev.close());
     expect(error.kind).toBe('InvalidArgs');
     expect(error.message).toBe(
       'zero is a character device, not a regular file; file tools read and write only regular files',
@@ -122,9 +126,10 @@ describe('size caps', () => {
 
   test('a file growing past the cap after its size was checked is still refused', async () => {
     await writeFile(path.join(root, 'grows.txt'), 'x'.repeat(100));
+    const dir = await HeldDirectory.open(root);
     const error = await toolErrorOf(
-      readRegularFile(path.join(root, 'grows.txt'), 'grows.txt', { maxBytes: 50, advice: 'Page it.' }),
-    );
+      readRegularFile({ dir, name: 'grows.txt', shown: 'grows.txt' }, { maxBytes: 50, advice: 'Page it.' }),
+    ).finally(() => dir.close());
     expect(error.message).toBe(
       'grows.txt is 100 bytes; this tool handles files of at most 50 bytes. Page it.',
     );

@@ -1,9 +1,16 @@
 import { lstat } from 'node:fs/promises';
 import { z } from 'zod';
-import { type FileChange, FileChangesFailed, type FileOps, commitFileChanges } from './atomic-file-changes';
+import {
+  type FileChange,
+  FileChangesFailed,
+  type FileOps,
+  type FileTarget,
+  commitFileChanges,
+} from './atomic-file-changes';
 import { MAX_EDIT_BYTES } from './edit';
+import type { HeldDirectory } from './held-directory';
 import { applyHunks } from './patch-hunks';
-import { readRegularText } from './safe-file';
+import { fileAt, readRegularText } from './safe-file';
 import { defineTool, textResult } from '../tool';
 import { ToolError } from '../tool-error';
 import { type FilePatch, PatchError, parseUnifiedDiff } from './unified-diff';
@@ -43,13 +50,16 @@ export function createApplyPatchTool(ops?: FileOps) {
           throw new ToolError('InvalidArgs', `the patch cannot be read: ${error.message}`);
         throw error;
       }
-      const planned = await plan(patches, workspace).catch((error: unknown) => {
-        if (error instanceof ToolError)
-          throw new ToolError(error.kind, `${error.message}; no file was changed`);
-        throw error;
-      });
-      if (signal.aborted) throw signal.reason ?? new Error('aborted');
+      // Every directory the patch reaches stays open until the files have changed.
+      const held: HeldDirectory[] = [];
+      let planned: PlannedFile[];
       try {
+        planned = await plan(patches, workspace, held).catch((error: unknown) => {
+          if (error instanceof ToolError)
+            throw new ToolError(error.kind, `${error.message}; no file was changed`);
+          throw error;
+        });
+        if (signal.aborted) throw signal.reason ?? new Error('aborted');
         await commitFileChanges(
           planned.map((file) => file.change),
           ops,
@@ -57,6 +67,8 @@ export function createApplyPatchTool(ops?: FileOps) {
       } catch (error) {
         if (error instanceof FileChangesFailed) throw new ToolError('ExecutionFailed', error.message);
         throw error;
+      } finally {
+        for (const dir of held) await dir.close();
       }
       const summary = planned.map(({ shown, change, added, removed }) => {
         const letter = change.kind === 'add' ? 'A' : change.kind === 'delete' ? 'D' : 'M';
@@ -77,14 +89,23 @@ export function createApplyPatchTool(ops?: FileOps) {
 export const applyPatchTool = createApplyPatchTool();
 
 /** Every file's new content, computed from what is on disk now; throws before anything is written. */
-async function plan(patches: FilePatch[], workspace: Workspace): Promise<PlannedFile[]> {
+async function plan(
+  patches: FilePatch[],
+  workspace: Workspace,
+  held: HeldDirectory[],
+): Promise<PlannedFile[]> {
   const planned: PlannedFile[] = [];
   const seen = new Set<string>();
   for (const patch of patches) {
-    const target = await workspace.resolve(patch.path);
-    const shown = workspace.relative(target);
-    if (seen.has(target)) throw new ToolError('InvalidArgs', `the patch changes ${shown} more than once`);
-    seen.add(target);
+    const reached = await workspace.reach(patch.path, {});
+    held.push(reached.dir);
+    const { shown } = reached;
+    if (seen.has(reached.absolute))
+      throw new ToolError('InvalidArgs', `the patch changes ${shown} more than once`);
+    seen.add(reached.absolute);
+    const name = reached.names.at(-1);
+    if (name === undefined) fileAt(reached);
+    const target: FileTarget = { dir: reached.dir, parents: reached.names.slice(0, -1), name: name!, shown };
     const added = patch.hunks.reduce(
       (sum, hunk) => sum + hunk.lines.filter((line) => line.kind === '+').length,
       0,
@@ -102,11 +123,12 @@ async function plan(patches: FilePatch[], workspace: Workspace): Promise<Planned
       }
     };
     if (patch.kind === 'add') {
-      if (await exists(target)) throw new ToolError('InvalidArgs', `${shown} already exists`);
-      planned.push({ shown, change: { kind: 'add', path: target, content: fit('') }, added, removed });
+      if (target.parents.length === 0 && (await exists(reached.dir.entry(target.name))))
+        throw new ToolError('InvalidArgs', `${shown} already exists`);
+      planned.push({ shown, change: { kind: 'add', target, content: fit('') }, added, removed });
       continue;
     }
-    const original = await readRegularText(target, shown, {
+    const original = await readRegularText(fileAt(reached), {
       maxBytes: MAX_EDIT_BYTES,
       advice: 'Change it with exec (e.g. sed) instead, in its own step.',
     });
@@ -114,11 +136,11 @@ async function plan(patches: FilePatch[], workspace: Workspace): Promise<Planned
       if (patch.hunks.length > 0 && fit(original) !== '') {
         throw new ToolError('InvalidArgs', `${shown} holds more than the patch deletes`);
       }
-      planned.push({ shown, change: { kind: 'delete', path: target, expected: original }, added, removed });
+      planned.push({ shown, change: { kind: 'delete', target, expected: original }, added, removed });
     } else {
       planned.push({
         shown,
-        change: { kind: 'update', path: target, content: fit(original), expected: original },
+        change: { kind: 'update', target, content: fit(original), expected: original },
         added,
         removed,
       });
@@ -127,8 +149,8 @@ async function plan(patches: FilePatch[], workspace: Workspace): Promise<Planned
   return planned;
 }
 
-async function exists(target: string): Promise<boolean> {
-  return lstat(target).then(
+async function exists(entry: string): Promise<boolean> {
+  return lstat(entry).then(
     () => true,
     (error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return false;

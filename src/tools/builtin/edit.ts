@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { readRegularText, writeRegularFile } from './safe-file';
+import { fileAt, readRegularText, writeRegularFile } from './safe-file';
 import { defineTool, textResult } from '../tool';
 import { ToolError } from '../tool-error';
 
@@ -21,24 +21,28 @@ export const editTool = defineTool({
   idempotent: false,
   risk: 'medium',
   async execute(_toolCallId, params, _signal, _onUpdate, { workspace }) {
-    const { absolute: file, shown } = await workspace.locate(params.path);
-    const text = await readRegularText(file, shown, {
-      maxBytes: MAX_EDIT_BYTES,
-      advice: 'Change it with exec (e.g. sed) or rewrite it in parts.',
+    // Read and written through the same open directory: the file edited is the file read.
+    return workspace.at(params.path, {}, async (reached) => {
+      const file = fileAt(reached);
+      const { shown } = file;
+      const text = await readRegularText(file, {
+        maxBytes: MAX_EDIT_BYTES,
+        advice: 'Change it with exec (e.g. sed) or rewrite it in parts.',
+      });
+      const first = text.indexOf(params.old_string);
+      if (first === -1) throw new ToolError('InvalidArgs', `old_string was not found in ${shown}`);
+      const matches = countOccurrences(text, params.old_string);
+      if (matches > 1) {
+        throw new ToolError(
+          'InvalidArgs',
+          `old_string matches ${matches} times in ${shown}; add surrounding context so it matches once`,
+        );
+      }
+      const updated = text.slice(0, first) + params.new_string + text.slice(first + params.old_string.length);
+      await writeRegularFile(file, updated);
+      const line = text.slice(0, first).split('\n').length;
+      return textResult(`Edited ${shown} at line ${line}`, { path: shown, line });
     });
-    const first = text.indexOf(params.old_string);
-    if (first === -1) throw new ToolError('InvalidArgs', `old_string was not found in ${shown}`);
-    const matches = countOccurrences(text, params.old_string);
-    if (matches > 1) {
-      throw new ToolError(
-        'InvalidArgs',
-        `old_string matches ${matches} times in ${shown}; add surrounding context so it matches once`,
-      );
-    }
-    const updated = text.slice(0, first) + params.new_string + text.slice(first + params.old_string.length);
-    await writeRegularFile(file, shown, updated);
-    const line = text.slice(0, first).split('\n').length;
-    return textResult(`Edited ${shown} at line ${line}`, { path: shown, line });
   },
 });
 

@@ -1,4 +1,5 @@
 import { ToolError } from '../tool-error';
+import { withoutDescriptorPaths } from './held-directory';
 
 /** Node's filesystem errors in the tool error kinds the model reads. */
 export function toolErrorFromFs(error: unknown, displayPath: string): unknown {
@@ -13,7 +14,7 @@ export function toolErrorFromFs(error: unknown, displayPath: string): unknown {
     case 'EPERM':
       return new ToolError('PermissionDenied', `permission denied: ${displayPath}`);
     default:
-      return storageError(error, displayPath) ?? error;
+      return storageError(error, displayPath) ?? withoutDescriptorPaths(error);
   }
 }
 

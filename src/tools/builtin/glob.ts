@@ -1,11 +1,11 @@
-import fastGlob from 'fast-glob';
 import { z } from 'zod';
-import { toolErrorFromFs } from './fs-errors';
 import { defineTool, textResult } from '../tool';
 import { ToolError } from '../tool-error';
+import { findFiles } from './workspace-tree';
 
+/** Matches shown; the rest are counted, up to MAX_COUNTED. */
 const MAX_MATCHES = 1_000;
-export const IGNORED_DIRECTORIES = ['**/node_modules/**', '**/.git/**'];
+const MAX_COUNTED = 100_000;
 
 /** Globs may only look down from where they start: no absolute patterns, no `..`. */
 export function assertContainedPattern(pattern: string): void {
@@ -22,12 +22,12 @@ const MAX_WILDCARDS = 4;
 const MAX_BRACE_EXPANSIONS = 64;
 
 /**
- * fast-glob matches paths with backtracking regular expressions (picomatch): each `*` in a path
+ * Globs are matched with backtracking regular expressions (picomatch): each `*` in a path
  * segment and each `**` segment multiplies the ways a long name can be tried, and `*a*a*a*ab`
  * against a 255-character name, or three `**` segments against a deep path, take minutes on the
  * worker's one thread. Braces expand into one pattern per alternative. So the number of wildcards
  * and alternatives is bounded to what everyday patterns (`src/**\/*.ts`, `**\/*.{ts,tsx}`,
- * `**\/test/**\/*foo*`) need; extglobs (`+(a|b)`) are not interpreted at all (GLOB_SAFETY_OPTIONS).
+ * `**\/test/**\/*foo*`) need; extglobs (`+(a|b)`) are not interpreted at all.
  */
 export function assertBoundedPattern(pattern: string): void {
   const refuse = (why: string) => {
@@ -61,14 +61,11 @@ export function assertBoundedPattern(pattern: string): void {
   if (expansions > MAX_BRACE_EXPANSIONS) refuse(`expands to more than ${MAX_BRACE_EXPANSIONS} alternatives`);
 }
 
-/** fast-glob options every model-given pattern is matched with: extglobs stay literal text. */
-export const GLOB_SAFETY_OPTIONS = { extglob: false } as const;
-
 export const globTool = defineTool({
   name: 'glob',
   label: 'Find files',
   description:
-    'Find workspace files whose paths match a glob pattern such as "src/**/*.ts". node_modules and .git are skipped.',
+    'Find workspace files whose paths match a glob pattern such as "src/**/*.ts". node_modules and .git are skipped; symbolic links are not followed.',
   parameters: z.object({
     pattern: z.string().min(1).describe('Glob pattern, relative to path'),
     path: z
@@ -81,36 +78,14 @@ export const globTool = defineTool({
   risk: 'low',
   async execute(_toolCallId, params, _signal, _onUpdate, { workspace }) {
     assertContainedPattern(params.pattern);
-    const base = await workspace.resolve(params.path);
-    let matches: string[];
-    try {
-      matches = await fastGlob(params.pattern, {
-        cwd: base,
-        absolute: true,
-        dot: true,
-        followSymbolicLinks: false,
-        ignore: IGNORED_DIRECTORIES,
-        suppressErrors: true,
-        ...GLOB_SAFETY_OPTIONS,
-      });
-    } catch (error) {
-      throw toolErrorFromFs(error, workspace.relative(base));
-    }
-    // fast-glob follows a symlinked directory named in the pattern; keep only what really lies inside.
-    const inside = await Promise.all(
-      matches.map((match) =>
-        workspace.resolve(match).then(
-          () => match,
-          () => undefined,
-        ),
-      ),
+    const { files: relative, more: uncounted } = await workspace.at(params.path, {}, (reached) =>
+      findFiles(reached, params.pattern, MAX_COUNTED),
     );
-    const relative = inside.flatMap((match) => (match ? [workspace.relative(match)] : [])).sort();
     const listed = relative.slice(0, MAX_MATCHES);
     const more = relative.length - listed.length;
     const text =
       (listed.length ? listed.join('\n') : 'No files matched.') +
-      (more ? `\n[${more} more matches not shown]` : '');
+      (more ? `\n[${more}${uncounted ? ' or more' : ''} more matches not shown]` : '');
     return textResult(text, { matches: relative.length });
   },
 });

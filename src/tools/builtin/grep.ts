@@ -1,12 +1,13 @@
-import { stat } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import fastGlob from 'fast-glob';
 import { z } from 'zod';
-import { GLOB_SAFETY_OPTIONS, IGNORED_DIRECTORIES, assertContainedPattern } from './glob';
+import { assertContainedPattern } from './glob';
 import { compileLinearRegex } from './linear-regex';
-import { readRegularFile } from './safe-file';
+import { fileAt, readRegularFile } from './safe-file';
 import { defineTool, textResult } from '../tool';
 import { ToolError } from '../tool-error';
+import type { Reached } from './workspace';
+import { findFiles } from './workspace-tree';
 
 /** Larger files are skipped. */
 const MAX_FILE_BYTES = 5 * 1024 * 1024;
@@ -61,8 +62,9 @@ export const grepTool = defineTool({
     if (params.glob) assertContainedPattern(params.glob);
     const maxLineChars = Math.min(MAX_LINE_CHARS, Math.floor(MAX_LINE_WORK / regex.instructions));
     const started = performance.now();
-    const base = await workspace.resolve(params.path);
-    const { files, more, single } = await filesUnder(base, params.glob, params.path);
+    const { files, more, single } = await workspace.at(params.path, {}, (reached) =>
+      filesUnder(reached, params.glob, params.path),
+    );
 
     const matches: string[] = [];
     let scanned = 0;
@@ -90,14 +92,14 @@ export const grepTool = defineTool({
       if (sliceOver()) await pause();
       scanned++;
       if (scanned % 500 === 0) onUpdate({ details: { scanned, of: files.length, matches: matches.length } });
-      // A symlinked file may point outside the workspace; only read what really lies inside.
-      const real = await workspace.resolve(file).catch(() => undefined);
-      if (!real) continue;
-      const shown = workspace.relative(file);
-      const reading = readRegularFile(real, shown, {
-        maxBytes: MAX_FILE_BYTES,
-        advice: 'Search it with exec (e.g. rg or grep) instead.',
-      });
+      // Walked again from the root: whatever the path leads to now, it lies inside the workspace.
+      const shown = file;
+      const reading = workspace.at(file, {}, (reached) =>
+        readRegularFile(fileAt(reached), {
+          maxBytes: MAX_FILE_BYTES,
+          advice: 'Search it with exec (e.g. rg or grep) instead.',
+        }),
+      );
       const bytes = single ? await reading : await reading.catch(() => undefined);
       if (!bytes || bytes.subarray(0, 8_192).includes(0)) continue;
       bytesScanned += bytes.length;
@@ -132,35 +134,19 @@ export const grepTool = defineTool({
 });
 
 /**
- * The files to search, sorted; at most MAX_FILES of them, `more` when there were others. `single`:
- * the path names one file, whose failures (a FIFO, too large) the model should hear about.
+ * The files to search (workspace-relative, sorted); at most MAX_FILES of them, `more` when there
+ * were others. `single`: the path names one file, whose failures (a FIFO, too large) the model
+ * should hear about.
  */
 async function filesUnder(
-  base: string,
+  reached: Reached,
   glob: string | undefined,
   requested: string,
 ): Promise<{ files: string[]; more: boolean; single: boolean }> {
-  const info = await stat(base).catch(() => {
+  const [name, ...rest] = reached.names;
+  const info = name === undefined ? undefined : await lstat(reached.dir.entry(name)).catch(() => undefined);
+  if (rest.length > 0 || (name !== undefined && info === undefined))
     throw new ToolError('FileNotFound', `no such file or directory: ${requested}`);
-  });
-  if (!info.isDirectory()) return { files: [base], more: false, single: true };
-  const files: string[] = [];
-  let more = false;
-  for await (const entry of fastGlob.stream(glob ?? '**/*', {
-    cwd: base,
-    absolute: true,
-    dot: true,
-    onlyFiles: true,
-    followSymbolicLinks: false,
-    ignore: IGNORED_DIRECTORIES,
-    suppressErrors: true,
-    ...GLOB_SAFETY_OPTIONS,
-  })) {
-    if (files.length >= MAX_FILES) {
-      more = true;
-      break;
-    }
-    files.push(String(entry));
-  }
-  return { files: files.sort(), more, single: false };
+  if (info && !info.isDirectory()) return { files: [reached.shown], more: false, single: true };
+  return { ...(await findFiles(reached, glob ?? '**/*', MAX_FILES)), single: false };
 }

@@ -1,7 +1,9 @@
+import type { Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { z } from 'zod';
 import { toolErrorFromFs } from './fs-errors';
 import { defineTool, textResult } from '../tool';
+import { ToolError } from '../tool-error';
 
 /** Entries shown at most; the rest are only counted, so the model knows to look deeper instead. */
 const MAX_ENTRIES = 1_000;
@@ -20,20 +22,34 @@ export const listDirectoryTool = defineTool({
   idempotent: true,
   risk: 'low',
   async execute(_toolCallId, params, _signal, _onUpdate, { workspace }) {
-    const { absolute: directory, shown } = await workspace.locate(params.path);
-    try {
-      const entries = await readdir(directory, { withFileTypes: true });
-      const names = entries
+    return workspace.at(params.path, {}, async ({ dir, names, shown }) => {
+      const [name, ...rest] = names;
+      if (rest.length > 0) throw toolErrorFromFs(Object.assign(new Error(), { code: 'ENOENT' }), shown);
+      let entries: Dirent[];
+      if (name === undefined) entries = await readdir(dir.self(), { withFileTypes: true });
+      else {
+        const inner = await dir.child(name).catch((error: NodeJS.ErrnoException) => {
+          if (error.code === 'ENOTDIR' || error.code === 'ELOOP')
+            throw new ToolError('InvalidArgs', `not a directory: ${shown}`);
+          throw toolErrorFromFs(error, shown);
+        });
+        try {
+          entries = await readdir(inner.self(), { withFileTypes: true });
+        } catch (error) {
+          throw toolErrorFromFs(error, shown);
+        } finally {
+          await inner.close();
+        }
+      }
+      const listing = entries
         .map((entry) => entry.name + (entry.isDirectory() ? '/' : entry.isSymbolicLink() ? '@' : ''))
         .sort();
-      const listed = names.slice(0, MAX_ENTRIES);
-      const more = names.length - listed.length;
+      const listed = listing.slice(0, MAX_ENTRIES);
+      const more = listing.length - listed.length;
       const text =
         (listed.length ? listed.join('\n') : '(empty directory)') +
         (more ? `\n[${more} more entries not shown]` : '');
-      return textResult(text, { path: shown, entries: names.length });
-    } catch (error) {
-      throw toolErrorFromFs(error, shown);
-    }
+      return textResult(text, { path: shown, entries: listing.length });
+    });
   },
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { readRegularFile } from './safe-file';
+import { fileAt, readRegularFile } from './safe-file';
 import { defineTool, textResult } from '../tool';
 import { ToolError } from '../tool-error';
 
@@ -24,10 +24,13 @@ export const readTool = defineTool({
   idempotent: true,
   risk: 'low',
   async execute(_toolCallId, params, _signal, _onUpdate, { workspace }) {
-    const { absolute: file, shown } = await workspace.locate(params.path);
-    const bytes = await readRegularFile(file, shown, {
-      maxBytes: MAX_FILE_BYTES,
-      advice: 'Use grep to find the lines you need.',
+    const { bytes, shown } = await workspace.at(params.path, {}, async (reached) => {
+      const file = fileAt(reached);
+      const read = await readRegularFile(file, {
+        maxBytes: MAX_FILE_BYTES,
+        advice: 'Use grep to find the lines you need.',
+      });
+      return { bytes: read, shown: file.shown };
     });
     if (bytes.subarray(0, 8_192).includes(0)) throw new ToolError('InvalidArgs', `${shown} is a binary file`);
     const lines = bytes.toString('utf8').split('\n');

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { type Stats, constants } from 'node:fs';
 import { type FileHandle, lstat, open, rename, unlink } from 'node:fs/promises';
-import path from 'node:path';
 import { ToolError } from '../tool-error';
 import { storageError } from './fs-errors';
+import { type HeldDirectory, withoutDescriptorPaths } from './held-directory';
+import type { Reached } from './workspace';
 
 /**
  * The one way file tools touch a file a model named. A FIFO opened for reading without O_NONBLOCK
@@ -13,9 +14,29 @@ import { storageError } from './fs-errors';
  * open descriptor checked again with fstat (the path may have been swapped meanwhile) and its size
  * capped before a byte is read; the content is read from that descriptor, never by path again.
  * Writes go to a new temporary file beside the target and are renamed over it, so nothing ever
- * opens the target for writing. Paths are canonical (Workspace.resolve); `shown` is how the model
- * named the file, for messages.
+ * opens the target for writing. Files are named by an open directory and a name in it (see
+ * Workspace), never by a path walked again; `shown` is how the model is shown the file.
  */
+
+/** A file: its name in an open directory of the workspace, and how the model is shown it. */
+export interface FilePlace {
+  dir: HeldDirectory;
+  name: string;
+  shown: string;
+}
+
+/** The file a walk reached; a directory or a path below a missing directory is refused. */
+export function fileAt(reached: Reached): FilePlace {
+  const [name, ...rest] = reached.names;
+  if (name === undefined) {
+    throw new ToolError(
+      'InvalidArgs',
+      `${reached.shown} is a directory, not a regular file; use list_directory or glob to see what it holds`,
+    );
+  }
+  if (rest.length > 0) throw new ToolError('FileNotFound', `no such file or directory: ${reached.shown}`);
+  return { dir: reached.dir, name, shown: reached.shown };
+}
 
 /** Files over the cap are refused before any byte is read; `advice` says what to do instead. */
 export interface ReadLimit {
@@ -28,8 +49,10 @@ const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL |
 const CHUNK_BYTES = 1024 * 1024;
 const MIN_CHUNK_BYTES = 64 * 1024;
 
-/** The whole content of the regular file at `file`. */
-export async function readRegularFile(file: string, shown: string, limit: ReadLimit): Promise<Buffer> {
+/** The whole content of the regular file at `place`. */
+export async function readRegularFile(place: FilePlace, limit: ReadLimit): Promise<Buffer> {
+  const { shown } = place;
+  const file = place.dir.entry(place.name);
   assertRegular(await lstat(file).catch((error: unknown) => rethrow(error, shown)), shown);
   const handle = await open(file, READ_FLAGS).catch((error: unknown) => rethrow(error, shown));
   try {
@@ -45,8 +68,8 @@ export async function readRegularFile(file: string, shown: string, limit: ReadLi
 }
 
 /** {@link readRegularFile} decoded as UTF-8. */
-export async function readRegularText(file: string, shown: string, limit: ReadLimit): Promise<string> {
-  return (await readRegularFile(file, shown, limit)).toString('utf8');
+export async function readRegularText(place: FilePlace, limit: ReadLimit): Promise<string> {
+  return (await readRegularFile(place, limit)).toString('utf8');
 }
 
 /**
@@ -55,7 +78,9 @@ export async function readRegularText(file: string, shown: string, limit: ReadLi
  * the old content or the new one whole. An existing target must be a regular file; its permission
  * bits are kept. A new file gets the mode a plain create would give (0666 less the umask).
  */
-export async function writeRegularFile(file: string, shown: string, content: string | Buffer): Promise<void> {
+export async function writeRegularFile(place: FilePlace, content: string | Buffer): Promise<void> {
+  const { shown } = place;
+  const file = place.dir.entry(place.name);
   const existing = await lstat(file).then(
     (info) => info,
     (error: NodeJS.ErrnoException) => {
@@ -64,10 +89,7 @@ export async function writeRegularFile(file: string, shown: string, content: str
     },
   );
   if (existing) assertRegular(existing, shown);
-  const temporary = path.join(
-    path.dirname(file),
-    `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`,
-  );
+  const temporary = place.dir.entry(`.${place.name}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     const handle = await open(temporary, CREATE_FLAGS, existing ? 0o600 : 0o666);
     try {
@@ -158,6 +180,6 @@ function rethrow(error: unknown, shown: string): never {
     case 'ENODEV':
       throw new ToolError('InvalidArgs', `${shown} is a special file, not a regular file`);
     default:
-      throw storageError(error, shown) ?? error;
+      throw storageError(error, shown) ?? withoutDescriptorPaths(error);
   }
 }

@@ -1,8 +1,5 @@
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import { z } from 'zod';
-import { toolErrorFromFs } from './fs-errors';
-import { writeRegularFile } from './safe-file';
+import { fileAt, writeRegularFile } from './safe-file';
 import { defineTool, textResult } from '../tool';
 
 export const writeTool = defineTool({
@@ -19,13 +16,12 @@ export const writeTool = defineTool({
   idempotent: false,
   risk: 'medium',
   async execute(_toolCallId, params, _signal, _onUpdate, { workspace }) {
-    const { absolute: file, shown } = await workspace.locate(params.path);
-    try {
-      await mkdir(path.dirname(file), { recursive: true });
-    } catch (error) {
-      throw toolErrorFromFs(error, path.dirname(shown));
-    }
-    await writeRegularFile(file, shown, params.content);
+    // Missing parent directories are made on the way, each inside the one before.
+    const shown = await workspace.at(params.path, { create: true }, async (reached) => {
+      const file = fileAt(reached);
+      await writeRegularFile(file, params.content);
+      return file.shown;
+    });
     const bytes = Buffer.byteLength(params.content);
     return textResult(`Wrote ${bytes} bytes to ${shown}`, { path: shown, bytes });
   },
