@@ -12,6 +12,7 @@ import {
   steerUpdate,
 } from '../../src/shared/conversation-api';
 import type { ConversationOptionsInput } from '../../src/shared/conversation-options';
+import type { AgentEvent } from '../../src/shared/events';
 import type { ChatRequest } from '../support/scripted-model';
 import { nockModel } from '../support/nock-model';
 import { useNockedHarness } from '../support/nocked-harness';
@@ -41,6 +42,22 @@ function pendingFor(id: string, toolCallId: string) {
 
 const decide = (id: string, decision: ApprovalDecision) =>
   handleOf(id).executeUpdate(approveUpdate, { args: [decision] });
+
+/**
+ * The trace an approve signal for `toolCallId` left once the workflow handled it: the error event
+ * saying it was ignored, or the decision. A signal returns when the server has it, not when the
+ * workflow has applied it, so state read before this is whatever it was.
+ */
+function signalHandled(handle: ReturnType<typeof handleOf>, toolCallId: string): Promise<AgentEvent> {
+  return waitFor(async () => {
+    const events = await eventsOf(handle);
+    return events.find(
+      (event) =>
+        (event.type === 'error' && event.message.startsWith('approve ignored: ')) ||
+        (event.type === 'approval_decided' && event.toolCallId === toolCallId),
+    );
+  }, `the approve signal for ${toolCallId} to be handled`);
+}
 
 async function refusal(promise: Promise<unknown>): Promise<string> {
   const error = await promise.then(
@@ -232,10 +249,12 @@ test('a service with only the temporal CLI approves with `temporal workflow sign
   const handle = await start(id, 'Record by cli');
   await pendingFor(id, callId);
 
-  // A malformed decision sent by signal cannot be refused; it is recorded as an error and changes nothing.
+  // A malformed decision sent by signal cannot be refused; it is recorded as an error and changes
+  // nothing. The error event is the sign the workflow has handled the signal: only then is the check meaningful.
   await handle.signal(approveSignal, { toolCallId: callId, decision: 'allow_once', by: '' });
-  expect(await waitForEvent(handle, 'error')).toMatchObject({
-    message: expect.stringMatching(/^approve ignored: /),
+  expect(await signalHandled(handle, callId)).toMatchObject({
+    type: 'error',
+    message: expect.stringMatching(/^approve ignored: [\s\S]*by \(the approver\) is empty/),
   });
   expect(await handle.query(pendingApprovalsQuery)).toHaveLength(1);
 
@@ -327,12 +346,17 @@ describe('what the approver sees is what runs', () => {
         decide(id, { toolCallId: callId, decision: 'allow_once', by: 'alice', argumentsSha256: forged }),
       ),
     ).toMatch(/for other arguments/);
-    // The signal path ignores it the same way: the call still waits.
+    // The signal path ignores it the same way: the call still waits. A signal returns before the
+    // workflow has handled it, so first wait for its effect, whichever it is: ignored, or decided.
     await handle.signal(approveSignal, {
       toolCallId: callId,
       decision: 'allow_once',
       by: 'alice',
       argumentsSha256: forged,
+    });
+    expect(await signalHandled(handle, callId)).toMatchObject({
+      type: 'error',
+      message: expect.stringMatching(/^approve ignored: .*for other arguments/),
     });
     expect((await handle.query(pendingApprovalsQuery)).map((approval) => approval.toolCallId)).toEqual([
       callId,

@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync, realpathSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
 import { abortUpdate, eventsQuery } from '../../src/shared/conversation-api';
 import type { AgentEvent } from '../../src/shared/events';
 import { subAgentId } from '../../src/shared/sub-agents';
-import type { ChatRequest } from '../support/scripted-model';
+import { ask } from '../support/ask';
+import { type ChatRequest, type ScriptedReply, toolResultIn } from '../support/scripted-model';
 import { nockModel } from '../support/nock-model';
 import { useNockedHarness } from '../support/nocked-harness';
 import { tickerAborts, tickerTool } from '../support/test-tools';
@@ -199,4 +203,113 @@ test('a sub-agent’s approval reaches a watcher of its parent whole, to be deci
   expect(decided).toEqual(['call_tick']);
   const child = harness().client.workflow.getHandle(childId);
   expect(await child.result()).toMatchObject({ outcome: 'answered', answer: 'Ticked twice.' });
+});
+
+describe('a sub-agent is held to its parent’s settings', () => {
+  /** The task a request's conversation was given: its first user message. */
+  const taskOf = (request: ChatRequest) =>
+    request.messages.find((message) => message.role === 'user')?.content;
+
+  /**
+   * A model for a chain of sub-agents: the conversation given `chain[i]` spawns one given
+   * `chain[i + 1]`, the last answers; each answers once its tool result is in. Requests and results
+   * are kept by task, so a test sees who asked and what each was told, whatever the order.
+   */
+  function chainModel(chain: string[]) {
+    const asked: string[] = [];
+    const results = new Map<string, string>();
+    const reply = (request: ChatRequest): ScriptedReply => {
+      const task = taskOf(request) ?? '';
+      asked.push(task);
+      const last = request.messages.at(-1);
+      if (last?.role === 'tool') {
+        results.set(task, last.content ?? '');
+        return { text: `${task}: done` };
+      }
+      const next = chain[chain.indexOf(task) + 1];
+      if (next === undefined) return { text: `${task}: answered` };
+      return {
+        toolCalls: [
+          { id: `call_level_${chain.indexOf(task)}`, name: 'sessions_spawn', arguments: { task: next } },
+        ],
+      };
+    };
+    nockModel(Array.from({ length: chain.length * 2 + 2 }, () => reply));
+    return { asked, results };
+  }
+
+  test('exec security: a parent in safe-bin mode has a sub-agent whose commands are checked as its own', async () => {
+    const marker = `child-ran-${randomUUID().slice(0, 8)}`;
+    let childResult: string | undefined;
+    nockModel([
+      {
+        toolCalls: [{ id: 'call_spawn_exec', name: 'sessions_spawn', arguments: { task: 'Make a marker' } }],
+      },
+      { toolCalls: [{ id: 'call_child_touch', name: 'exec', arguments: { command: `touch ${marker}` } }] },
+      (request) => {
+        childResult = toolResultIn(request, 'call_child_touch');
+        return { text: 'Refused.' };
+      },
+      { text: 'Done.' },
+    ]);
+    const { finished } = await ask(harness().agent, `conv-${randomUUID()}`, 'Delegate a command', {
+      options: { execSecurity: 'safe-bin', approval: { mode: 'auto' } },
+    });
+    expect(finished).toMatchObject({ outcome: 'answered', answer: 'Done.' });
+    expect(existsSync(path.join(harness().workspace, marker))).toBe(false);
+    expect(childResult).toMatch(/command refused in safe-bin mode/);
+  });
+
+  test('workspace: a sub-agent works in its parent’s workspace, not the worker’s default', async () => {
+    const workspace = path.join(harness().workspace, `parent-ws-${randomUUID().slice(0, 8)}`);
+    await mkdir(workspace);
+    let childResult: string | undefined;
+    nockModel([
+      {
+        toolCalls: [{ id: 'call_spawn_pwd', name: 'sessions_spawn', arguments: { task: 'Where are you?' } }],
+      },
+      { toolCalls: [{ id: 'call_child_pwd', name: 'exec', arguments: { command: 'pwd' } }] },
+      (request) => {
+        childResult = toolResultIn(request, 'call_child_pwd');
+        return { text: 'Here.' };
+      },
+      { text: 'Done.' },
+    ]);
+    const { finished } = await ask(harness().agent, `conv-${randomUUID()}`, 'Delegate pwd', {
+      options: { workspace, approval: { mode: 'auto' } },
+    });
+    expect(finished).toMatchObject({ outcome: 'answered', answer: 'Done.' });
+    // The result is `exit code 0` and the output: the directory the child's command ran in.
+    expect(childResult?.trim().split('\n')).toContain(realpathSync(workspace));
+  });
+
+  test('sub-agent depth: a sub-agent of a parent allowed one level cannot start one of its own', async () => {
+    const model = chainModel(['Delegate once', 'Level 1 task', 'Level 2 task']);
+    const { finished } = await ask(harness().agent, `conv-${randomUUID()}`, 'Delegate once', {
+      options: { subAgents: { maxDepth: 1 } },
+    });
+    expect(finished).toMatchObject({ outcome: 'answered', answer: 'Delegate once: done' });
+    expect(model.results.get('Level 1 task')).toMatch(/sub-agents may nest 1 deep at most/);
+    expect(model.asked).not.toContain('Level 2 task');
+  });
+
+  test('sub-agent timeout: a sub-agent’s own sub-agents get the timeout its parent set', async () => {
+    const model = chainModel(['Delegate twice', 'Level 1 task', 'Level 2 task']);
+    const id = `conv-${randomUUID()}`;
+    const { finished } = await ask(harness().agent, id, 'Delegate twice', {
+      options: { subAgents: { timeoutMs: 90_000 } },
+    });
+    expect(finished).toMatchObject({ outcome: 'answered', answer: 'Delegate twice: done' });
+    expect(model.results.get('Level 1 task')).toBe('Level 2 task: answered');
+    const child = subAgentId(id, 'call_level_0');
+    const grandchild = subAgentId(child, 'call_level_1');
+    const timeoutOf = async (workflowId: string) => {
+      const config = (await harness().client.workflow.getHandle(workflowId).describe()).raw.executionConfig;
+      return Number(config?.workflowExecutionTimeout?.seconds ?? 0);
+    };
+    expect({ child: await timeoutOf(child), grandchild: await timeoutOf(grandchild) }).toEqual({
+      child: 90,
+      grandchild: 90,
+    });
+  });
 });

@@ -8,6 +8,13 @@ export interface CorpusPlaces {
   escapeName: string;
   /** A loopback port whose listener counts connections: sandboxed commands must not reach it. */
   listenerPort: number;
+  /**
+   * A host process started with the secrets in its environment and one on its command line, as a
+   * worker holds them: sandboxed commands must not see it at all (its pid and the word on its command line).
+   */
+  secretHolder: { pid: number; name: string };
+  /** The worker's process and its parent, whose start-up environments /proc also shows. */
+  workerPids: number[];
 }
 
 /** One hostile call: `refused` must come back as an error result; `answered` may run, harmlessly. */
@@ -46,6 +53,7 @@ const exec = (command: string) => refused('exec', { command });
 
 export function hostileClasses(places: CorpusPlaces): HostileClass[] {
   const { outside, escapeName } = places;
+  const holder = places.secretHolder;
   const auto = { approval: { mode: 'auto' as const } };
   return [
     {
@@ -125,17 +133,48 @@ export function hostileClasses(places: CorpusPlaces): HostileClass[] {
         'bash -lc env',
         'sh -c "env"',
         'python3 -c "import os; print(os.environ)" 2>/dev/null || node -e "console.log(process.env)"',
+        'cat /proc/self/environ /proc/thread-self/environ | tr "\\0" "\\n"',
+        'xargs -0 -n1 < /proc/$$/environ',
+        `awk 'BEGIN { for (k in ENVIRON) print k "=" ENVIRON[k] }'`,
+        `perl -e 'print "$_=$ENV{$_}\\n" for keys %ENV' 2>/dev/null || true`,
+        'env -0 | tr "\\0" "\\n"',
+        `bash -c 'for v in $(compgen -e); do echo "$v=\${!v}"; done'`,
       ].map((command) => answered('exec', { command })),
     },
     {
-      name: 'sandbox: the host out of sight',
+      name: 'sandbox: the host processes out of sight, /proc is the sandbox’s own',
       options: { ...auto, execSecurity: 'sandbox' },
       sandbox: true,
       calls: [
-        'cat /proc/1/environ',
-        'cat /proc/$PPID/environ',
-        'for p in /proc/[0-9]*; do cat $p/environ; done; echo',
-        'ls /proc',
+        ...[
+          'cat /proc/1/environ',
+          'cat /proc/$PPID/environ',
+          'for p in /proc/[0-9]*; do cat $p/environ; done; echo',
+          `cat /proc/${holder.pid}/environ`,
+          `tr '\\0' '\\n' < /proc/${holder.pid}/environ`,
+          `cat /proc/${holder.pid}/cmdline`,
+          `cat /proc/self/../${holder.pid}/environ /proc/self/../${holder.pid}/cmdline`,
+          `cd /proc/${holder.pid} && cat environ cmdline`,
+          `cat /proc/$(pgrep -f ${holder.name} | head -1)/environ /proc/$(pgrep -f ${holder.name} | head -1)/cmdline`,
+          `ps -eww e -o pid=,args= 2>&1 | grep -a ${holder.name}`,
+          'for p in /proc/[0-9]*; do tr "\\0" " " < $p/cmdline; echo; done | grep -a -- --api-key',
+          'grep -a -h -o "[A-Z_]*KEY=[^[:cntrl:]]*" /proc/*/environ 2>&1 | head -20',
+          ...places.workerPids.map((pid) => `cat /proc/${pid}/environ /proc/${pid}/cmdline`),
+        ].map((command) => answered('exec', { command })),
+        answered('exec', { command: `test -e /proc/${holder.pid} && echo visible || echo hidden` }, (text) =>
+          expectSome(text, 'hidden'),
+        ),
+        answered('exec', { command: 'ls /proc' }, (text) => {
+          if (text.split(/\s+/).includes(String(holder.pid)))
+            throw new Error(`ls /proc lists the host process ${holder.pid}`);
+        }),
+      ],
+    },
+    {
+      name: 'sandbox: the host files, network and privileges out of reach',
+      options: { ...auto, execSecurity: 'sandbox' },
+      sandbox: true,
+      calls: [
         `cat ${outside}/secret.txt`,
         `cat ../${outside.split('/').pop()}/secret.txt`,
         'cat link-out',
@@ -246,6 +285,16 @@ export function hostileClasses(places: CorpusPlaces): HostileClass[] {
         'file:///etc/passwd',
         'ftp://127.0.0.1/',
         `gopher://127.0.0.1:${places.listenerPort}/`,
+        `http://localhost.:${places.listenerPort}/`,
+        `http://127.0.0.1.:${places.listenerPort}/`,
+        `http://[::]:${places.listenerPort}/`,
+        `http://0:${places.listenerPort}/`,
+        `http://017700000001:${places.listenerPort}/`,
+        `http://0x7f.0x0.0x0.0x1:${places.listenerPort}/`,
+        `http://[::ffff:7f00:1]:${places.listenerPort}/`,
+        'http://10.0.0.1/',
+        'http://192.168.1.1/',
+        'http://[fd00::1]/',
       ].map((url) => refused('web_fetch', { url })),
     },
   ];

@@ -8,11 +8,12 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ConversationOptionsInput } from '../../src/shared/conversation-options';
 import type { Message } from '../../src/shared/messages';
-import { sandboxAvailability } from '../../src/tools/exec/bubblewrap';
 import type { ChatRequest, ScriptedToolCall } from '../support/scripted-model';
 import { nockModel } from '../support/nock-model';
 import { useNockedHarness } from '../support/nocked-harness';
 import { ask } from '../support/ask';
+import { sandboxForTests } from '../support/sandbox-for-tests';
+import { type SecretHolder, startSecretHolder } from '../support/secret-holder';
 import { type CorpusPlaces, type HostileCall, hostileClasses } from './hostile-cases';
 
 /**
@@ -21,6 +22,11 @@ import { type CorpusPlaces, type HostileCall, hostileClasses } from './hostile-c
  * scripted). Whatever the call, nothing outside the workspace is read or written, no secret of the
  * worker appears in any result, every call is answered, and the refused ones as errors the model
  * reads.
+ *
+ * The secrets live in two places: this process's environment (set below, while the file runs),
+ * which the worker's commands are built from, so an allowlist that let them through would show;
+ * and the initial environment and command line of a separate process, since /proc/<pid>/environ
+ * shows only what a process was started with: a sandbox that let the host's /proc in would show.
  */
 const SECRETS: Record<string, string> = Object.fromEntries(
   [
@@ -42,6 +48,7 @@ const OUTSIDE_MARKER = `TOP-SECRET-${randomUUID()}`;
 const harness = useNockedHarness([]);
 let places: CorpusPlaces;
 let listener: net.Server;
+let holder: SecretHolder;
 let listenerConnections = 0;
 let outsideBefore: string;
 const answers: Array<{ where: string; call: HostileCall; text: string; isError: boolean }> = [];
@@ -75,11 +82,17 @@ beforeAll(async () => {
     socket.destroy();
   });
   await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  holder = await startSecretHolder(`durable-agent-secret-holder-${randomUUID().slice(0, 8)}`, SECRETS, [
+    `--api-key=${SECRETS.OPENAI_API_KEY}`,
+    `--db-password=${SECRETS.PGPASSWORD}`,
+  ]);
   places = {
     workspace,
     outside,
     escapeName: `escaped-${randomUUID()}`,
     listenerPort: (listener.address() as net.AddressInfo).port,
+    secretHolder: { pid: holder.pid, name: holder.name },
+    workerPids: [process.pid, process.ppid],
   };
   outsideBefore = await snapshot(outside);
 });
@@ -90,6 +103,7 @@ afterAll(async () => {
     else process.env[name] = value;
   }
   await new Promise((resolve) => listener?.close(resolve));
+  await holder?.stop();
   if (places) await rm(places.outside, { recursive: true, force: true });
 });
 
@@ -142,14 +156,14 @@ async function runClass(name: string, options: ConversationOptionsInput, calls: 
 }
 
 test('every hostile call is answered, the refused ones as errors, and nothing escapes', async () => {
-  const sandbox = sandboxAvailability();
-  if (!sandbox.ok) console.warn(`sandbox cases skipped: ${sandbox.reason}`);
-  let total = 0;
+  // Without bubblewrap a developer's run leaves the sandbox cases out, saying so; a CI run fails here.
+  const sandbox = sandboxForTests('the hostile corpus’s sandbox cases');
   for (const hostile of hostileClasses(places)) {
-    if (hostile.sandbox && !sandbox.ok) continue;
+    if (hostile.sandbox && !sandbox) continue;
     await runClass(hostile.name, hostile.options, hostile.calls);
-    total += hostile.calls.length;
   }
+  // The calls that ran and were answered, not those defined.
+  expect(answers.length).toBeGreaterThanOrEqual(150);
   const failures: string[] = [];
   for (const { where, call, text, isError } of answers) {
     const label = `${where}: ${call.tool} ${JSON.stringify(call.args).slice(0, 160)}`;
@@ -175,8 +189,6 @@ test('every hostile call is answered, the refused ones as errors, and nothing es
     });
   }
   expect(listenerConnections).toBe(0);
-  expect(hostileClasses(places).flatMap((hostile) => hostile.calls).length).toBeGreaterThanOrEqual(150);
-  expect(total).toBeGreaterThan(0);
 });
 
 test('sub-agents and session tools stay inside what the conversation has', async () => {

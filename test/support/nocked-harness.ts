@@ -19,6 +19,7 @@ export function useNockedHarness(
     | 'searchAttributes'
     | 'heartbeatThrottleMs'
     | 'cancelRequests'
+    | 'registry'
   > = {},
 ): () => TestHarness {
   let harness: TestHarness | undefined;

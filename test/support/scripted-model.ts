@@ -1,6 +1,7 @@
 /**
  * A scripted OpenAI-compatible chat-completions model: each request takes the next step of the
- * script and is answered as a server-sent-event stream. Running out of steps fails loudly.
+ * script and is answered as a server-sent-event stream. Running out of steps fails loudly, and so
+ * does a step that throws (an `expect` inside a reply callback): see `ModelScript.answer`.
  */
 export interface ChatRequest {
   model: string;
@@ -46,14 +47,25 @@ export interface HttpAnswer {
   paced?: { parts: string[]; delayMs: number };
 }
 
+/** Every script this test file made: an error its reply callbacks throw fails the test it happened in. */
+const liveScripts = new Set<ModelScript>();
+
 export class ModelScript {
   readonly requests: ChatRequest[] = [];
   private next = 0;
   exhausted = false;
   /** Pieces of paced answers sent so far. */
   partsSent = 0;
+  /**
+   * What the reply callbacks threw, first first. The endpoint answers such a request with a 400
+   * (which the model activity does not retry) naming the error, and the test fails with the error
+   * itself: `failIfAnyModelScriptThrew` runs after each test of a file that scripts a model.
+   */
+  readonly callbackErrors: unknown[] = [];
 
-  constructor(private readonly steps: ScriptStep[]) {}
+  constructor(private readonly steps: ScriptStep[]) {
+    liveScripts.add(this);
+  }
 
   get remaining(): number {
     return this.steps.length - this.next;
@@ -61,12 +73,22 @@ export class ModelScript {
 
   answer(request: ChatRequest): HttpAnswer {
     this.requests.push(request);
-    const step = this.steps[this.next++];
+    const index = this.next++;
+    const step = this.steps[index];
     if (!step) {
       this.exhausted = true;
       return errorAnswer(400, `model script exhausted after ${this.steps.length} replies`);
     }
-    const reply = typeof step === 'function' ? step(request) : step;
+    let reply: ScriptedReply;
+    try {
+      reply = typeof step === 'function' ? step(request) : step;
+    } catch (error) {
+      this.callbackErrors.push(error);
+      return errorAnswer(
+        400,
+        `the scripted model's step ${index + 1} threw (the test fails with this error): ${(error as Error)?.message ?? String(error)}`,
+      );
+    }
     if ('status' in reply) return errorAnswer(reply.status, reply.error);
     const parts = sseParts(reply, request.model);
     return {
@@ -75,6 +97,31 @@ export class ModelScript {
       body: parts.join(''),
       ...(reply.chunkDelayMs ? { paced: { parts, delayMs: reply.chunkDelayMs } } : {}),
     };
+  }
+}
+
+/**
+ * Throws the first error the reply callbacks of this file's scripts threw since the last call, and
+ * forgets them. Registered after each test and after the file (below); a test may call it to fail sooner.
+ */
+export function failIfAnyModelScriptThrew(): void {
+  const errors = [...liveScripts].flatMap((script) => script.callbackErrors.splice(0));
+  if (errors.length === 0) return;
+  const first = errors[0];
+  if (errors.length > 1 && first instanceof Error) {
+    first.message += `\n(and ${errors.length - 1} more error(s) thrown by the scripted model's reply callbacks)`;
+  }
+  throw first;
+}
+
+// An assertion that fails inside a reply callback is otherwise only a rejected model call: the test
+// would fail later, with a misleading message, or not at all. Outside Jest (scripts) there is no hook.
+if (typeof afterEach === 'function') {
+  try {
+    afterEach(failIfAnyModelScriptThrew);
+    afterAll(failIfAnyModelScriptThrew);
+  } catch {
+    // Loaded for the first time inside a test, where hooks cannot be added: the test can call it itself.
   }
 }
 

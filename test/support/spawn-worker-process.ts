@@ -3,10 +3,21 @@ import path from 'node:path';
 
 /**
  * Starts test/support/worker-process.ts in a process of its own (so a test can SIGKILL it) and
- * resolves once it polls its task queue. `env` adds to this process's environment.
+ * resolves once it polls its task queue. `env` adds to this process's environment; `wrapper` is a
+ * command line the worker is started under (e.g. `bwrap … --`), which must pass its signals on.
  */
-export function spawnWorkerProcess(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'worker-process.ts')], {
+export function spawnWorkerProcess(
+  env: Record<string, string>,
+  options: { wrapper?: readonly string[] } = {},
+): Promise<ChildProcess> {
+  const argv = [
+    ...(options.wrapper ?? []),
+    process.execPath,
+    '--import',
+    'tsx',
+    path.join(__dirname, 'worker-process.ts'),
+  ];
+  const child = spawn(argv[0]!, argv.slice(1), {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
