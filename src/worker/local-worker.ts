@@ -3,6 +3,7 @@ import type { ToolSource } from '../tools/tool-source';
 import { builtinTools } from '../tools/builtin/builtin-tools';
 import { sandboxAvailability } from '../tools/exec/bubblewrap';
 import { childEnvironment } from '../tools/exec/child-environment';
+import { commandCgroupsFor, processLimitStatus } from '../tools/exec/command-cgroups';
 import { ToolRegistry } from '../tools/registry';
 import { ToolCircuitBreakers } from '../tools/circuit-breaker';
 import { circuitBreakerSettingsFromEnv } from './circuit-breaker-settings';
@@ -11,7 +12,7 @@ import type { Tracing } from './tracing';
 import { ensureSearchAttributes } from './search-attribute-registration';
 import { createAgentWorker } from './create-worker';
 import { modelStreamTimeoutsFromEnv } from './model-stream-timeouts-settings';
-import { execEnvPassFromEnv, execPolicyFromEnv } from './exec-settings';
+import { execEnvPassFromEnv, execLimitsFromEnv, execPolicyFromEnv } from './exec-settings';
 import { externalToolsFromEnv } from './external-tools';
 import { approverKeysFromEnv, floorsFromEnv } from './floor-settings';
 import { createOpenAiClient, modelSettingsFromEnv } from './model-settings';
@@ -50,8 +51,20 @@ export async function startWorkerFromEnv(
     const available = sandboxAvailability();
     if (!available.ok) throw new Error(`AGENT_EXEC_SECURITY=sandbox needs bubblewrap: ${available.reason}`);
   }
+  const execLimits = execLimitsFromEnv(env);
+  // Made now, so the worker says at start whether a command's process limit binds (a path that cannot be used stops it).
+  const processLimit = processLimitStatus(commandCgroupsFor(execLimits.cgroup));
+  log(
+    processLimit.binds
+      ? `exec: ${processLimit.text}`
+      : `exec: WARNING: a command's process limit does not bind here: ${processLimit.text}`,
+  );
   const approverKeys = approverKeysFromEnv(env);
-  const runtime = { ...execPolicy, childEnv: childEnvironment(env, execEnvPassFromEnv(env)) };
+  const runtime = {
+    ...execPolicy,
+    childEnv: childEnvironment(env, execEnvPassFromEnv(env)),
+    limits: execLimits,
+  };
   const tools = new ToolRegistry(builtinTools({ runtime, webFetch: webFetchOptionsFromEnv(env) }), [
     ...external.sources,
     ...moreSources,

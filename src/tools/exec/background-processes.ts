@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { WORKER_TAG_LENGTH, workerTagOf } from '../../shared/worker-bound';
 import type { SandboxSettings } from './bubblewrap';
+import type { DiskStop } from './disk-watchdog';
 import { type OutputRead, PollableOutput } from './process-output';
 import { signalRunsSync } from './process-tree';
-import { type ShellRun, killProcessGroup, spawnShell } from './shell-process';
+import { type RunLimits, type ShellRun, killProcessGroup, spawnShell } from './shell-process';
 import { ToolError } from '../tool-error';
 
 export interface BackgroundProcessLimits {
@@ -36,8 +37,10 @@ export interface ProcessSummary {
   status: 'running' | 'exited';
   exitCode: number | null;
   signal: NodeJS.Signals | null;
-  /** Why this worker stopped it, if it did. */
-  stoppedBy?: 'timeout' | 'kill';
+  /** Why this worker stopped it, if it did: its timeout, a kill asked for, or the disk watchdog. */
+  stoppedBy?: 'timeout' | 'kill' | 'disk';
+  /** What the disk watchdog found, when it stopped the process. */
+  diskStop?: DiskStop;
   startedAt: number;
   endedAt?: number;
   outputBytes: number;
@@ -53,7 +56,7 @@ interface Entry {
   startedAt: number;
   output: PollableOutput;
   ended?: { code: number | null; signal: NodeJS.Signals | null; at: number };
-  stoppedBy?: 'timeout' | 'kill';
+  stoppedBy?: 'timeout' | 'kill' | 'disk';
   timer: NodeJS.Timeout;
   /** Called on new output and when the process ends. */
   waiters: Set<() => void>;
@@ -93,6 +96,8 @@ export class BackgroundProcesses {
     timeoutSeconds: number;
     /** Run it inside the bubblewrap sandbox, confined to `cwd`. */
     sandbox?: SandboxSettings;
+    /** Its cgroup, process limit and disk limits; none when absent. */
+    limits?: RunLimits;
   }): ProcessSummary & { alreadyStarted: boolean } {
     const key = `${params.conversationId}\0${params.toolCallId}`;
     const existing = this.startedByToolCall.get(key);
@@ -126,6 +131,7 @@ export class BackgroundProcesses {
       env: params.env,
       backstopSeconds: params.timeoutSeconds + BACKSTOP_EXTRA_S,
       ...(params.sandbox ? { sandbox: params.sandbox } : {}),
+      ...(params.limits ? { limits: params.limits } : {}),
     });
     const entry: Entry = {
       id,
@@ -153,6 +159,7 @@ export class BackgroundProcesses {
     const end = (code: number | null, signal: NodeJS.Signals | null) => {
       if (entry.ended) return;
       clearTimeout(entry.timer);
+      if (run.diskStop) entry.stoppedBy = 'disk';
       entry.ended = { code, signal, at: Date.now() };
       this.forgetOldFinished(entry.conversationId);
       notify();
@@ -264,9 +271,13 @@ export class BackgroundProcesses {
    */
   killAll(): void {
     const entries = [...this.entries.values()];
-    for (const entry of entries) if (!entry.ended) killProcessGroup(entry.run.child.pid, 'SIGKILL');
+    for (const entry of entries) {
+      if (!entry.ended) killProcessGroup(entry.run.child.pid, 'SIGKILL');
+      entry.run.cgroup?.killSync();
+    }
+    // Runs without a cgroup are found by their marks, all in one sweep of /proc.
     signalRunsSync(
-      entries.map((entry) => entry.run.mark),
+      entries.filter((entry) => !entry.run.cgroup).map((entry) => entry.run.mark),
       'SIGKILL',
     );
   }
@@ -319,6 +330,7 @@ function summaryOf(entry: Entry): ProcessSummary {
     exitCode: entry.ended?.code ?? null,
     signal: entry.ended?.signal ?? null,
     ...(entry.stoppedBy ? { stoppedBy: entry.stoppedBy } : {}),
+    ...(entry.run.diskStop ? { diskStop: entry.run.diskStop } : {}),
     startedAt: entry.startedAt,
     ...(entry.ended ? { endedAt: entry.ended.at } : {}),
     outputBytes: entry.output.total,

@@ -9,10 +9,16 @@ export interface SandboxSettings {
   memoryMb: number;
   /** CPU seconds per process (AGENT_EXEC_SANDBOX_CPU_S). */
   cpuSeconds: number;
-  /** Processes of the command's user (AGENT_EXEC_SANDBOX_PROCESSES); the kernel does not apply it to root. */
+  /**
+   * Tasks (processes and threads) per command (AGENT_EXEC_SANDBOX_PROCESSES): `pids.max` of the
+   * command's cgroup, which binds root too; also `ulimit -u`, which counts all of the worker user's
+   * processes and does not bind root.
+   */
   processes: number;
   /** Largest file a command may write, MiB (AGENT_EXEC_SANDBOX_FILE_MB). */
   fileMb: number;
+  /** Size of the private /tmp, MiB (AGENT_EXEC_SANDBOX_TMP_MB); it is memory, so it is kept small. */
+  tmpMb: number;
 }
 
 export const DEFAULT_SANDBOX_SETTINGS: SandboxSettings = {
@@ -21,6 +27,7 @@ export const DEFAULT_SANDBOX_SETTINGS: SandboxSettings = {
   cpuSeconds: 600,
   processes: 256,
   fileMb: 1_024,
+  tmpMb: 512,
 };
 
 /** How the host lays out its system directories: real ones are bound read-only, links recreated. */
@@ -52,7 +59,7 @@ const ETC_FILES = [
 /**
  * The bubblewrap command line that runs `command` with bash inside a sandbox: the system's program
  * directories and a few /etc files read-only, the workspace the only writable place (at its own
- * path, also the home directory), a private /tmp, /proc and /dev of its own, no other host file,
+ * path, also the home directory), a private /tmp of `tmpMb`, /proc and /dev of its own, no other host file,
  * process, IPC or (unless allowed) network, every capability dropped, exactly `env`, and the
  * resource limits set before the command starts. The command is passed as an argument, never
  * spliced into a script. The sandbox dies with the process that started it.
@@ -74,7 +81,17 @@ export function bubblewrapArgv(
     else argv.push('--ro-bind', entry.path, entry.path);
   }
   for (const file of ETC_FILES) argv.push('--ro-bind-try', file, file);
-  argv.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
+  // `--size` (bubblewrap 0.8) bounds the tmpfs that follows; without it /tmp could take half the host's memory.
+  argv.push(
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--size',
+    String(settings.tmpMb * 1024 * 1024),
+    '--tmpfs',
+    '/tmp',
+  );
   argv.push('--bind', workspace, workspace, '--chdir', workspace, '--cap-drop', 'ALL', '--clearenv');
   for (const [name, value] of Object.entries({ ...env, HOME: workspace, TMPDIR: '/tmp' })) {
     argv.push('--setenv', name, value);
@@ -130,6 +147,11 @@ export function sandboxAvailability(): { ok: true } | { ok: false; reason: strin
   const result = spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8', timeout: 10_000, env: {} });
   if ((result.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') {
     usable = { ok: false, reason: 'bubblewrap (bwrap) is not installed: apt-get install bubblewrap' };
+  } else if (result.status !== 0 && /--size/.test(result.stderr ?? '')) {
+    usable = {
+      ok: false,
+      reason: `this bubblewrap cannot bound the sandbox's /tmp (${result.stderr.trim()}); bubblewrap 0.8.0 or later is needed`,
+    };
   } else if (result.status !== 0) {
     usable = {
       ok: false,

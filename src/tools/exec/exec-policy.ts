@@ -56,7 +56,7 @@ export class CommandPolicy {
       'Commands matching the denylist (sudo, rm -rf /, mkfs, dd if=, fork bombs, shutdown, reboot, …) are refused.';
     if (this.security === 'full') return denylist;
     if (this.security === 'sandbox')
-      return `${denylist} This worker runs commands in a sandbox: only the workspace is writable (and a private /tmp), files outside it other than the system's programs are not there, ${this.sandbox.network ? 'the network is reachable' : 'there is no network'}, and each command is limited to ${this.sandbox.memoryMb} MiB of memory and ${this.sandbox.cpuSeconds} s of CPU.`;
+      return `${denylist} This worker runs commands in a sandbox: only the workspace is writable (and a private /tmp), files outside it other than the system's programs are not there, ${this.sandbox.network ? 'the network is reachable' : 'there is no network'}, and each command is limited to ${this.sandbox.memoryMb} MiB of memory, ${this.sandbox.cpuSeconds} s of CPU, ${this.sandbox.processes} processes and threads, and a /tmp of ${this.sandbox.tmpMb} MiB.`;
     return `${denylist} This worker runs commands in safe-bin mode: only these programs, run by name, with no shell expansions, variables, subshells or output redirection to files, only the options each program is known to take safely (long options spelled out in full; a refusal names the options allowed), and only regular files and directories inside the workspace: ${[...this.safeBins].sort().join(', ')}.`;
   }
 }

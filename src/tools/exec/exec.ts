@@ -1,9 +1,12 @@
 import { z } from 'zod';
+import { MAX_TOOL_RESULT_BYTES } from '../../shared/constants';
 import type { BackgroundProcesses } from './background-processes';
+import { diskStopText } from './disk-watchdog';
+import { DEFAULT_EXEC_LIMITS, type ExecLimitSettings, runLimitsFor } from './exec-limits';
 import type { CommandPolicy } from './exec-policy';
 import { HeadTailBuffer } from './output-buffer';
 import type { SandboxSettings } from './bubblewrap';
-import { spawnShell } from './shell-process';
+import { type RunLimits, spawnShell } from './shell-process';
 import { type ToolResult, type ToolUpdate, defineTool, textResult } from '../tool';
 import { ToolError } from '../tool-error';
 
@@ -12,22 +15,36 @@ const DEFAULT_TIMEOUT_S = 120;
 const MAX_TIMEOUT_S = 280;
 const DEFAULT_BACKGROUND_TIMEOUT_S = 1_800;
 const MAX_BACKGROUND_TIMEOUT_S = 86_400;
+/** Output kept from each end of a command's output; the result shows as much of it as fits, its end first. */
 const OUTPUT_HALF_BYTES = 32 * 1024;
+/**
+ * The most a result's text may take: the model's result limit less room for the notes the runtime
+ * adds after it (an interrupted run's), so the limit never cuts the end of the output.
+ */
+const RESULT_TEXT_BYTES = MAX_TOOL_RESULT_BYTES - 2_048;
+/**
+ * The most an error's message may take: `toolErrorResult` cuts messages at the result limit less
+ * 16 KiB (kept for the JSON envelope's escapes), less room for the message's own first line.
+ */
+const ERROR_TEXT_BYTES = MAX_TOOL_RESULT_BYTES - 16_384 - 1_024;
 const PROGRESS_EVERY_MS = 1_000;
 
 /**
- * `exec` as this worker runs it: its command policy, where background processes are kept, and the
- * environment every command starts with (built by `childEnvironment`, never the worker's own).
+ * `exec` as this worker runs it: its command policy, where background processes are kept, the
+ * environment every command starts with (built by `childEnvironment`, never the worker's own), and
+ * what bounds every command (`DEFAULT_EXEC_LIMITS` when absent: a cgroup each where one can be made).
  */
 export function createExecTool(deps: {
   policy: CommandPolicy;
   processes: BackgroundProcesses;
   env: Readonly<Record<string, string>>;
+  limits?: ExecLimitSettings;
 }) {
+  const limitSettings = deps.limits ?? DEFAULT_EXEC_LIMITS;
   return defineTool({
     name: 'exec',
     label: 'Run command',
-    description: `Run a shell command with bash in the workspace directory. Returns the exit code and combined stdout/stderr (long output keeps its beginning and end). Default timeout ${DEFAULT_TIMEOUT_S} s. Processes the command leaves running are killed when it ends. With background: true it returns a process id at once and the command keeps running (killed after timeout, default ${DEFAULT_BACKGROUND_TIMEOUT_S} s); use the process tool to poll its output, write to its stdin or kill it. ${deps.policy.describe()}`,
+    description: `Run a shell command with bash in the workspace directory. Returns the exit code and combined stdout/stderr (long output keeps its beginning and end). Default timeout ${DEFAULT_TIMEOUT_S} s. Processes the command leaves running are killed when it ends.${limitSettings.disk.quotaMb > 0 ? ` A command that consumes more than ${limitSettings.disk.quotaMb} MB of disk is stopped.` : ''} With background: true it returns a process id at once and the command keeps running (killed after timeout, default ${DEFAULT_BACKGROUND_TIMEOUT_S} s); use the process tool to poll its output, write to its stdin or kill it. ${deps.policy.describe()}`,
     parameters: z
       .object({
         command: z.string().min(1).describe('The bash command line to run'),
@@ -59,6 +76,7 @@ export function createExecTool(deps: {
       await deps.policy.check(params.command, context.execSecurity, context.workspace);
       const sandbox =
         deps.policy.modeFor(context.execSecurity) === 'sandbox' ? deps.policy.sandbox : undefined;
+      const limits = runLimitsFor(limitSettings, sandbox);
       if (params.background) {
         const timeoutSeconds = params.timeout ?? DEFAULT_BACKGROUND_TIMEOUT_S;
         const started = deps.processes.start({
@@ -68,6 +86,7 @@ export function createExecTool(deps: {
           cwd: context.workspace.root,
           env: deps.env,
           timeoutSeconds,
+          limits,
           ...(sandbox ? { sandbox } : {}),
         });
         return textResult(
@@ -80,6 +99,7 @@ export function createExecTool(deps: {
         env: deps.env,
         signal,
         onUpdate,
+        limits,
         ...(sandbox ? { sandbox } : {}),
       });
     },
@@ -94,6 +114,7 @@ function runInForeground(
     env: Readonly<Record<string, string>>;
     signal: AbortSignal;
     onUpdate: (update: ToolUpdate) => void;
+    limits: RunLimits;
     sandbox?: SandboxSettings;
   },
 ): Promise<ToolResult> {
@@ -104,6 +125,7 @@ function runInForeground(
       cwd: options.cwd,
       stdin: 'ignore',
       env: options.env,
+      limits: options.limits,
       ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     });
     const child = run.child;
@@ -142,12 +164,29 @@ function runInForeground(
       ({ code, signal: killedBy }) => {
         finish();
         const durationMs = Date.now() - started;
-        const text = output.toString();
+        // The first line says how it ended; the output after it is cut to what the result has room for.
+        const withOutput = (first: string, room: number) =>
+          `${first}\n${output.toString(room - Buffer.byteLength(first) - 1) || '(no output)'}`;
+        const facts = { exitCode: code, signal: killedBy, durationMs, outputBytes: output.bytes };
+        if (run.diskStop) {
+          // The watchdog's stop comes first: a timeout or abort racing it did not end the command.
+          resolve(
+            textResult(withOutput(`${diskStopText(run.diskStop)}. Output so far:`, RESULT_TEXT_BYTES), {
+              ...facts,
+              stoppedBy: 'disk',
+              diskStop: run.diskStop,
+            }),
+          );
+          return;
+        }
         if (stoppedBy === 'timeout') {
           reject(
             new ToolError(
               'Timeout',
-              `command timed out after ${timeoutMs / 1_000}s and was killed. Output so far:\n${text}`,
+              withOutput(
+                `command timed out after ${timeoutMs / 1_000}s and was killed. Output so far:`,
+                ERROR_TEXT_BYTES,
+              ),
             ),
           );
           return;
@@ -155,25 +194,15 @@ function runInForeground(
         if (stoppedBy === 'abort') {
           // Steering and abort keep what the command printed; the runtime marks the result as partial.
           resolve(
-            textResult(`interrupted and killed. Output so far:\n${text || '(no output)'}`, {
-              exitCode: code,
-              signal: killedBy,
-              durationMs,
-              outputBytes: output.bytes,
+            textResult(withOutput('interrupted and killed. Output so far:', RESULT_TEXT_BYTES), {
+              ...facts,
               interrupted: true,
             }),
           );
           return;
         }
         const status = code === null ? `killed by ${killedBy}` : `exit code ${code}`;
-        resolve(
-          textResult(`${status}\n${text || '(no output)'}`, {
-            exitCode: code,
-            signal: killedBy,
-            durationMs,
-            outputBytes: output.bytes,
-          }),
-        );
+        resolve(textResult(withOutput(status, RESULT_TEXT_BYTES), facts));
       },
       (error: Error) => {
         finish();

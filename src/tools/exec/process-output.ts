@@ -48,16 +48,28 @@ export class PollableOutput {
     return this.total - this.readFrom;
   }
 
-  /** The output since the previous read, at most `maxBytes` of it. */
+  /**
+   * The output since the previous read, at most `maxBytes` of UTF-8 text: output that is not UTF-8
+   * decodes larger than its bytes (U+FFFD for each bad one), so fewer bytes are read then.
+   */
   read(maxBytes: number): OutputRead {
     const dropped = Math.max(0, this.retainedFrom - this.readFrom);
     const all = Buffer.concat(this.chunks);
     let start = Math.max(0, this.readFrom - this.retainedFrom);
     if (dropped > 0) while (start < all.length && isContinuation(all[start])) start++;
-    let end = Math.min(all.length, start + maxBytes);
-    if (end < all.length) end = characterBoundaryBefore(all, end);
+    let take = maxBytes;
+    let end: number;
+    let text: string;
+    for (let round = 0; ; round++) {
+      end = Math.min(all.length, start + take);
+      if (end < all.length) end = characterBoundaryBefore(all, end);
+      text = all.subarray(start, end).toString('utf8');
+      const size = Buffer.byteLength(text);
+      if (size <= maxBytes || round === FIT_ROUNDS) break;
+      take = Math.floor(((end - start) * maxBytes) / size);
+    }
     this.readFrom = this.retainedFrom + end;
-    return { text: all.subarray(start, end).toString('utf8'), dropped, pending: all.length - end };
+    return { text, dropped, pending: all.length - end };
   }
 
   /** The newest output, without moving the read position: for a listing or a progress report. */
@@ -68,6 +80,9 @@ export class PollableOutput {
     return all.subarray(start).toString('utf8');
   }
 }
+
+/** Rounds of reading less when the bytes read decode larger than the room. */
+const FIT_ROUNDS = 8;
 
 const isContinuation = (byte: number | undefined) => byte !== undefined && (byte & 0xc0) === 0x80;
 

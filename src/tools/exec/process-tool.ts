@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { BackgroundProcesses, ProcessSummary } from './background-processes';
+import { diskStopText } from './disk-watchdog';
 import { assertNotDenied } from './exec-policy';
 import { defineTool, textResult } from '../tool';
 import { ToolError } from '../tool-error';
@@ -90,6 +91,7 @@ function statusOf(summary: ProcessSummary): string {
   if (summary.status === 'running') return `running (pid ${summary.pid}, ${seconds}s)`;
   const how =
     summary.exitCode !== null ? `exited with code ${summary.exitCode}` : `killed by ${summary.signal}`;
+  if (summary.diskStop) return `${diskStopText(summary.diskStop)} (${how} after ${seconds}s)`;
   const why =
     summary.stoppedBy === 'timeout'
       ? ', stopped at its timeout'

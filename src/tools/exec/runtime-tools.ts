@@ -1,6 +1,7 @@
 import { type BackgroundProcessLimits, BackgroundProcesses } from './background-processes';
 import { childEnvironment } from './child-environment';
 import { createExecTool } from './exec';
+import { DEFAULT_EXEC_LIMITS, type ExecLimitSettings } from './exec-limits';
 import { CommandPolicy, type ExecPolicySettings } from './exec-policy';
 import { createProcessTool } from './process-tool';
 import type { AgentTool } from '../tool';
@@ -15,6 +16,8 @@ export interface RuntimeToolOptions extends ExecPolicySettings {
    * edge. When absent, the base variables of this process's environment and nothing else.
    */
   childEnv?: Readonly<Record<string, string>>;
+  /** What bounds every command (cgroup, process limit, disk); `DEFAULT_EXEC_LIMITS` for what is absent. */
+  limits?: Partial<ExecLimitSettings>;
 }
 
 /** `exec` and `process` (the `group:runtime` tools), sharing one table of background processes. */
@@ -22,5 +25,6 @@ export function createRuntimeTools(options: RuntimeToolOptions = {}): AgentTool[
   const processes = options.processes ?? new BackgroundProcesses(options.backgroundLimits);
   const policy = new CommandPolicy(options);
   const env = options.childEnv ?? childEnvironment(process.env);
-  return [createExecTool({ policy, processes, env }), createProcessTool(processes)] as AgentTool[];
+  const limits = { ...DEFAULT_EXEC_LIMITS, ...options.limits };
+  return [createExecTool({ policy, processes, env, limits }), createProcessTool(processes)] as AgentTool[];
 }
