@@ -9,6 +9,10 @@ import { readTool } from '../../src/tools/builtin/read';
 import { Workspace } from '../../src/tools/builtin/workspace';
 import { writeTool } from '../../src/tools/builtin/write';
 import { sandboxAvailability } from '../../src/tools/exec/bubblewrap';
+import { BackgroundProcesses } from '../../src/tools/exec/background-processes';
+import { childEnvironment } from '../../src/tools/exec/child-environment';
+import { createExecTool } from '../../src/tools/exec/exec';
+import { CommandPolicy } from '../../src/tools/exec/exec-policy';
 import type { AgentTool } from '../../src/tools/tool';
 import { startSwapper } from '../support/path-swapper';
 import { makeTempDir, removeDir, resultText, runTool } from '../unit/tool-harness';
@@ -91,6 +95,12 @@ interface RaceCase {
 }
 
 let counter = 0;
+/** safe-bin checks a command's paths, then the program opens them itself: the same race, one level down. */
+const safeBinExec = createExecTool({
+  policy: new CommandPolicy({ security: 'safe-bin' }),
+  processes: new BackgroundProcesses(),
+  env: childEnvironment(process.env),
+}) as AgentTool;
 const cases: Array<[string, RaceCase]> = [
   [
     'read, directory swapped',
@@ -161,6 +171,14 @@ const cases: Array<[string, RaceCase]> = [
   [
     'grep, file swapped',
     { tool: grepTool, swap: 'file', args: () => ({ pattern: 'SECRET', path: 'sub/target.txt' }) },
+  ],
+  [
+    'exec in safe-bin mode, directory swapped',
+    {
+      tool: safeBinExec,
+      swap: 'directory',
+      args: (call) => ({ command: call % 2 ? 'cat sub/target.txt' : 'ls sub' }),
+    },
   ],
 ];
 

@@ -50,6 +50,20 @@ export class CommandPolicy {
     }
   }
 
+  /**
+   * The sandbox a command of a conversation that asked for `requested` runs in, if any: always in
+   * `sandbox` mode; in `safe-bin` mode too where bubblewrap can run, because a checked path and the
+   * program's own open of it are two steps, and a command beside it (in another conversation on the
+   * same workspace) could swap a directory for a link between them: inside the sandbox there is
+   * nothing outside the workspace to reach.
+   */
+  sandboxFor(requested: ExecSecurityMode | undefined): SandboxSettings | undefined {
+    const mode = this.modeFor(requested);
+    if (mode === 'sandbox') return this.sandbox;
+    if (mode === 'safe-bin' && sandboxAvailability().ok) return this.sandbox;
+    return undefined;
+  }
+
   /** A sentence for the tool's description, so the model knows the rules before it tries. */
   describe(): string {
     const denylist =

@@ -74,8 +74,7 @@ export function createExecTool(deps: {
     async execute(toolCallId, params, signal, onUpdate, context) {
       if (signal.aborted) throw signal.reason ?? new Error('aborted');
       await deps.policy.check(params.command, context.execSecurity, context.workspace);
-      const sandbox =
-        deps.policy.modeFor(context.execSecurity) === 'sandbox' ? deps.policy.sandbox : undefined;
+      const sandbox = deps.policy.sandboxFor(context.execSecurity);
       const limits = runLimitsFor(limitSettings, sandbox);
       if (params.background) {
         const timeoutSeconds = params.timeout ?? DEFAULT_BACKGROUND_TIMEOUT_S;
