@@ -1,4 +1,6 @@
 import { realpath, stat } from 'node:fs/promises';
+import { Context } from '@temporalio/activity';
+import { temporal } from '@temporalio/proto';
 import path from 'node:path';
 import type { ApproverKeys } from '../shared/signed-decisions';
 import type { WebhookTarget } from '../shared/webhooks';
@@ -20,6 +22,42 @@ export interface AdmissionDeps {
   webhooks?: WebhookTarget[];
   /** The conversation search attributes are registered on the server (the worker checked at its start). */
   searchAttributes?: boolean;
+  /** How the run being admitted started; by default read from its history. */
+  runStart?: () => Promise<RunStart>;
+}
+
+/**
+ * How a run of a workflow came to be: started by a client, continued as new by the workflow's own
+ * code, or a retry or cron run, which Temporal starts with the same input as the run before, so
+ * with whatever state a client put there.
+ */
+export type RunStart = 'client' | 'continued' | 'retry' | 'cron';
+
+/**
+ * The run's first history event says who started it: Temporal sets the initiator, no client can.
+ * A reset run keeps the event of the run it was reset from.
+ */
+export async function runStartFromHistory(): Promise<RunStart> {
+  const { info, client } = Context.current();
+  const execution = info.workflowExecution;
+  if (!execution) return 'client';
+  const { history } = await client.workflowService.getWorkflowExecutionHistory({
+    namespace: info.workflowNamespace ?? client.options.namespace,
+    execution,
+    maximumPageSize: 1,
+  });
+  const started = history?.events?.[0]?.workflowExecutionStartedEventAttributes;
+  if (!started?.continuedExecutionRunId) return 'client';
+  switch (started.initiator) {
+    case temporal.api.enums.v1.ContinueAsNewInitiator.CONTINUE_AS_NEW_INITIATOR_WORKFLOW:
+      return 'continued';
+    case temporal.api.enums.v1.ContinueAsNewInitiator.CONTINUE_AS_NEW_INITIATOR_RETRY:
+      return 'retry';
+    case temporal.api.enums.v1.ContinueAsNewInitiator.CONTINUE_AS_NEW_INITIATOR_CRON_SCHEDULE:
+      return 'cron';
+    default:
+      return 'client';
+  }
 }
 
 /**
@@ -49,7 +87,11 @@ export function createAdmitConversation(deps: AdmissionDeps) {
       request.workspace ?? deps.defaultWorkspace,
       floors.workspaceRoots,
     );
-    const reason = workspaceProblem ?? floorRefusal(request, floors);
+    // Whether carried state comes from this conversation's own hand-over is the worker's to find
+    // out, not the workflow's to say: a cron or retry run carries a client's input as if continued.
+    const continued =
+      request.carried.length > 0 && (await (deps.runStart ?? runStartFromHistory)()) === 'continued';
+    const reason = workspaceProblem ?? floorRefusal({ ...request, continued }, floors);
     if (reason) return { admitted: false, reason: `refused by the worker: ${reason}` };
     return {
       admitted: true,

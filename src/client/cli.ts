@@ -11,6 +11,7 @@ import { exportCommand } from './commands/export';
 import { gatewayCommand } from './commands/gateway';
 import { historyCommand } from './commands/history';
 import { listCommand } from './commands/list';
+import { modeCommand } from './commands/mode';
 import { packageVersion } from './commands/package-version';
 import { replayCommand } from './commands/replay';
 import { runCommand } from './commands/run';
@@ -34,6 +35,7 @@ const COMMANDS: Record<string, CommandRunner> = {
   abort: abortCommand,
   end: endCommand,
   approve: approveCommand,
+  mode: modeCommand,
   choose: chooseCommand,
   compact: compactCommand,
   watch: watchCommand,

@@ -22,12 +22,14 @@ export {
   type ConversationScheduleListing,
   type ScheduleConversationOptions,
 } from './conversation-schedules';
+export { readSigningKey, signApprovalMode, signDecision } from './sign-decision';
 export { decodeHistoryPayloads } from '../history/decode-history-payloads';
 export type { Timeline, TimelineItem } from '../history/timeline';
 export type { ApprovalDecision, ApprovalSettings, PendingApproval } from '../shared/approvals';
 export type {
   AbortInput,
   AbortReceipt,
+  ApprovalModeInput,
   ApprovalReceipt,
   ConversationState,
   ConversationStatusSummary,

@@ -1,7 +1,12 @@
 import { type KeyObject, createPrivateKey, sign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { ApprovalDecision } from '../shared/approvals';
-import { MAX_SIGNATURE_LIFETIME_MS, signedDecisionText } from '../shared/signed-decisions';
+import type { ApprovalModeInput } from '../shared/conversation-api';
+import {
+  MAX_SIGNATURE_LIFETIME_MS,
+  signedApprovalModeText,
+  signedDecisionText,
+} from '../shared/signed-decisions';
 
 /** How long a signature made here stays valid: long enough to reach the conversation, short enough to be worthless later. */
 const SIGNATURE_LIFETIME_MS = 5 * 60 * 1_000;
@@ -39,6 +44,23 @@ export function signDecision(
   });
   return {
     ...decision,
+    signature: sign(null, Buffer.from(text, 'utf8'), key).toString('base64'),
+    signatureExpiresAt: expiresAt,
+  };
+}
+
+/** An approval-mode change with its signature over conversation, mode, approver and expiry. */
+export function signApprovalMode(
+  conversationId: string,
+  change: ApprovalModeInput & { by: string },
+  key: KeyObject,
+  now = Date.now(),
+  lifetimeMs = Math.min(SIGNATURE_LIFETIME_MS, MAX_SIGNATURE_LIFETIME_MS),
+): ApprovalModeInput {
+  const expiresAt = now + lifetimeMs;
+  const text = signedApprovalModeText({ conversationId, mode: change.mode, by: change.by, expiresAt });
+  return {
+    ...change,
     signature: sign(null, Buffer.from(text, 'utf8'), key).toString('base64'),
     signatureExpiresAt: expiresAt,
   };

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { schemaProblems } from '../shared/schema-problems';
 import { type GatewayAction, type GatewayToken, GatewayTokenFileSchema } from '../shared/gateway-api';
 
 /** Why a request is turned away: 401 (who are you?) or 403 (not with this token). */
@@ -19,7 +20,7 @@ export class GatewayTokens {
 
   constructor(tokens: readonly GatewayToken[]) {
     for (const token of tokens) {
-      const hash = token.sha256 ?? sha256(token.token!);
+      const hash = hashOf(token);
       if (this.byHash.has(hash)) throw new Error(`two gateway tokens are the same (${token.name})`);
       this.byHash.set(hash, token);
     }
@@ -34,7 +35,8 @@ export class GatewayTokens {
       throw new Error(`cannot read the gateway token file ${file}: ${(error as Error).message}`);
     }
     const parsed = GatewayTokenFileSchema.safeParse(json);
-    if (!parsed.success) throw new Error(`the gateway token file ${file} is wrong: ${parsed.error.message}`);
+    if (!parsed.success)
+      throw new Error(`the gateway token file ${file} is wrong: ${schemaProblems(parsed.error)}`);
     return new GatewayTokens(parsed.data.tokens);
   }
 
@@ -44,10 +46,25 @@ export class GatewayTokens {
     if (!match) throw new GatewayAuthError(401, 'an Authorization: Bearer <token> header is required');
     const token = this.byHash.get(sha256(match[1]!));
     if (!token) throw new GatewayAuthError(401, 'unknown token');
+    this.recheck(token, now);
+    return token;
+  }
+
+  /**
+   * Throws 401 unless a token authenticated earlier is still good: not expired, and still one of
+   * these tokens (not revoked). What a long request (an event stream) asks before each write.
+   */
+  recheck(token: GatewayToken, now = Date.now()): void {
+    if (this.byHash.get(hashOf(token)) !== token)
+      throw new GatewayAuthError(401, `the token ${token.name} has been revoked`);
     if (token.expiresAt !== undefined && Date.parse(token.expiresAt) <= now) {
       throw new GatewayAuthError(401, `the token ${token.name} expired at ${token.expiresAt}`);
     }
-    return token;
+  }
+
+  /** Refuses `token` from now on, requests in progress included (at their next recheck). */
+  revoke(token: GatewayToken): void {
+    if (this.byHash.get(hashOf(token)) === token) this.byHash.delete(hashOf(token));
   }
 }
 
@@ -71,6 +88,10 @@ export function authorize(
   if (agentId !== undefined && token.agents && !token.agents.includes(agentId)) {
     throw new GatewayAuthError(403, `the token ${token.name} may not act for agent ${agentId}`);
   }
+}
+
+function hashOf(token: GatewayToken): string {
+  return token.sha256 ?? sha256(token.token!);
 }
 
 function sha256(text: string): string {

@@ -102,7 +102,7 @@ export function openApiDocument(): Record<string, unknown> {
             description: 'done',
             content: operation.stream ? { 'text/event-stream': {} } : { 'application/json': {} },
           },
-          '400': { description: 'invalid request' },
+          '400': { description: 'invalid request (an unknown key included)' },
           '401': { description: 'no token, or an unknown or expired one' },
           '403': { description: 'the token may not do this here' },
           '404': { description: 'no such conversation' },
@@ -110,6 +110,9 @@ export function openApiDocument(): Record<string, unknown> {
             description:
               'the conversation refused it (ended, nothing pending, a decision for other arguments, …)',
           },
+          ...(operation.stream
+            ? { '429': { description: 'the token has as many event streams open as it may' } }
+            : {}),
         },
       };
     }

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
+import { schemaProblems } from '../shared/schema-problems';
 import { type McpServersConfig, McpServersConfigSchema } from '../shared/mcp-config';
 
 /**
  * The MCP servers of `DURABLE_AGENT_MCP_SERVERS` (the JSON itself) or `DURABLE_AGENT_MCP_CONFIG`
  * (a file holding it): `{ "name": { "command", "args"?, "env"?, "cwd"?, "timeoutMs"? } | { "url",
- * "headers"?, "timeoutMs"? } }`. None when neither is set; a bad value is an error naming it.
+ * "headers"?, "timeoutMs"? } }`. None when neither is set; a bad value (an unknown key too) is an
+ * error naming it.
  */
 export function mcpServersFromEnv(env: NodeJS.ProcessEnv): McpServersConfig {
   const inline = env.DURABLE_AGENT_MCP_SERVERS;
@@ -25,6 +26,6 @@ export function mcpServersFromEnv(env: NodeJS.ProcessEnv): McpServersConfig {
   }
   const parsed = McpServersConfigSchema.safeParse(json);
   if (!parsed.success)
-    throw new Error(`${name} is not a valid MCP server list: ${z.prettifyError(parsed.error)}`);
+    throw new Error(`${name} is not a valid MCP server list: ${schemaProblems(parsed.error)}`);
   return parsed.data;
 }

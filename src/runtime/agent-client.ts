@@ -58,6 +58,12 @@ import { READ_QUERY_RETRY_MS, queryRetried, queryWhileRunning } from './query-re
 import { type ModelTextSource, listenEarly, processLiveModelText } from './live-model-text';
 
 export interface SendOptions {
+  /**
+   * True (the default): a conversation that does not exist is started by this message. False: only
+   * a conversation that exists takes it; otherwise ConversationNotFoundError and nothing is started
+   * (what a caller allowed to send but not to start needs).
+   */
+  start?: boolean;
   /** Used only when this message starts the conversation. */
   options?: ConversationOptionsInput;
   messageId?: string;
@@ -145,6 +151,7 @@ export class AgentClient {
     options: ConversationOptionsInput = {},
   ): Promise<string> {
     assertConversationId(conversationId);
+    assertClientStart(conversationId, options);
     const parsed = ConversationOptionsSchema.safeParse(options);
     if (!parsed.success) throw invalidInput('conversation options', parsed.error);
     try {
@@ -164,7 +171,10 @@ export class AgentClient {
     return conversationId;
   }
 
-  /** Sends a user message, starting the conversation if it is not running. Refuses an ended conversation. */
+  /**
+   * Sends a user message, starting the conversation if it does not exist (unless `start: false`).
+   * Refuses an ended conversation.
+   */
   async send(conversationId: string, text: string, sendOptions: SendOptions = {}): Promise<Sent> {
     assertConversationId(conversationId);
     const message = UserMessageInputSchema.safeParse({
@@ -183,7 +193,14 @@ export class AgentClient {
       afterSeq = (await this.read(conversationId, statusQuery)).lastSeq;
       started = false;
     } catch (error) {
-      if (!(error instanceof ConversationNotFoundError)) throw error;
+      if (!(error instanceof ConversationNotFoundError) || sendOptions.start === false) throw error;
+    }
+    if (started && sendOptions.start !== false) assertClientStart(conversationId, sendOptions.options ?? {});
+    if (sendOptions.start === false) {
+      // A plain signal: it can never start a workflow, even if this one closed since we looked.
+      const handle = this.handle(conversationId);
+      await this.explainErrors(conversationId, () => handle.signal(userMessageSignal, message.data));
+      return { conversationId, messageId: message.data.messageId, afterSeq, started: false };
     }
     await this.client.workflow.signalWithStart(CONVERSATION_WORKFLOW_TYPE, {
       workflowId: conversationId,
@@ -199,7 +216,8 @@ export class AgentClient {
 
   /**
    * Steers the run in progress: its running tools are cancelled (keeping what they return), then the
-   * message joins the transcript and the run goes on. With no run in progress it starts one.
+   * message joins the transcript and the run goes on. With no run in progress it starts one. Never
+   * starts a conversation: one that does not exist is ConversationNotFoundError.
    */
   async steer(conversationId: string, text: string, steerOptions: SteerOptions = {}): Promise<Steered> {
     const message = UserMessageInputSchema.safeParse({
@@ -522,5 +540,22 @@ export class AgentClient {
       }
       throw error;
     }
+  }
+}
+
+/**
+ * What a client may not start a conversation with, said before the worker refuses it: a place in a
+ * tree of sub-agents, which only Temporal's parent links give a conversation.
+ */
+function assertClientStart(conversationId: string, options: ConversationOptionsInput): void {
+  if (options.ancestors !== undefined) {
+    throw new Error(
+      "invalid conversation options: ancestors is set by the runtime for a sub-agent's conversation, never by a client",
+    );
+  }
+  if (conversationId.includes('.sub-')) {
+    throw new Error(
+      `invalid conversation id ${JSON.stringify(conversationId)}: ids with ".sub-" belong to sub-agents, which only their parent conversation starts`,
+    );
   }
 }

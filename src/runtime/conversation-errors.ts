@@ -1,5 +1,6 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { ZodError } from 'zod';
+import { schemaProblems } from '../shared/schema-problems';
 
 /** No conversation has this id (no workflow with it was ever started, or it is past retention). */
 export class ConversationNotFoundError extends Error {
@@ -33,12 +34,12 @@ export class UpdateRefusedError extends Error {
   }
 }
 
-/** Input that fails its schema, said in one line: `by (the approver) is empty; decision: …`. */
+/**
+ * Input that fails its schema, said in one line: `invalid conversation options: unknown key
+ * "approval.mod"; maxToolIterations: …`.
+ */
 export function invalidInput(what: string, error: ZodError): Error {
-  const problems = error.issues.map((issue) =>
-    issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message,
-  );
-  return new Error(`invalid ${what}: ${problems.join('; ')}`);
+  return new Error(`invalid ${what}: ${schemaProblems(error)}`);
 }
 
 /**

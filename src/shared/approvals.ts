@@ -32,8 +32,8 @@ export const ApprovalDecisionKindSchema = z.enum([
 ]);
 export type ApprovalDecisionKind = z.infer<typeof ApprovalDecisionKindSchema>;
 
-/** The payload of the `approve` signal and update. `by` names the approver, checked against `approvers`. */
-export const ApprovalDecisionSchema = z.object({
+/** The payload of the `approve` signal and update. `by` names the approver, checked against `approvers`. Unknown keys are refused. */
+export const ApprovalDecisionSchema = z.strictObject({
   toolCallId: z.string().min(1, 'toolCallId is empty'),
   decision: ApprovalDecisionKindSchema,
   by: z.string().trim().min(1, 'by (the approver) is empty'),
@@ -92,7 +92,8 @@ export interface StandingDecision {
   by: string;
 }
 
-export const ApprovalSettingsSchema = z.object({
+/** A conversation's `approval` option; unknown keys are refused. */
+export const ApprovalSettingsSchema = z.strictObject({
   /** `auto` never asks (except for `always` tools), `ask` asks for every tool; per-tool defaults when absent. */
   mode: z.enum(['auto', 'ask']).optional(),
   /** Per-tool modes; these win over `mode` and the tools' defaults. */

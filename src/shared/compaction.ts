@@ -4,10 +4,10 @@ import type { TranscriptDelta } from './model-call';
 /**
  * When the transcript's estimated size passes `maxTokens`, the oldest turns are summarised by the
  * model and replaced by that summary, keeping the latest turns (about `keepTokens` of them, at
- * least the newest one). Tokens are estimated as characters / 4.
+ * least the newest one). Tokens are estimated as characters / 4. Unknown keys are refused.
  */
 export const CompactionSettingsSchema = z
-  .object({
+  .strictObject({
     maxTokens: z.number().int().min(1_000).default(100_000),
     keepTokens: z.number().int().min(100).default(20_000),
   })

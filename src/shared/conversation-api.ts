@@ -11,7 +11,8 @@ import type { AgentEvent } from './events';
 import type { Message } from './messages';
 import type { RapConversationMessage, UserChoiceAnswer } from './rap';
 
-export const UserMessageInputSchema = z.object({
+/** A user message as clients send it; unknown keys are refused. */
+export const UserMessageInputSchema = z.strictObject({
   text: z.string().min(1, 'message text is empty'),
   messageId: z.string().min(1),
   /** Who sent it, as the caller vouches; decides whether `ownerOnly` tools may run (see `owners`). */
@@ -47,7 +48,7 @@ export interface SteerReceipt {
 /** Returns once the steering message is accepted; the validator refuses an ended conversation. */
 export const steerUpdate = defineUpdate<SteerReceipt, [UserMessageInput]>('steer');
 
-export const AbortInputSchema = z.object({ reason: z.string().optional(), by: z.string().optional() });
+export const AbortInputSchema = z.strictObject({ reason: z.string().optional(), by: z.string().optional() });
 export type AbortInput = z.infer<typeof AbortInputSchema>;
 /** Cancels the model call and tools of the current run and ends it; the conversation stays usable. */
 export const abortSignal = defineSignal<[AbortInput?]>('abort');
@@ -76,10 +77,18 @@ export const approveUpdate = defineUpdate<ApprovalReceipt, [ApprovalDecision]>('
  */
 export const compactUpdate = defineUpdate<CompactionReceipt, []>('compact');
 
-export const ApprovalModeInputSchema = z.object({
+export const ApprovalModeInputSchema = z.strictObject({
   /** `default`: each tool's own setting; `ask`: every tool asks; `auto`: nothing asks but tools set to always ask. */
   mode: z.enum(['default', 'ask', 'auto']),
+  /**
+   * Who changes it. A change that asks for less (ask -> default -> auto) is a decision like an
+   * approval: it must name one of the conversation's `approvers` when it has some, and where the
+   * worker names approver keys, carry that approver's signature (see signed-decisions.ts).
+   */
   by: z.string().trim().min(1).optional(),
+  signature: z.string().trim().min(1).max(200).optional(),
+  /** When the signature stops counting, in ms since the epoch. */
+  signatureExpiresAt: z.number().int().positive().optional(),
 });
 export type ApprovalModeInput = z.infer<typeof ApprovalModeInputSchema>;
 /**
@@ -109,6 +118,11 @@ export interface ConversationStatusSummary {
   transcriptGeneration?: number;
   /** Whose conversation this is (its `agentId` option, `default` when it has none); absent from older workers. */
   agentId?: string;
+  /**
+   * The conversation at the top of its tree of sub-agents (itself when it is no sub-agent), as
+   * Temporal's parent links vouch for it; absent from older workers.
+   */
+  root?: string;
   /** The approval mode now (see `setApprovalMode`); absent from older workers. */
   approvalMode?: ApprovalModeInput['mode'];
 }

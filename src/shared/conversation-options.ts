@@ -7,8 +7,11 @@ import { ExecSecurityModeSchema } from './exec-security';
 import { SubAgentLimitsSchema } from './sub-agents';
 import { ToolProfileSchema } from './tool-catalog';
 
-/** Chosen when a conversation starts; fixed for its life. */
-export const ConversationOptionsSchema = z.object({
+/**
+ * Chosen when a conversation starts; fixed for its life. Strict, like every schema a client fills
+ * in: a misspelled key is refused by name rather than dropped, so a limit is never silently lost.
+ */
+export const ConversationOptionsSchema = z.strictObject({
   /** Model name sent to the endpoint; the worker's AGENT_MODEL when absent. */
   model: z.string().min(1).optional(),
   systemPrompt: z.string().optional(),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ApprovalDecisionKindSchema } from './approvals';
+import { ConversationOptionsSchema } from './conversation-options';
 
 /** What a gateway token may do; each route needs one. */
 export const GatewayActionSchema = z.enum([
@@ -17,10 +18,11 @@ export type GatewayAction = z.infer<typeof GatewayActionSchema>;
 /**
  * One token of the gateway's token file. The token itself is kept only as its SHA-256 (`sha256`);
  * `token` (the plain text) is accepted for development. Absent `agents` or `conversationPrefixes`
- * mean any; `actions` is always explicit.
+ * mean any; `actions` is always explicit. Every object of the file and every request body is strict:
+ * an unknown key (`agent` for `agents`) is refused by name, never dropped with the limit it meant.
  */
 export const GatewayTokenSchema = z
-  .object({
+  .strictObject({
     /** The identity requests with this token act as: the sender of its messages, the approver of its decisions. */
     name: z.string().trim().min(1).max(128),
     sha256: z
@@ -38,26 +40,26 @@ export const GatewayTokenSchema = z
     message: 'each token has exactly one of sha256 and token',
   });
 export type GatewayToken = z.infer<typeof GatewayTokenSchema>;
-export const GatewayTokenFileSchema = z.object({ tokens: z.array(GatewayTokenSchema).min(1) });
+export const GatewayTokenFileSchema = z.strictObject({ tokens: z.array(GatewayTokenSchema).min(1) });
 
-export const StartConversationBodySchema = z.object({
+export const StartConversationBodySchema = z.strictObject({
   /** A new id when absent. */
   id: z.string().min(1).optional(),
-  /** Conversation options, as `AgentClient.start` takes them; the worker's floors still hold. */
-  options: z.record(z.string(), z.unknown()).optional(),
+  /** Conversation options, as `AgentClient.start` takes them (strictly); the worker's floors still hold. */
+  options: ConversationOptionsSchema.optional(),
   /** A first message, sent at once. */
   text: z.string().min(1).optional(),
 });
 
-export const MessageBodySchema = z.object({
+export const MessageBodySchema = z.strictObject({
   text: z.string().min(1, 'text is empty'),
   messageId: z.string().min(1).optional(),
 });
 
-export const AbortBodySchema = z.object({ reason: z.string().optional() });
-export const EndBodySchema = z.object({ reason: z.string().optional() });
+export const AbortBodySchema = z.strictObject({ reason: z.string().optional() });
+export const EndBodySchema = z.strictObject({ reason: z.string().optional() });
 
-export const ApproveBodySchema = z.object({
+export const ApproveBodySchema = z.strictObject({
   decision: ApprovalDecisionKindSchema,
   /** The SHA-256 of the arguments the service decided on: required, so a decision never covers what it did not see. */
   argumentsSha256: z.string().regex(/^[0-9a-f]{64}$/, 'argumentsSha256 is 64 lowercase hex digits'),

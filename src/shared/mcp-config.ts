@@ -10,16 +10,19 @@ const common = {
   timeoutMs: z.number().int().positive().optional(),
 };
 
-/** An MCP server is started by `command` (stdio) or reached at `url` (streamable HTTP). */
+/**
+ * An MCP server is started by `command` (stdio) or reached at `url` (streamable HTTP). Both forms
+ * refuse unknown keys: a misspelled `timeoutMs` or `headers` must not be dropped silently.
+ */
 export const McpServerConfigSchema = z.union([
-  z.object({
+  z.strictObject({
     command: z.string().min(1),
     args: z.array(z.string()).optional(),
     env: z.record(z.string(), z.string()).optional(),
     cwd: z.string().optional(),
     ...common,
   }),
-  z.object({
+  z.strictObject({
     url: z.string().url(),
     headers: z.record(z.string(), z.string()).optional(),
     ...common,

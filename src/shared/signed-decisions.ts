@@ -48,6 +48,40 @@ export function signedDecisionText(fields: SignedDecisionFields): string {
   ].join('\n');
 }
 
+/**
+ * A change of a running conversation's approval mode that asks for less, signed the same way over
+ * this text:
+ *
+ *     durable-agent-approval-mode-v1
+ *     conversation:<conversation id>
+ *     approval_mode:<default | auto>
+ *     by:<approver name>
+ *     expires_at:<milliseconds since the epoch, an integer>
+ */
+const SIGNED_MODE_VERSION = 'durable-agent-approval-mode-v1';
+
+export interface SignedModeFields {
+  conversationId: string;
+  mode: string;
+  by: string;
+  expiresAt: number;
+}
+
+/** The exact text an approver signs to loosen a conversation's approval mode. */
+export function signedApprovalModeText(fields: SignedModeFields): string {
+  for (const [name, value] of Object.entries(fields)) {
+    if (typeof value === 'string' && /[\r\n]/.test(value))
+      throw new Error(`${name} may not contain a line break`);
+  }
+  return [
+    SIGNED_MODE_VERSION,
+    `conversation:${fields.conversationId}`,
+    `approval_mode:${fields.mode}`,
+    `by:${fields.by}`,
+    `expires_at:${fields.expiresAt}`,
+  ].join('\n');
+}
+
 /** Approver name -> raw 32-byte Ed25519 public key, base64url (what the worker hands its conversations). */
 export type ApproverKeys = Record<string, string>;
 

@@ -10,15 +10,15 @@ export const WEBHOOK_EVENTS = [
 export const WebhookEventTypeSchema = z.enum(WEBHOOK_EVENTS);
 export type WebhookEventType = z.infer<typeof WebhookEventTypeSchema>;
 
-/** One webhook of the worker's configuration file. */
-export const WebhookConfigSchema = z.object({
+/** One webhook of the worker's configuration file; unknown keys are refused, as in the file itself. */
+export const WebhookConfigSchema = z.strictObject({
   url: z.url({ protocol: /^https?$/ }),
   events: z.array(WebhookEventTypeSchema).min(1),
   /** Signs every body (HMAC-SHA256); the receiver checks it with the same secret. */
   secret: z.string().min(16, 'a webhook secret has at least 16 characters'),
 });
 export type WebhookConfig = z.infer<typeof WebhookConfigSchema>;
-export const WebhookFileSchema = z.object({ webhooks: z.array(WebhookConfigSchema) });
+export const WebhookFileSchema = z.strictObject({ webhooks: z.array(WebhookConfigSchema) });
 
 /**
  * What a conversation knows of a webhook: an id derived from its URL and the events it wants.
@@ -32,7 +32,7 @@ export interface WebhookTarget {
 /** One delivery, as the workflow schedules it; the worker adds the URL, signature and links. */
 export interface WebhookDelivery {
   hookId: string;
-  /** Stable across retries and workers: a receiver drops a delivery it has already seen. */
+  /** Stable across retries and workers, never reused by another event: a receiver drops a delivery it has already seen. */
   deliveryId: string;
   type: WebhookEventType;
   conversationId: string;

@@ -46,8 +46,13 @@ export const AdmissionRequestSchema = z.object({
     mode: z.enum(['auto', 'ask']).optional(),
     tools: z.record(z.string(), ApprovalModeSchema).optional(),
   }),
-  /** The carried parts present, and whether this run continues an earlier one of the conversation. */
+  /** The carried parts present. */
   carried: z.array(z.string()),
+  /**
+   * Whether this run continues an earlier one of the conversation, as the workflow sees it; the
+   * worker finds out for itself (the run's first history event), since cron and retry runs look
+   * continued to the workflow too.
+   */
   continued: z.boolean(),
 });
 export type AdmissionRequest = z.infer<typeof AdmissionRequestSchema>;

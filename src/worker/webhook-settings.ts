@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { schemaProblems } from '../shared/schema-problems';
 import { type WebhookConfig, WebhookFileSchema } from '../shared/webhooks';
 
-/** DURABLE_AGENT_WEBHOOKS: a JSON file `{ "webhooks": [{ "url", "events", "secret" }] }`; none when unset. */
+/** DURABLE_AGENT_WEBHOOKS: a JSON file `{ "webhooks": [{ "url", "events", "secret" }] }` (no other keys); none when unset. */
 export function webhooksFromEnv(env: NodeJS.ProcessEnv): WebhookConfig[] {
   const file = env.DURABLE_AGENT_WEBHOOKS?.trim();
   if (!file) return [];
@@ -12,6 +13,7 @@ export function webhooksFromEnv(env: NodeJS.ProcessEnv): WebhookConfig[] {
     throw new Error(`DURABLE_AGENT_WEBHOOKS: cannot read ${file}: ${(error as Error).message}`);
   }
   const parsed = WebhookFileSchema.safeParse(json);
-  if (!parsed.success) throw new Error(`DURABLE_AGENT_WEBHOOKS: ${file} is wrong: ${parsed.error.message}`);
+  if (!parsed.success)
+    throw new Error(`DURABLE_AGENT_WEBHOOKS: ${file} is wrong: ${schemaProblems(parsed.error)}`);
   return parsed.data.webhooks;
 }

@@ -10,14 +10,10 @@ import {
   isAllow,
 } from '../shared/approvals';
 import { sha256Hex } from '../shared/sha256';
-import {
-  type ApproverKeys,
-  MAX_SIGNATURE_LIFETIME_MS,
-  signedDecisionText,
-  verifySignedText,
-} from '../shared/signed-decisions';
+import { signedDecisionText } from '../shared/signed-decisions';
 import { approvalFloorFor, stricterApproval } from '../shared/worker-floors';
 import type { ApprovalReceipt } from '../shared/conversation-api';
+import type { DecisionSignatures } from './decision-signatures';
 import type { EventLog } from './event-log';
 import { workflowTime } from './workflow-time';
 
@@ -50,15 +46,10 @@ export type ApprovalOutcome = { allowed: true } | { allowed: false; reason: stri
 /** State a continued conversation carries over: decisions that hold for the rest of it. */
 export type StandingDecisions = Record<string, StandingDecision>;
 
-/** Signed decisions already taken (hash of the signed text -> when the signature expires): each counts once. */
-export type UsedSignatures = Record<string, number>;
-
 /** What the worker holds this conversation to, once it has admitted it. */
 export interface ApprovalEnforcement {
   /** The least mode each tool gets (`*`: every tool). */
   approvalFloor: Record<string, ApprovalMode>;
-  /** When present, a decision counts only signed by the key of the approver it names. */
-  approverKeys?: ApproverKeys;
 }
 
 /**
@@ -72,18 +63,17 @@ export class ApprovalBook {
   /** Why a request is no longer pending, by tool call id: for a clear refusal of late decisions. */
   private readonly closed = new Map<string, 'was already decided' | 'was withdrawn by a steer or abort'>();
   private readonly standing: Map<string, StandingDecision>;
-  private readonly usedSignatures: Map<string, number>;
   private enforcement: ApprovalEnforcement = { approvalFloor: {} };
 
   constructor(
     private readonly conversationId: string,
     private readonly settings: ApprovalSettings,
     private readonly events: EventLog,
+    /** Where the worker names approver keys, every decision is checked and spent here. */
+    private readonly signatures: DecisionSignatures,
     standing: StandingDecisions = {},
-    usedSignatures: UsedSignatures = {},
   ) {
     this.standing = new Map(Object.entries(standing));
-    this.usedSignatures = new Map(Object.entries(usedSignatures));
   }
 
   /** The conversation's mode from now on; `undefined` leaves each tool to its own setting. */
@@ -96,13 +86,22 @@ export class ApprovalBook {
     return this.settings.mode;
   }
 
-  /** The worker's floors and approver keys, from its admission of this conversation. */
+  /** The worker's floors, from its admission of this conversation. */
   enforce(enforcement: ApprovalEnforcement): void {
     this.enforcement = enforcement;
   }
 
+  /** Who may decide in this conversation; anyone when absent. */
+  get approvers(): readonly string[] | undefined {
+    return this.settings.approvers;
+  }
+
   /** Throws with the reason a decision cannot be taken; touches nothing. */
   check(decision: ApprovalDecision): PendingApproval {
+    return this.checked(decision).pending;
+  }
+
+  private checked(decision: ApprovalDecision) {
     const pending = this.pending.get(decision.toolCallId);
     if (!pending || this.decisions.has(decision.toolCallId)) {
       const closed = this.closed.get(decision.toolCallId);
@@ -121,60 +120,25 @@ export class ApprovalBook {
         `the decision is for other arguments (SHA-256 ${decision.argumentsSha256}) than tool call ${decision.toolCallId} has (${pending.argumentsSha256})`,
       );
     }
-    if (this.enforcement.approverKeys) this.checkSignature(decision, pending, this.enforcement.approverKeys);
-    return pending;
-  }
-
-  private checkSignature(decision: ApprovalDecision, pending: PendingApproval, keys: ApproverKeys): void {
-    const key = Object.hasOwn(keys, decision.by) ? keys[decision.by] : undefined;
-    if (key === undefined) throw new Error(`${decision.by} has no approver key on this worker`);
-    const { signature, signatureExpiresAt } = decision;
-    if (signature === undefined || signatureExpiresAt === undefined) {
-      throw new Error(
-        'this worker takes signed decisions only: signature and signatureExpiresAt are missing',
-      );
-    }
-    const now = workflowTime();
-    if (signatureExpiresAt <= now) {
-      throw new Error(`the signature expired at ${new Date(signatureExpiresAt).toISOString()}`);
-    }
-    if (signatureExpiresAt > now + MAX_SIGNATURE_LIFETIME_MS) {
-      throw new Error(
-        `the signature is valid for more than ${MAX_SIGNATURE_LIFETIME_MS / 60_000} minutes; sign for less`,
-      );
-    }
-    const text = this.signedText(decision, pending, signatureExpiresAt);
-    if (this.usedSignatures.has(sha256Hex(text))) throw new Error('this signed decision was used already');
-    if (!verifySignedText(key, text, signature)) {
-      throw new Error(`the signature is not ${decision.by}'s over this decision`);
-    }
-  }
-
-  private signedText(decision: ApprovalDecision, pending: PendingApproval, expiresAt: number): string {
-    return signedDecisionText({
-      conversationId: this.conversationId,
-      toolCallId: decision.toolCallId,
-      // Signed over the pending call's own hash, so a signature for other arguments fails whether or not the decision names one.
-      argumentsSha256: pending.argumentsSha256,
-      decision: decision.decision,
-      by: decision.by,
-      expiresAt,
-    });
+    const signature = this.signatures.check(decision, (expiresAt) =>
+      signedDecisionText({
+        conversationId: this.conversationId,
+        toolCallId: decision.toolCallId,
+        // Signed over the pending call's own hash, so a signature for other arguments fails whether or not the decision names one.
+        argumentsSha256: pending.argumentsSha256,
+        decision: decision.decision,
+        by: decision.by,
+        expiresAt,
+      }),
+    );
+    return { pending, signature };
   }
 
   /** Records a decision `check()` accepted. */
   apply(decision: ApprovalDecision): ApprovalReceipt {
-    const pending = this.check(decision);
+    const { pending, signature } = this.checked(decision);
     this.decisions.set(decision.toolCallId, decision);
-    if (decision.signatureExpiresAt !== undefined && this.enforcement.approverKeys) {
-      const now = workflowTime();
-      for (const [used, expiresAt] of this.usedSignatures)
-        if (expiresAt <= now) this.usedSignatures.delete(used);
-      this.usedSignatures.set(
-        sha256Hex(this.signedText(decision, pending, decision.signatureExpiresAt)),
-        decision.signatureExpiresAt,
-      );
-    }
+    this.signatures.spend(signature);
     if (decision.decision === 'allow_always')
       this.standing.set(pending.scope, { decision: 'allow', by: decision.by });
     if (decision.decision === 'reject_always')
@@ -271,10 +235,6 @@ export class ApprovalBook {
 
   standingDecisions(): StandingDecisions {
     return Object.fromEntries(this.standing);
-  }
-
-  usedSignatureRecord(): UsedSignatures {
-    return Object.fromEntries(this.usedSignatures);
   }
 
   get pendingCount(): number {

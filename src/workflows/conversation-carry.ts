@@ -1,7 +1,8 @@
 import type { ConversationStartInput } from '../shared/conversation-api';
 import type { CarriedPart } from '../shared/worker-floors';
 import type { UserMessage } from '../shared/messages';
-import type { StandingDecisions, UsedSignatures } from './approval-book';
+import type { StandingDecisions } from './approval-book';
+import type { UsedSignatures } from './decision-signatures';
 import type { CarriedEvents } from './event-log';
 import type { CarriedRapThread } from './rap-thread';
 import type { CarriedTranscript } from './transcript';

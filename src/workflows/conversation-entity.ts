@@ -13,6 +13,7 @@ import type { CompactionReceipt } from '../shared/compaction';
 import { MAX_EVENTS_KEPT, TRANSCRIPT_PAGE_BYTES } from '../shared/constants';
 import {
   AbortInputSchema,
+  type ApprovalModeInput,
   ApprovalModeInputSchema,
   type ConversationStatus,
   type ConversationStatusSummary,
@@ -41,11 +42,15 @@ import {
 } from '../shared/conversation-api';
 import type { ConversationOptions } from '../shared/conversation-options';
 import type { UserMessage } from '../shared/messages';
+import { schemaProblems } from '../shared/schema-problems';
+import { signedApprovalModeText } from '../shared/signed-decisions';
 import { type RapNotice, RapConversationMessageSchema, UserChoiceAnswerSchema } from '../shared/rap';
 import type { ToolDescriptor } from '../shared/tool-descriptor';
 import { noticeActivities } from './activity-proxies';
 import { ApprovalBook } from './approval-book';
 import { CompactionRequests } from './compaction';
+import { type CheckedSignature, DecisionSignatures } from './decision-signatures';
+import type { InputParsing } from './input-parsing';
 import type { CarriedConversation } from './conversation-carry';
 import { EventLog } from './event-log';
 import { RapThread } from './rap-thread';
@@ -53,6 +58,9 @@ import type { RunControl } from './run-control';
 import { Transcript } from './transcript';
 import type { WebhookOutbox } from './webhook-outbox';
 import { workflowTime } from './workflow-time';
+
+/** How much each approval mode asks for: a change to a lower one is a decision. */
+const MODE_STRICTNESS: Record<ApprovalModeInput['mode'], number> = { auto: 0, default: 1, ask: 2 };
 
 /** Events handed to the next run, so watchers and the `state` query still see recent history. */
 const EVENTS_CARRIED = 100;
@@ -81,6 +89,8 @@ export class ConversationEntity {
   readonly events: EventLog;
   readonly queue: UserMessage[];
   readonly approvals: ApprovalBook;
+  /** The signature rules for approvals and policy changes alike, and the signatures already spent. */
+  readonly signatures: DecisionSignatures;
   /** Set once the approval mode was changed in this execution: the next one is started with the new mode. */
   approvalModeChanged = false;
   readonly compactionRequests = new CompactionRequests();
@@ -98,6 +108,8 @@ export class ConversationEntity {
   constructor(
     readonly options: ConversationOptions,
     private readonly carried: CarriedConversation | undefined,
+    /** How signals and updates are read: strictly, or as runs recorded before that read them. */
+    private readonly inputs: InputParsing,
   ) {
     // A run paused between two turns to continue as new is still in progress: the new execution
     // says so from its first moment, before the worker's admission and the resumed turn.
@@ -107,12 +119,13 @@ export class ConversationEntity {
     this.queue = [...(carried?.queue ?? [])];
     this.runCount = carried?.runCount ?? 0;
     this.endRequested = carried?.endRequested ?? false;
+    this.signatures = new DecisionSignatures(carried?.usedSignatures);
     this.approvals = new ApprovalBook(
       this.conversationId,
       options.approval,
       this.events,
+      this.signatures,
       carried?.standingApprovals,
-      carried?.usedSignatures,
     );
     this.rap = new RapThread(this.events, carried?.rap);
   }
@@ -141,6 +154,7 @@ export class ConversationEntity {
       pendingApprovals: this.approvals.pendingCount,
       transcriptGeneration: this.transcript.currentGeneration,
       agentId: this.options.agentId ?? DEFAULT_AGENT_ID,
+      root: this.options.ancestors?.[0] ?? this.conversationId,
       approvalMode: this.approvals.mode ?? 'default',
     };
   }
@@ -157,13 +171,13 @@ export class ConversationEntity {
       continuations: (this.carried?.continuations ?? 0) + 1,
       rap: this.rap.carry(),
       ...(paused ? { paused } : {}),
-      usedSignatures: this.approvals.usedSignatureRecord(),
+      usedSignatures: this.signatures.carry(),
     };
   }
 
   installHandlers(): void {
     setHandler(userMessageSignal, (message) => {
-      const parsed = UserMessageInputSchema.safeParse(message);
+      const parsed = this.inputs.safeParse(UserMessageInputSchema, message);
       if (!parsed.success) {
         this.ignored('userMessage', parsed.error.message);
         return;
@@ -176,7 +190,7 @@ export class ConversationEntity {
 
     const checkSteer = (input: unknown): UserMessageInput => {
       if (this.ending) throw new Error('the conversation is ending');
-      return parse(UserMessageInputSchema, input);
+      return this.parse(UserMessageInputSchema, input);
     };
     const steer = (input: UserMessageInput): SteerReceipt => {
       const message = userMessageOf(input);
@@ -191,7 +205,7 @@ export class ConversationEntity {
     const checkAbort = (input: unknown) => {
       const run = this.current;
       if (!run) throw new Error('no run is in progress');
-      return { run, reason: parse(AbortInputSchema, input ?? {}) };
+      return { run, reason: this.parse(AbortInputSchema, input ?? {}) };
     };
     const abort = (input: unknown) => {
       const { run, reason } = checkAbort(input);
@@ -202,7 +216,7 @@ export class ConversationEntity {
     setHandler(abortUpdate, abort, { validator: (input) => void checkAbort(input) });
 
     const checkApproval = (input: unknown): ApprovalDecision => {
-      const decision = parse(ApprovalDecisionSchema, input);
+      const decision = this.parse(ApprovalDecisionSchema, input);
       this.approvals.check(decision);
       return decision;
     };
@@ -212,15 +226,17 @@ export class ConversationEntity {
 
     const checkMode = (input: unknown) => {
       if (this.ending) throw new Error('the conversation is ending');
-      return parse(ApprovalModeInputSchema, input);
+      const change = this.parse(ApprovalModeInputSchema, input);
+      return { change, signature: this.checkLoosening(change) };
     };
     setHandler(
       setApprovalModeUpdate,
       (input) => {
-        const { mode } = checkMode(input);
-        this.approvals.setMode(mode === 'default' ? undefined : mode);
+        const { change, signature } = checkMode(input);
+        this.approvals.setMode(change.mode === 'default' ? undefined : change.mode);
+        this.signatures.spend(signature);
         this.approvalModeChanged = true;
-        return { mode };
+        return { mode: change.mode };
       },
       { validator: (input) => void checkMode(input) },
     );
@@ -291,6 +307,34 @@ export class ConversationEntity {
     );
   }
 
+  /**
+   * A mode that asks for less than the current one is a decision, under the rules approvals follow:
+   * by one of the conversation's approvers when it names some, signed where the worker names keys.
+   * Asking for as much or more needs no one's say. Throws why the change does not count.
+   */
+  private checkLoosening(change: ApprovalModeInput): CheckedSignature | undefined {
+    const current = this.approvals.mode ?? 'default';
+    if (MODE_STRICTNESS[change.mode] >= MODE_STRICTNESS[current]) return undefined;
+    const approvers = this.approvals.approvers;
+    if (!approvers && !this.signatures.required) return undefined;
+    const by = change.by;
+    if (by === undefined)
+      throw new Error(
+        `changing the approval mode from ${current} to ${change.mode} is a decision: name who makes it (by)`,
+      );
+    if (approvers && !approvers.includes(by))
+      throw new Error(`${by} may not loosen the approval mode in this conversation`);
+    return this.signatures.check({ ...change, by }, (expiresAt) =>
+      signedApprovalModeText({ conversationId: this.conversationId, mode: change.mode, by, expiresAt }),
+    );
+  }
+
+  private parse<T>(schema: z.ZodType<T>, value: unknown): T {
+    const parsed = this.inputs.safeParse(schema, value);
+    if (!parsed.success) throw new Error(schemaProblems(parsed.error));
+    return parsed.data;
+  }
+
   private signalled(what: string, handle: () => unknown): void {
     try {
       handle();
@@ -298,10 +342,4 @@ export class ConversationEntity {
       this.ignored(what, (error as Error).message);
     }
   }
-}
-
-function parse<T>(schema: z.ZodType<T>, value: unknown): T {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new Error(parsed.error.message);
-  return parsed.data;
 }

@@ -19,6 +19,9 @@ import { WebhookOutbox } from './webhook-outbox';
 import { ConversationVisibility } from './conversation-visibility';
 import { ConversationMetrics } from './conversation-metrics';
 import { DEFAULT_AGENT_ID } from '../shared/agent-id';
+import { lineageProblem } from '../shared/sub-agents';
+import { schemaProblems } from '../shared/schema-problems';
+import { InputParsing, knownKeysOnly } from './input-parsing';
 
 export type { CarriedConversation, ConversationInput } from './conversation-carry';
 
@@ -38,17 +41,30 @@ export interface ConversationResult {
  * this is the loop that waits, runs and hands over.
  */
 export async function conversation(input: ConversationInput = {}): Promise<ConversationResult> {
-  const parsedOptions = ConversationOptionsSchema.safeParse(input.options ?? {});
+  const inputs = new InputParsing(patched('strict-inputs'));
+  const parsedOptions = inputs.safeParse(ConversationOptionsSchema, input.options ?? {});
   if (!parsedOptions.success) {
-    throw ApplicationFailure.nonRetryable(`invalid conversation options: ${parsedOptions.error.message}`);
+    throw ApplicationFailure.nonRetryable(
+      `invalid conversation options: ${schemaProblems(parsedOptions.error)}`,
+    );
   }
   const options = parsedOptions.data;
-  const initialMessage = input.initialMessage && UserMessageInputSchema.safeParse(input.initialMessage);
+  // Before anything else: a place in a tree of sub-agents is Temporal's to say, not the client's.
+  const info = workflowInfo();
+  const lineage = lineageProblem(
+    info.workflowId,
+    options.ancestors,
+    info.parent?.workflowId,
+    info.root?.workflowId,
+  );
+  if (lineage) throw ApplicationFailure.nonRetryable(`refused: ${lineage}`, 'ConversationRefused');
+  const initialMessage =
+    input.initialMessage && inputs.safeParse(UserMessageInputSchema, input.initialMessage);
   if (initialMessage && !initialMessage.success) {
-    throw ApplicationFailure.nonRetryable(`invalid initial message: ${initialMessage.error.message}`);
+    throw ApplicationFailure.nonRetryable(`invalid initial message: ${schemaProblems(initialMessage.error)}`);
   }
   const { carried } = input;
-  const self = new ConversationEntity(options, carried);
+  const self = new ConversationEntity(options, carried, inputs);
   const { conversationId, transcript, events, queue, approvals, compactionRequests, rap } = self;
   // Before any signal: a scheduled conversation's prompt comes first. Never carried by continue-as-new.
   if (initialMessage) queue.push(userMessageOf(initialMessage.data));
@@ -74,10 +90,14 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
   /** Hands the conversation (and the run paused between two turns, if any) to a fresh history. */
   const handOver = async (paused?: PausedRun) => {
     await self.outbox?.drain();
-    // A mode changed by `setApprovalMode` goes on in the next execution; otherwise the options are handed on as given.
+    // A mode changed by `setApprovalMode` goes on in the next execution; otherwise the options are
+    // handed on as given, less keys a run from before strict inputs did not know (the next refuses them).
+    const given = (
+      inputs.strict ? input.options : knownKeysOnly(ConversationOptionsSchema, input.options)
+    ) as ConversationInput['options'];
     const handedOptions = self.approvalModeChanged
-      ? { ...input.options, approval: { ...input.options?.approval, mode: self.approvals.mode } }
-      : input.options;
+      ? { ...given, approval: { ...given?.approval, mode: self.approvals.mode } }
+      : given;
     return continueAsNew<typeof conversation>({ options: handedOptions, carried: self.carry(paused) });
   };
 
@@ -97,6 +117,7 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
     });
     if (!admission.admitted) throw ApplicationFailure.nonRetryable(admission.reason, 'ConversationRefused');
     approvals.enforce(admission);
+    self.signatures.requireKeys(admission.approverKeys);
     searchAttributes = admission.searchAttributes === true;
     if (admission.webhooks) {
       const outbox = new WebhookOutbox(conversationId, admission.webhooks, (toolCallId) =>

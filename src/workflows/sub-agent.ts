@@ -4,11 +4,12 @@ import {
   TimeoutFailure,
   executeChild,
   isCancellation,
+  patched,
 } from '@temporalio/workflow';
 import { CONVERSATION_WORKFLOW_TYPE } from '../shared/constants';
 import type { ConversationOptions, ConversationOptionsInput } from '../shared/conversation-options';
 import type { ToolCall } from '../shared/messages';
-import { SpawnArgumentsSchema, subAgentId } from '../shared/sub-agents';
+import { SpawnArgumentsSchema, shortenedInSubAgentIds, subAgentId } from '../shared/sub-agents';
 import { type ToolOutcome, toolErrorOutcome } from '../shared/tool-errors';
 import type { EventLog } from './event-log';
 
@@ -66,7 +67,10 @@ export async function runSubAgent(
       `a run may start ${limits.maxPerRun} sub-agents at most and this one has started ${started - 1}: do the rest yourself`,
     );
   }
-  const childId = subAgentId(context.conversationId, call.id);
+  // Long parent ids get a hash in their sub-agents' ids; histories from before it keep the old ids.
+  const hashLongIds =
+    !shortenedInSubAgentIds(context.conversationId) || patched('sub-agent-id-hash-of-long-parent');
+  const childId = subAgentId(context.conversationId, call.id, hashLongIds);
   const { task, profile } = parsed.data;
   context.events.record(context.run, {
     type: 'subagent_started',

@@ -1,4 +1,4 @@
-import { CancellationScope } from '@temporalio/workflow';
+import { CancellationScope, workflowInfo } from '@temporalio/workflow';
 import type { AgentEvent } from '../shared/events';
 import type { WebhookEventType, WebhookTarget } from '../shared/webhooks';
 import { webhookActivities } from './activity-proxies';
@@ -16,18 +16,26 @@ export type PendingArguments = (
  */
 export class WebhookOutbox {
   private readonly inFlight = new Set<Promise<unknown>>();
+  /**
+   * What delivery ids start with: the conversation and the run that recorded the event. A receiver
+   * drops ids it has seen, so they must never repeat: not when the same conversation id is started
+   * again after it ended, nor when a reset does a run's events over.
+   */
+  private readonly idPrefix: string;
 
   constructor(
     private readonly conversationId: string,
     private readonly targets: readonly WebhookTarget[],
     private readonly pendingArguments: PendingArguments,
-  ) {}
+  ) {
+    this.idPrefix = `${conversationId}/${workflowInfo().runId}`;
+  }
 
   /** Called for every recorded event; sends those a webhook wants. */
   eventRecorded(event: AgentEvent): void {
     if (event.type === 'approval_requested') {
       const whole = this.pendingArguments(event.toolCallId);
-      this.send('approval_requested', `${this.conversationId}/${event.seq}`, event.at, {
+      this.send('approval_requested', `${this.idPrefix}/${event.seq}`, event.at, {
         run: event.run,
         toolCallId: event.toolCallId,
         toolName: event.toolName,
@@ -38,7 +46,7 @@ export class WebhookOutbox {
     } else if (event.type === 'run_finished') {
       this.send(
         event.outcome === 'error' ? 'run_failed' : 'run_finished',
-        `${this.conversationId}/${event.seq}`,
+        `${this.idPrefix}/${event.seq}`,
         event.at,
         {
           run: event.run,
@@ -50,7 +58,7 @@ export class WebhookOutbox {
   }
 
   ended(data: Record<string, unknown>): void {
-    this.send('conversation_ended', `${this.conversationId}/ended`, workflowTime(), data);
+    this.send('conversation_ended', `${this.idPrefix}/ended`, workflowTime(), data);
   }
 
   /** Waits for every delivery still going (each ends delivered or given up after its retries). */

@@ -225,11 +225,14 @@ test('the gateway refuses what a token may not do, and a decision for other argu
     status: 400,
     body: { error: expect.stringMatching(/argumentsSha256/) },
   });
-  // A name in the body is not an identity: the decision is the token's, and a forged signature fails.
+  // A name in the body is not an identity: the body may not name one, and a forged signature fails.
+  expect(await decide(TOKENS.desk, { ...good, by: 'admin' })).toMatchObject({
+    status: 400,
+    body: { error: expect.stringMatching(/unknown key "by"/) },
+  });
   expect(
     await decide(TOKENS.desk, {
       ...good,
-      by: 'admin',
       signature: 'A'.repeat(88),
       signatureExpiresAt: Date.now() + 60_000,
     }),

@@ -101,6 +101,7 @@ test('events carry a bounded preview of long model text; the transcript and the 
     status: 'idle',
     agentId: 'default',
     approvalMode: 'default',
+    root: id,
     runCount: 1,
     queuedMessages: 0,
     pendingApprovals: 0,

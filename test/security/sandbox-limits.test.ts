@@ -308,7 +308,13 @@ describe('nothing a command starts outlives it, however it hides', () => {
             };
           },
           () => {
-            running = [...sleepsOf(first), ...sleepsOf(second)];
+            // The second sleep is double-forked: give it a moment (bounded) to be there.
+            const pause = new Int32Array(new SharedArrayBuffer(4));
+            for (let tries = 0; tries < 100; tries++) {
+              running = [...sleepsOf(first), ...sleepsOf(second)];
+              if (running.length >= 2) break;
+              Atomics.wait(pause, 0, 0, 50);
+            }
             return {
               toolCalls: [{ id: 'call_kill', name: 'process', arguments: { action: 'kill', id: processId } }],
             };

@@ -55,17 +55,33 @@ class FakeDirectory implements SessionDirectory {
     this.sent.push({ sessionId, message });
     return { afterSeq: 9 };
   }
-  /** `conv-other` belongs to another agent; everything else to the caller's. */
-  async agentOf(sessionId: string) {
+  /**
+   * `conv-other` belongs to another agent, and so does its sub-agent `conv-other.sub-call_1`; `conv-
+   * lookalike.sub-x` is a conversation of another agent named like a sub-agent of conv-other's tree
+   * but at the top of its own; everything else is the caller's.
+   */
+  async identityOf(sessionId: string) {
     this.known(sessionId);
-    return sessionId === 'conv-other' ? 'someone-else' : 'default';
+    if (sessionId === 'conv-other') return { agentId: 'someone-else', root: 'conv-other' };
+    if (sessionId === 'conv-other.sub-call_2') return { agentId: 'someone-else', root: 'conv-other' };
+    if (sessionId === 'conv-other.sub-lookalike')
+      return { agentId: 'someone-else', root: 'conv-other.sub-lookalike' };
+    return { agentId: 'default', root: sessionId };
   }
   async events(_sessionId: string, afterSeq: number) {
     return this.events_.filter((event) => event.seq > afterSeq);
   }
   private known(sessionId: string) {
-    if (!['conv-b', 'conv-c', 'conv-ended', 'conv-other', SELF].includes(sessionId))
-      throw new ConversationNotFoundError(sessionId);
+    const known = [
+      'conv-b',
+      'conv-c',
+      'conv-ended',
+      'conv-other',
+      'conv-other.sub-call_2',
+      'conv-other.sub-lookalike',
+      SELF,
+    ];
+    if (!known.includes(sessionId)) throw new ConversationNotFoundError(sessionId);
   }
 }
 
@@ -321,6 +337,22 @@ describe('scope: only the same agent and the caller’s own tree', () => {
     ).toMatchObject({
       sessionId: 'conv-other',
     });
+    // A sibling in the same tree is reached by the tree's root, not by the shape of its id; one that
+    // only looks like part of the tree (its own root) is not.
+    expect(
+      JSON.parse(resultText(await as('session_status', { session_id: 'conv-other.sub-call_2' }, child))),
+    ).toMatchObject({ sessionId: 'conv-other.sub-call_2' });
+    expect(
+      (
+        await toolErrorOf(
+          as(
+            'session_status',
+            { session_id: 'conv-other.sub-lookalike' },
+            { conversationId: 'conv-y', agentId: 'nobody', ancestors: ['conv-other'] },
+          ),
+        )
+      ).kind,
+    ).toBe('FileNotFound');
     const stranger = { conversationId: 'conv-x', agentId: 'nobody' };
     expect((await toolErrorOf(as('session_status', { session_id: 'conv-b' }, stranger))).kind).toBe(
       'FileNotFound',

@@ -54,6 +54,39 @@ describe('floors', () => {
     );
   });
 
+  test('only a run the workflow itself continued carries state: the worker asks Temporal, not the workflow', async () => {
+    const root = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-floors-'));
+    const carried = ['standingApprovals', 'queue'];
+    for (const [runStart, admitted] of [
+      ['continued', true],
+      ['cron', false],
+      ['retry', false],
+      ['client', false],
+    ] as const) {
+      let asked = 0;
+      const admit = createAdmitConversation({
+        defaultWorkspace: root,
+        runStart: async () => {
+          asked++;
+          return runStart;
+        },
+      });
+      // The workflow's own claim to be continued counts for nothing.
+      const admission = await admit(request({ carried, continued: true }));
+      expect({ runStart, admitted: admission.admitted, asked }).toEqual({ runStart, admitted, asked: 1 });
+      if (!admission.admitted)
+        expect(admission.reason).toMatch(/accepted only from this conversation's own earlier run/);
+    }
+    // With nothing carried there is nothing to ask.
+    let asked = 0;
+    const admit = createAdmitConversation({
+      defaultWorkspace: root,
+      runStart: async () => (asked++, 'cron'),
+    });
+    expect(await admit(request())).toMatchObject({ admitted: true });
+    expect(asked).toBe(0);
+  });
+
   test('the environment sets roots, approval floors and accepted carried state; wrong entries stop the worker', () => {
     const worker = { workspace: '/work', execSecurity: 'safe-bin' as const };
     expect(floorsFromEnv({}, worker)).toEqual({

@@ -19,6 +19,7 @@ Usage:
   durable-agent end ID [--reason TEXT] [--json]
   durable-agent approve ID TOOL_CALL_ID [--always] [--reject] [--reason TEXT] [--by NAME] [--sha256 HASH]
                     [--key FILE] [--json]
+  durable-agent mode ID default|ask|auto [--by NAME] [--key FILE] [--json]
   durable-agent choose ID TOOL_CALL_ID [N] [--by NAME] [--json]
   durable-agent compact ID [--json]
   durable-agent watch ID [--json] [--until-ended]
@@ -32,7 +33,7 @@ Usage:
   durable-agent schedule list|delete SCHEDULE_ID|trigger SCHEDULE_ID [--json]
   durable-agent worker [--workspace DIR] [--metrics-port PORT]
   durable-agent server [--port N] [--ui-port N] [--db FILE]
-  durable-agent gateway [--tokens FILE] [--port N] [--host ADDRESS]
+  durable-agent gateway [--tokens FILE] [--port N] [--host ADDRESS] [--max-streams N]
   durable-agent acp [--no-worker] [--workspace DIR]
   durable-agent codec-server [--port N] [--host ADDRESS] [--ui-origin URL]... [--exit-with PID]
 
@@ -46,6 +47,7 @@ export const COMMAND_SUMMARIES: Readonly<Record<string, string>> = {
   abort: 'stop the run in progress',
   end: 'end a conversation once its current run is done',
   approve: 'allow or reject a tool call that waits for approval',
+  mode: 'set the approval mode of a running conversation (asking for less is a signed decision)',
   choose: 'answer a question a tool asked the person',
   compact: 'summarise the oldest turns of a conversation now',
   watch: 'follow the run in progress (or the next one) as it happens',

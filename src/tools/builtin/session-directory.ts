@@ -46,8 +46,16 @@ export interface SessionDirectory {
   send(sessionId: string, message: UserMessageInput): Promise<{ afterSeq: number }>;
   /** Events recorded after `afterSeq`. */
   events(sessionId: string, afterSeq: number): Promise<AgentEvent[]>;
-  /** The agent a conversation belongs to; undefined when it cannot say. */
-  agentOf(sessionId: string): Promise<string | undefined>;
+  /**
+   * Whose a conversation is: its agent and the conversation at the top of its tree of sub-agents
+   * (each as the conversation itself vouches, from what Temporal told it); absent when it cannot say.
+   */
+  identityOf(sessionId: string): Promise<SessionIdentity>;
+}
+
+export interface SessionIdentity {
+  agentId?: string;
+  root?: string;
 }
 
 /**
@@ -98,14 +106,17 @@ export class TemporalSessionDirectory implements SessionDirectory {
     return agent.signalMessage(sessionId, message);
   }
 
-  async agentOf(sessionId: string): Promise<string | undefined> {
+  async identityOf(sessionId: string): Promise<SessionIdentity> {
     const agent = this.agent();
     await this.execution(agent, sessionId);
-    // An ended conversation still answers queries (a worker replays it); undefined from a worker older
-    // than the agent in the status, or when no worker can answer: its agent is unknown.
+    // An ended conversation still answers queries (a worker replays it); nothing from a worker older
+    // than these fields in the status, or when no worker can answer: then it is nobody's.
     return agent.status(sessionId).then(
-      (status) => status.agentId,
-      () => undefined,
+      ({ agentId, root }) => ({
+        ...(agentId !== undefined ? { agentId } : {}),
+        ...(root !== undefined ? { root } : {}),
+      }),
+      () => ({}),
     );
   }
 

@@ -197,8 +197,9 @@ function validSessionId(sessionId: string): string {
 }
 
 /**
- * Whether the caller may reach `sessionId`: itself, a conversation of its own tree (sub-agent ids
- * extend their parent's with `.sub-`), or a running conversation of the same agent.
+ * Whether the caller may reach `sessionId`: a conversation of its own tree (the same conversation
+ * at the top, which each conversation knows from Temporal's parent links, never from a client), or
+ * a running conversation of the same agent.
  */
 async function inScope(
   directory: SessionDirectory,
@@ -206,8 +207,9 @@ async function inScope(
   context: ToolContext,
 ): Promise<boolean> {
   const root = context.ancestors?.[0] ?? context.conversationId;
-  if (sessionId === root || sessionId.startsWith(`${root}.sub-`)) return true;
-  return (await directory.agentOf(sessionId)) === context.agentId;
+  if (sessionId === root) return true;
+  const identity = await directory.identityOf(sessionId);
+  return identity.root === root || identity.agentId === context.agentId;
 }
 
 /** The directory's "no such session" and "it has ended" as errors the model reads; out of reach is "no such session". */

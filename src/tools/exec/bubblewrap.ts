@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { lstatSync, readlinkSync } from 'node:fs';
+import { accessSync, constants, lstatSync, readlinkSync } from 'node:fs';
 
 /** What `sandbox` mode lets a command have; set by whoever runs the worker. */
 export interface SandboxSettings {
@@ -74,7 +74,7 @@ export function bubblewrapArgv(
   },
 ): string[] {
   const { workspace, env, settings, layout } = options;
-  const argv = ['bwrap', '--die-with-parent', '--new-session', '--unshare-all'];
+  const argv = [bubblewrapExecutable(), '--die-with-parent', '--new-session', '--unshare-all'];
   if (settings.network) argv.push('--share-net');
   for (const entry of layout) {
     if (entry.link !== undefined) argv.push('--symlink', entry.link, entry.path);
@@ -131,6 +131,27 @@ export function hostLayout(): HostLayout {
 }
 
 let usable: { ok: true } | { ok: false; reason: string } | undefined;
+let executable: string | undefined;
+
+/**
+ * The bwrap every sandbox runs, found once on the worker's PATH (then the system's directories), so
+ * the one whose availability is checked is the one commands get, whatever PATH their environment has.
+ */
+export function bubblewrapExecutable(): string {
+  executable ??=
+    [...(process.env.PATH ?? '').split(':'), '/usr/bin', '/bin']
+      .filter((directory) => directory.startsWith('/'))
+      .map((directory) => `${directory}/bwrap`)
+      .find((candidate) => {
+        try {
+          accessSync(candidate, constants.X_OK);
+          return true;
+        } catch {
+          return false;
+        }
+      }) ?? 'bwrap';
+  return executable;
+}
 
 /**
  * Whether bubblewrap is installed and can create its namespaces here, tried once with the same
