@@ -31,21 +31,24 @@ export function signDecision(
   decision: ApprovalDecision & { argumentsSha256: string },
   key: KeyObject,
   now = Date.now(),
-  lifetimeMs = Math.min(SIGNATURE_LIFETIME_MS, MAX_SIGNATURE_LIFETIME_MS),
+  lifetimeMs = SIGNATURE_LIFETIME_MS,
 ): ApprovalDecision {
-  const expiresAt = now + lifetimeMs;
-  const text = signedDecisionText({
-    conversationId,
-    toolCallId: decision.toolCallId,
-    argumentsSha256: decision.argumentsSha256,
-    decision: decision.decision,
-    by: decision.by,
-    expiresAt,
-  });
   return {
     ...decision,
-    signature: sign(null, Buffer.from(text, 'utf8'), key).toString('base64'),
-    signatureExpiresAt: expiresAt,
+    ...signed(
+      (expiresAt) =>
+        signedDecisionText({
+          conversationId,
+          toolCallId: decision.toolCallId,
+          argumentsSha256: decision.argumentsSha256,
+          decision: decision.decision,
+          by: decision.by,
+          expiresAt,
+        }),
+      key,
+      now,
+      lifetimeMs,
+    ),
   };
 }
 
@@ -55,13 +58,29 @@ export function signApprovalMode(
   change: ApprovalModeInput & { by: string },
   key: KeyObject,
   now = Date.now(),
-  lifetimeMs = Math.min(SIGNATURE_LIFETIME_MS, MAX_SIGNATURE_LIFETIME_MS),
+  lifetimeMs = SIGNATURE_LIFETIME_MS,
 ): ApprovalModeInput {
-  const expiresAt = now + lifetimeMs;
-  const text = signedApprovalModeText({ conversationId, mode: change.mode, by: change.by, expiresAt });
   return {
     ...change,
-    signature: sign(null, Buffer.from(text, 'utf8'), key).toString('base64'),
+    ...signed(
+      (expiresAt) => signedApprovalModeText({ conversationId, mode: change.mode, by: change.by, expiresAt }),
+      key,
+      now,
+      lifetimeMs,
+    ),
+  };
+}
+
+/** A signature (base64) over the text for an expiry `lifetimeMs` from `now`, and that expiry. */
+function signed(
+  text: (expiresAt: number) => string,
+  key: KeyObject,
+  now: number,
+  lifetimeMs: number,
+): { signature: string; signatureExpiresAt: number } {
+  const expiresAt = now + Math.min(lifetimeMs, MAX_SIGNATURE_LIFETIME_MS);
+  return {
+    signature: sign(null, Buffer.from(text(expiresAt), 'utf8'), key).toString('base64'),
     signatureExpiresAt: expiresAt,
   };
 }

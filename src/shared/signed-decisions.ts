@@ -33,19 +33,23 @@ export interface SignedDecisionFields {
 
 /** The exact text an approver signs. */
 export function signedDecisionText(fields: SignedDecisionFields): string {
-  for (const [name, value] of Object.entries(fields)) {
+  return signedLines(SIGNED_DECISION_VERSION, [
+    ['conversation', fields.conversationId],
+    ['tool_call', fields.toolCallId],
+    ['arguments_sha256', fields.argumentsSha256],
+    ['decision', fields.decision],
+    ['by', fields.by],
+    ['expires_at', fields.expiresAt],
+  ]);
+}
+
+/** A version line, then `label:value` lines; a value with a line break could forge another line, so it is refused. */
+function signedLines(version: string, lines: Array<[string, string | number]>): string {
+  for (const [label, value] of lines) {
     if (typeof value === 'string' && /[\r\n]/.test(value))
-      throw new Error(`${name} may not contain a line break`);
+      throw new Error(`${label} may not contain a line break`);
   }
-  return [
-    SIGNED_DECISION_VERSION,
-    `conversation:${fields.conversationId}`,
-    `tool_call:${fields.toolCallId}`,
-    `arguments_sha256:${fields.argumentsSha256}`,
-    `decision:${fields.decision}`,
-    `by:${fields.by}`,
-    `expires_at:${fields.expiresAt}`,
-  ].join('\n');
+  return [version, ...lines.map(([label, value]) => `${label}:${value}`)].join('\n');
 }
 
 /**
@@ -69,17 +73,12 @@ export interface SignedModeFields {
 
 /** The exact text an approver signs to loosen a conversation's approval mode. */
 export function signedApprovalModeText(fields: SignedModeFields): string {
-  for (const [name, value] of Object.entries(fields)) {
-    if (typeof value === 'string' && /[\r\n]/.test(value))
-      throw new Error(`${name} may not contain a line break`);
-  }
-  return [
-    SIGNED_MODE_VERSION,
-    `conversation:${fields.conversationId}`,
-    `approval_mode:${fields.mode}`,
-    `by:${fields.by}`,
-    `expires_at:${fields.expiresAt}`,
-  ].join('\n');
+  return signedLines(SIGNED_MODE_VERSION, [
+    ['conversation', fields.conversationId],
+    ['approval_mode', fields.mode],
+    ['by', fields.by],
+    ['expires_at', fields.expiresAt],
+  ]);
 }
 
 /** Approver name -> raw 32-byte Ed25519 public key, base64url (what the worker hands its conversations). */
