@@ -33,5 +33,5 @@ VOLUME ["/workspace"]
 
 USER node
 
-ENTRYPOINT ["node", "dist/client/cli.js"]
+ENTRYPOINT ["node", "dist/cli/cli.js"]
 CMD ["worker", "--workspace", "/workspace"]

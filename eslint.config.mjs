@@ -5,8 +5,6 @@ import tseslint from 'typescript-eslint';
 function layerRules(above) {
   return Object.entries(above).map(([folder, layers]) => ({
     files: [`${folder}/**/*.ts`],
-    // The command line is the top layer: it starts servers, workers and the gateway.
-    ignores: folder === 'src/client' ? ['src/client/commands/**', 'src/client/cli.ts'] : [],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -39,31 +37,57 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
-  // Layers point down: shared < runtime < tools < mcp, rap < activities < worker < history < client < gateway, acp <
-  // the command line (src/client/commands, src/client/cli.ts).
-  // Workflow code stands apart (below). A folder may import its own layer and those below it.
+  // Layers point down: shared < platform < history < client < tools < mcp, rap < activities < worker <
+  // gateway, acp < cli. Workflow code stands apart (below). A folder may import its own layer and
+  // those below it.
   ...layerRules({
     'src/shared': [
-      'runtime',
+      'platform',
+      'history',
+      'client',
       'tools',
       'mcp',
       'rap',
       'activities',
       'worker',
-      'client',
       'gateway',
       'acp',
+      'cli',
       'workflows',
     ],
-    'src/runtime': ['tools', 'mcp', 'rap', 'activities', 'worker', 'client', 'gateway', 'acp', 'workflows'],
-    'src/tools': ['mcp', 'rap', 'activities', 'worker', 'client', 'gateway', 'acp', 'workflows'],
-    'src/mcp': ['rap', 'activities', 'worker', 'client', 'gateway', 'acp', 'workflows'],
-    'src/rap': ['mcp', 'activities', 'worker', 'client', 'gateway', 'acp', 'workflows'],
-    'src/activities': ['worker', 'client', 'gateway', 'acp', 'workflows'],
-    'src/worker': ['client', 'gateway', 'acp'],
-    'src/client': ['gateway', 'acp'],
-    'src/gateway': ['acp'],
-    'src/acp': ['worker', 'client', 'gateway'],
+    'src/platform': [
+      'history',
+      'client',
+      'tools',
+      'mcp',
+      'rap',
+      'activities',
+      'worker',
+      'gateway',
+      'acp',
+      'cli',
+      'workflows',
+    ],
+    'src/history': [
+      'client',
+      'tools',
+      'mcp',
+      'rap',
+      'activities',
+      'worker',
+      'gateway',
+      'acp',
+      'cli',
+      'workflows',
+    ],
+    'src/client': ['tools', 'mcp', 'rap', 'activities', 'worker', 'gateway', 'acp', 'cli', 'workflows'],
+    'src/tools': ['mcp', 'rap', 'activities', 'worker', 'gateway', 'acp', 'cli', 'workflows'],
+    'src/mcp': ['rap', 'activities', 'worker', 'gateway', 'acp', 'cli', 'workflows'],
+    'src/rap': ['mcp', 'activities', 'worker', 'gateway', 'acp', 'cli', 'workflows'],
+    'src/activities': ['worker', 'gateway', 'acp', 'cli', 'workflows'],
+    'src/worker': ['gateway', 'acp', 'cli'],
+    'src/gateway': ['acp', 'cli'],
+    'src/acp': ['worker', 'gateway', 'cli'],
   }),
   {
     // Workflow code runs in Temporal's deterministic sandbox: no Node built-ins, no I/O libraries,
@@ -83,7 +107,15 @@ export default tseslint.config(
               message: 'Not allowed in the workflow bundle.',
             },
             {
-              group: ['**/tools/**', '**/activities/**', '**/worker/**', '**/client/**'],
+              group: [
+                '**/tools/**',
+                '**/activities/**',
+                '**/worker/**',
+                '**/client/**',
+                '**/platform/**',
+                '**/history/**',
+                '**/cli/**',
+              ],
               allowTypeImports: true,
               message: 'Workflows import activities and tools as types only.',
             },

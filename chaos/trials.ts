@@ -3,7 +3,7 @@
  * fault model's agent to call `record` (a side effect that must happen at most once, its key in
  * the ledger) and answer; they differ in what else is in flight when a worker dies.
  */
-import type { AgentClient } from '../src/runtime/agent-client';
+import type { AgentClient } from '../src/client/agent-client';
 import type { AgentEvent } from '../src/shared/events';
 import type { Message } from '../src/shared/messages';
 

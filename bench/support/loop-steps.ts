@@ -4,7 +4,7 @@ import { toOpenAiMessages } from '../../src/activities/openai-messages';
 import type { AssistantMessage, Message, ToolCall, ToolResultMessage } from '../../src/shared/messages';
 import { ToolRegistry } from '../../src/tools/registry';
 import { runsOnWorker } from '../../src/tools/tool';
-import { Workspace } from '../../src/tools/builtin/workspace';
+import { Workspace } from '../../src/tools/workspace';
 import { benchTools } from './bench-tools';
 import { scratchDir } from './scratch';
 

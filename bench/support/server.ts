@@ -1,6 +1,6 @@
 import { type RunningServer, startDevServer } from '../../src/worker/dev-server';
 import { freePort } from '../../src/worker/free-port';
-import { PROJECT_TOOLS_DIR } from '../../src/runtime/paths';
+import { PROJECT_TOOLS_DIR } from '../../src/platform/paths';
 import { findOrBuildTemporalCli } from '../../src/worker/temporal-cli';
 
 export interface BenchServer extends RunningServer {

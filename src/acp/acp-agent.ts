@@ -13,8 +13,8 @@ import {
   agent as acpAgent,
   methods,
 } from '@agentclientprotocol/sdk';
-import type { AgentClient } from '../runtime/agent-client';
-import { ConversationNotFoundError } from '../runtime/conversation-errors';
+import type { AgentClient } from '../client/agent-client';
+import { ConversationNotFoundError } from '../shared/conversation-errors';
 import type { ImageContent } from '../shared/content';
 import { type ApprovalModeInput, MAX_MESSAGE_IMAGES } from '../shared/conversation-api';
 import type { McpServerConfig } from '../shared/mcp-config';

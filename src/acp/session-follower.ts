@@ -5,7 +5,7 @@ import type {
   SessionNotification,
   ToolCallContent,
 } from '@agentclientprotocol/sdk';
-import type { AgentClient } from '../runtime/agent-client';
+import type { AgentClient } from '../client/agent-client';
 import type { ApprovalDecisionKind } from '../shared/approvals';
 import type { AgentEvent } from '../shared/events';
 import { parsedArguments } from '../shared/parsed-arguments';

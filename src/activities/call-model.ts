@@ -1,5 +1,5 @@
 import type OpenAI from 'openai';
-import type { LiveModelText } from '../runtime/live-model-text';
+import type { LiveModelText } from '../client/live-model-text';
 import type { AssistantMessage } from '../shared/messages';
 import type { ModelCallInput } from '../shared/model-call';
 import type { ModelStreamTimeouts } from '../shared/model-stream-timeouts';

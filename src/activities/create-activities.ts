@@ -1,5 +1,5 @@
 import { createSendRapNotice } from '../rap/rap-notices';
-import { processLiveModelText } from '../runtime/live-model-text';
+import { processLiveModelText } from '../client/live-model-text';
 import type { ApproverKeys } from '../shared/signed-decisions';
 import type { WorkerFloors } from '../shared/worker-floors';
 import type { WebhookConfig } from '../shared/webhooks';

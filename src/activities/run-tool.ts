@@ -13,7 +13,7 @@ import type { ToolRegistry } from '../tools/registry';
 import { type AgentTool, type ToolUpdate, runsOnWorker } from '../tools/tool';
 import { ToolError } from '../tools/tool-error';
 import { truncateText } from '../tools/truncate';
-import { Workspace } from '../tools/builtin/workspace';
+import { Workspace } from '../tools/workspace';
 import { createToolResultFinisher, toolErrorResult } from '../tools/finish-tool-result';
 import { Heartbeater } from './heartbeater';
 import {

@@ -1,6 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type OpenAI from 'openai';
-import { type LiveModelText, modelCallKey } from '../runtime/live-model-text';
+import { type LiveModelText, modelCallKey } from '../client/live-model-text';
 import type { AssistantMessage } from '../shared/messages';
 import { DEFAULT_MODEL_STREAM_TIMEOUTS, type ModelStreamTimeouts } from '../shared/model-stream-timeouts';
 import { type ActivityProgress, MODEL_PROGRESS_TAIL_CHARS } from '../shared/tool-run';

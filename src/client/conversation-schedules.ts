@@ -11,7 +11,7 @@ import { CONVERSATION_WORKFLOW_TYPE, DEFAULT_TASK_QUEUE } from '../shared/consta
 import { type ConversationStartInput, UserMessageInputSchema } from '../shared/conversation-api';
 import { type ConversationOptionsInput, ConversationOptionsSchema } from '../shared/conversation-options';
 import { assertConversationId } from '../shared/ids';
-import { invalidInput } from '../runtime/conversation-errors';
+import { invalidInput } from '../shared/conversation-errors';
 
 export interface ScheduleConversationOptions {
   /** A new `sched-…` id when absent. Each conversation it starts is this id plus the time it was started. */

@@ -9,12 +9,12 @@ export {
   type SteerOptions,
   type Steered,
   type WatchOptions,
-} from '../runtime/agent-client';
+} from './agent-client';
 export {
   ConversationEndedError,
   ConversationNotFoundError,
   UpdateRefusedError,
-} from '../runtime/conversation-errors';
+} from '../shared/conversation-errors';
 export { buildTimeline, type ExecutionHistory } from '../history/build-timeline';
 export { fetchConversationHistories } from '../history/conversation-history';
 export {

@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import type { AgentClient } from '../runtime/agent-client';
+import type { AgentClient } from '../client/agent-client';
 import {
   ConversationEndedError,
   ConversationNotFoundError,
   UpdateRefusedError,
   invalidInput,
-} from '../runtime/conversation-errors';
+} from '../shared/conversation-errors';
 import { signDecision } from '../client/sign-decision';
 import { DEFAULT_AGENT_ID } from '../shared/agent-id';
 import type { ApprovalDecision } from '../shared/approvals';
@@ -20,7 +20,7 @@ import {
   type GatewayToken,
   MessageBodySchema,
   StartConversationBodySchema,
-} from '../shared/gateway-api';
+} from './gateway-api';
 import { GatewayAuthError, type GatewayTokens, authorize } from './gateway-tokens';
 import { openApiDocument } from './openapi-document';
 

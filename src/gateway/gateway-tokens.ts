@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { schemaProblems } from '../shared/schema-problems';
-import { type GatewayAction, type GatewayToken, GatewayTokenFileSchema } from '../shared/gateway-api';
+import { type GatewayAction, type GatewayToken, GatewayTokenFileSchema } from './gateway-api';
 
 /** Why a request is turned away: 401 (who are you?) or 403 (not with this token). */
 export class GatewayAuthError extends Error {

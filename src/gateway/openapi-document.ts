@@ -5,7 +5,7 @@ import {
   EndBodySchema,
   MessageBodySchema,
   StartConversationBodySchema,
-} from '../shared/gateway-api';
+} from './gateway-api';
 
 type Operation = { summary: string; action: string; body?: z.ZodType; stream?: boolean; status?: number };
 

@@ -1,7 +1,7 @@
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { assertConversationId } from '../shared/ids';
 import type { ExecutionHistory } from './build-timeline';
-import { ConversationNotFoundError } from '../runtime/conversation-errors';
+import { ConversationNotFoundError } from '../shared/conversation-errors';
 
 /**
  * The histories of a conversation's executions, oldest first: the current one and, following each

@@ -1,4 +1,4 @@
-import { BodyTooLargeError, readBoundedBody } from '../runtime/bounded-body';
+import { BodyTooLargeError, readBoundedBody } from '../platform/bounded-body';
 import { rapMessageSignal, rapSubscriptionsQuery } from '../shared/conversation-api';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -6,7 +6,7 @@ import { ActivityNotFoundError, type Client, WorkflowNotFoundError } from '@temp
 import { z } from 'zod';
 import type { ToolResultContent } from '../shared/content';
 import { type RapConversationMessage } from '../shared/rap';
-import { type RapCallback, RapCallbackSchema } from '../shared/rap-toolset';
+import { type RapCallback, RapCallbackSchema } from './rap-toolset';
 import type { ToolOutcome } from '../shared/tool-errors';
 import { type ToolResultFinisher, createToolResultFinisher } from '../tools/finish-tool-result';
 import { type CallbackBinding, verifyCallbackPath } from './callback-token';

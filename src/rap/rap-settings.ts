@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { dataDir, ensurePrivateDirectory } from '../runtime/paths';
+import { dataDir, ensurePrivateDirectory } from '../platform/paths';
 
 /** How a worker talks to RAP tool servers and where they call it back. */
 export interface RapSettings {

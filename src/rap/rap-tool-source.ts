@@ -3,7 +3,7 @@ import { CompleteAsyncError, Context } from '@temporalio/activity';
 import { z } from 'zod';
 import type { RiskLevel } from '../shared/approvals';
 import { CANCEL_SUBSCRIPTION_TOOL_NAME } from '../shared/rap';
-import { type RapToolDefinition, type RapToolset, RapToolsetSchema } from '../shared/rap-toolset';
+import { type RapToolDefinition, type RapToolset, RapToolsetSchema } from './rap-toolset';
 import type { AgentTool, ToolContext, WorkflowTool } from '../tools/tool';
 import { ToolError } from '../tools/tool-error';
 import type { ToolDiscovery, ToolSource } from '../tools/tool-source';

@@ -5,7 +5,7 @@ import type { ExecSecurityMode } from '../shared/exec-security';
 import type { ToolCategory, ToolRetry } from '../shared/tool-descriptor';
 import { type ImageSanitizationLimits, ImageRejectedError, sanitizeImage } from './image-sanitizer';
 import { ToolError } from './tool-error';
-import type { Workspace } from './builtin/workspace';
+import type { Workspace } from './workspace';
 
 /** What a tool returns: `content` goes to the model, `details` to user interfaces and logs. */
 export interface ToolResult<TDetails = unknown> {

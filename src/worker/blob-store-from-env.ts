@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { type BlobStore, DirectoryBlobStore } from './blob-store';
-import { dataDir } from '../runtime/paths';
+import { dataDir } from '../platform/paths';
 import { BLOB_TABLE_NAME, PostgresBlobStore } from './postgres-blob-store';
 import { S3BlobStore } from './s3-blob-store';
 

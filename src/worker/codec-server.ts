@@ -1,4 +1,4 @@
-import { BodyTooLargeError, readBoundedBody } from '../runtime/bounded-body';
+import { BodyTooLargeError, readBoundedBody } from '../platform/bounded-body';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Payload, PayloadCodec } from '@temporalio/common';

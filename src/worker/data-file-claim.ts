@@ -1,4 +1,4 @@
-import { processAlive } from '../runtime/process-alive';
+import { processAlive } from '../platform/process-alive';
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 
 /** The embedded server's hold on its data file, recorded next to it so no second server opens it. */

@@ -7,7 +7,7 @@ import { claimDataFile } from './data-file-claim';
 import { dataConverterVariables } from './data-converter';
 import { type RunningServer, startDevServer } from './dev-server';
 import { isListening } from './free-port';
-import { PROJECT_TOOLS_DIR, dataDir, ensurePrivateDirectory } from '../runtime/paths';
+import { PROJECT_TOOLS_DIR, dataDir, ensurePrivateDirectory } from '../platform/paths';
 import { findOrBuildTemporalCli } from './temporal-cli';
 
 export interface EnsuredServer {

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { processAlive } from '../runtime/process-alive';
+import { processAlive } from '../platform/process-alive';
 
 /** A poller that asked for work this recently is alive (long polls last up to a minute). */
 const ALIVE_WITHIN_MS = 70_000;

@@ -1,8 +1,8 @@
 import { isCancellation, workflowInfo } from '@temporalio/workflow';
-import { approvalSubject } from '../shared/approval-scope';
+import { approvalSubject } from './approval-scope';
 import type { ApprovalSettings } from '../shared/approvals';
 import type { ToolCall, ToolResultMessage } from '../shared/messages';
-import { OWNER_ONLY_TOOL_ERROR } from '../shared/owners';
+import { OWNER_ONLY_TOOL_ERROR } from './owners';
 import type { ToolDescriptor } from '../shared/tool-descriptor';
 import type { ToolCallScope } from '../shared/tool-run';
 import {

@@ -8,9 +8,9 @@ import {
 } from '@temporalio/workflow';
 import { EVENT_TEXT_PREVIEW_CHARS } from '../shared/constants';
 import type { ConversationOptions } from '../shared/conversation-options';
-import { conversationToolPolicySteps } from '../shared/conversation-tool-policy';
+import { conversationToolPolicySteps } from './conversation-tool-policy';
 import { type AssistantMessage, type UserMessage, textOf, toolCallsOf } from '../shared/messages';
-import { isOwner } from '../shared/owners';
+import { isOwner } from './owners';
 import { CANCEL_SUBSCRIPTION_TOOL_NAME, RECEIVE_EVENT_TOOL_NAME, type RapNotice } from '../shared/rap';
 import { SPAWN_TOOL_NAME } from '../shared/sub-agents';
 import { definedScope } from '../shared/tool-run';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { disabledTools } from '../../src/client/commands/disabled-tools';
+import { disabledTools } from '../../src/cli/terminal/disabled-tools';
 import { ToolCircuitBreakers } from '../../src/tools/circuit-breaker';
 import { defineTool, textResult } from '../../src/tools/tool';
 import { ToolError } from '../../src/tools/tool-error';

@@ -3,7 +3,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { AgentClient } from '../../src/runtime/agent-client';
+import { AgentClient } from '../../src/client/agent-client';
 import { agentDataConverter } from '../../src/worker/data-converter';
 import { freePort } from '../../src/worker/free-port';
 import { assertCliBuilt, startCli } from '../support/cli-process';

@@ -8,7 +8,7 @@ import { rapSubscriptionsQuery, stateQuery } from '../../src/shared/conversation
 import { defaultPayloadConverter } from '@temporalio/common';
 import { buildTimeline } from '../../src/history/build-timeline';
 import type { ToolCallItem } from '../../src/history/timeline';
-import { readConversationHistory } from '../../src/client/commands/read-conversation-history';
+import { readConversationHistory } from '../../src/cli/read-conversation-history';
 import { RapToolSource } from '../../src/rap/rap-tool-source';
 import { type RapCallbackServer, startRapCallbackServer } from '../../src/rap/callback-server';
 import type { RapSettings } from '../../src/rap/rap-settings';

@@ -5,7 +5,7 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { AgentClient } from '../../src/runtime/agent-client';
+import { AgentClient } from '../../src/client/agent-client';
 import { sandboxAvailability } from '../../src/tools/exec/bubblewrap';
 import { ask } from '../support/ask';
 import { toolResultIn } from '../support/scripted-model';

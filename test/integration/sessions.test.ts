@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ConversationNotFoundError } from '../../src/runtime/conversation-errors';
+import { ConversationNotFoundError } from '../../src/shared/conversation-errors';
 import { ask } from '../support/ask';
 import { nockModel } from '../support/nock-model';
 import { useNockedHarness } from '../support/nocked-harness';

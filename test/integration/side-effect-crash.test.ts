@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection, defaultPayloadConverter } from '@temporalio/client';
-import { AgentClient } from '../../src/runtime/agent-client';
+import { AgentClient } from '../../src/client/agent-client';
 import type { ToolRunInput } from '../../src/shared/tool-run';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server';
 import { killWorkerProcess, spawnWorkerProcess } from '../support/spawn-worker-process';

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { AgentClient } from '../../src/runtime/agent-client';
+import { AgentClient } from '../../src/client/agent-client';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server';
 import { killWorkerProcess, spawnWorkerProcess } from '../support/spawn-worker-process';
 import { waitFor } from '../support/test-worker';

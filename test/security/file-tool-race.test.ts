@@ -6,7 +6,7 @@ import { globTool } from '../../src/tools/builtin/glob';
 import { grepTool } from '../../src/tools/builtin/grep';
 import { listDirectoryTool } from '../../src/tools/builtin/list-directory';
 import { readTool } from '../../src/tools/builtin/read';
-import { Workspace } from '../../src/tools/builtin/workspace';
+import { Workspace } from '../../src/tools/workspace';
 import { writeTool } from '../../src/tools/builtin/write';
 import { sandboxAvailability } from '../../src/tools/exec/bubblewrap';
 import { BackgroundProcesses } from '../../src/tools/exec/background-processes';

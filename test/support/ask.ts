@@ -1,4 +1,4 @@
-import type { AgentClient, FollowItem, SendOptions } from '../../src/runtime/agent-client';
+import type { AgentClient, FollowItem, SendOptions } from '../../src/client/agent-client';
 import { failIfAnyModelScriptThrew } from './scripted-model';
 
 /**

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 
 /** The built command line: `npm run build` first (npm test does). */
-export const CLI = path.resolve(__dirname, '../../dist/client/cli.js');
+export const CLI = path.resolve(__dirname, '../../dist/cli/cli.js');
 
 export function assertCliBuilt(): void {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` (npm test does it first)`);

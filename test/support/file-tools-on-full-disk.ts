@@ -6,7 +6,7 @@
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { editTool } from '../../src/tools/builtin/edit';
-import { Workspace } from '../../src/tools/builtin/workspace';
+import { Workspace } from '../../src/tools/workspace';
 import { writeTool } from '../../src/tools/builtin/write';
 import type { AgentTool } from '../../src/tools/tool';
 

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startDevServer } from '../../src/worker/dev-server';
 import { freePort } from '../../src/worker/free-port';
-import { PROJECT_TOOLS_DIR } from '../../src/runtime/paths';
+import { PROJECT_TOOLS_DIR } from '../../src/platform/paths';
 import { findOrBuildTemporalCli } from '../../src/worker/temporal-cli';
 import { bundleAgentWorkflows } from '../../src/worker/workflow-bundle';
 

@@ -9,7 +9,7 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { AgentWorker } from '../../src/worker/agent-worker';
 import OpenAI from 'openai';
 import type { ToolHooks } from '../../src/tools/tool-hooks';
-import { AgentClient } from '../../src/runtime/agent-client';
+import { AgentClient } from '../../src/client/agent-client';
 import type { ToolPolicy } from '../../src/shared/tool-policy';
 import { builtinTools } from '../../src/tools/builtin/builtin-tools';
 import { MemoryStore } from '../../src/tools/builtin/memory-store';

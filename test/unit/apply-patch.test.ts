@@ -7,10 +7,10 @@ import {
   FileChangesFailed,
   commitFileChanges,
 } from '../../src/tools/builtin/atomic-file-changes';
-import { HeldDirectory } from '../../src/tools/builtin/held-directory';
+import { HeldDirectory } from '../../src/tools/held-directory';
 import { applyHunks } from '../../src/tools/builtin/patch-hunks';
 import { PatchError, parseUnifiedDiff } from '../../src/tools/builtin/unified-diff';
-import { Workspace } from '../../src/tools/builtin/workspace';
+import { Workspace } from '../../src/tools/workspace';
 import { makeTempDir, removeDir, resultText, runTool, toolErrorOf } from './tool-harness';
 
 let root: string;

@@ -1,8 +1,4 @@
-import {
-  approveCommandLine,
-  decisionFromAnswer,
-  decisionFromFlags,
-} from '../../src/client/commands/approval-choices';
+import { approveCommandLine, decisionFromAnswer, decisionFromFlags } from '../../src/cli/approval-choices';
 
 test.each([
   ['o', 'allow_once'],

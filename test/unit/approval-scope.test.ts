@@ -1,4 +1,4 @@
-import { approvalSubject, hostOf } from '../../src/shared/approval-scope';
+import { approvalSubject, hostOf } from '../../src/workflows/approval-scope';
 import type { ToolDescriptor } from '../../src/shared/tool-descriptor';
 import { builtinTools } from '../../src/tools/builtin/builtin-tools';
 import { ToolRegistry } from '../../src/tools/registry';

@@ -6,7 +6,7 @@ import { childEnvironment } from '../../src/tools/exec/child-environment';
 import { PollableOutput } from '../../src/tools/exec/process-output';
 import { createRuntimeTools } from '../../src/tools/exec/runtime-tools';
 import type { AgentTool, ToolResult } from '../../src/tools/tool';
-import { Workspace } from '../../src/tools/builtin/workspace';
+import { Workspace } from '../../src/tools/workspace';
 import { makeTempDir, removeDir, resultText, toolErrorOf } from './tool-harness';
 
 jest.setTimeout(20_000);

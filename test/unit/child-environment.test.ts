@@ -4,7 +4,7 @@ import { BackgroundProcesses } from '../../src/tools/exec/background-processes';
 import { childEnvironment } from '../../src/tools/exec/child-environment';
 import { createRuntimeTools } from '../../src/tools/exec/runtime-tools';
 import type { AgentTool } from '../../src/tools/tool';
-import { Workspace } from '../../src/tools/builtin/workspace';
+import { Workspace } from '../../src/tools/workspace';
 import { execEnvPassFromEnv } from '../../src/worker/exec-settings';
 import { makeTempDir, removeDir, resultText, runTool } from './tool-harness';
 

@@ -1,4 +1,4 @@
-import { Cleanups } from '../../src/client/commands/cleanups';
+import { Cleanups } from '../../src/cli/cleanups';
 
 test('a second runAll while the steps run waits for all of them, each run once, in order', async () => {
   const cleanups = new Cleanups();

@@ -1,15 +1,15 @@
 import path from 'node:path';
-import { parseAbortArgs } from '../../src/client/commands/abort';
-import { parseApproveArgs } from '../../src/client/commands/approve';
-import { parseEndArgs } from '../../src/client/commands/end';
-import { usageOf } from '../../src/client/commands/usage-text';
-import { parseListArgs } from '../../src/client/commands/list';
-import { parseRunArgs } from '../../src/client/commands/run';
-import { parseSendArgs } from '../../src/client/commands/send';
-import { parseStatusArgs } from '../../src/client/commands/status';
-import { parseSteerArgs } from '../../src/client/commands/steer';
-import { UsageError } from '../../src/client/commands/usage-error';
-import { parseWatchArgs } from '../../src/client/commands/watch';
+import { parseAbortArgs } from '../../src/cli/commands/abort';
+import { parseApproveArgs } from '../../src/cli/commands/approve';
+import { parseEndArgs } from '../../src/cli/commands/end';
+import { usageOf } from '../../src/cli/usage-text';
+import { parseListArgs } from '../../src/cli/commands/list';
+import { parseRunArgs } from '../../src/cli/commands/run';
+import { parseSendArgs } from '../../src/cli/commands/send';
+import { parseStatusArgs } from '../../src/cli/commands/status';
+import { parseSteerArgs } from '../../src/cli/commands/steer';
+import { UsageError } from '../../src/cli/usage-error';
+import { parseWatchArgs } from '../../src/cli/commands/watch';
 
 const me = () => 'alice';
 

@@ -9,7 +9,7 @@ import { CommandPolicy } from '../../src/tools/exec/exec-policy';
 import { DEFAULT_SAFE_BINS } from '../../src/tools/exec/safe-bin';
 import { parseCommandLine } from '../../src/tools/exec/shell-parse';
 import type { ToolResult } from '../../src/tools/tool';
-import { Workspace } from '../../src/tools/builtin/workspace';
+import { Workspace } from '../../src/tools/workspace';
 import { execPolicyFromEnv } from '../../src/worker/exec-settings';
 import { makeTempDir, removeDir, resultText, toolErrorOf } from './tool-harness';
 

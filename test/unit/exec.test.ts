@@ -7,7 +7,7 @@ import { childEnvironment } from '../../src/tools/exec/child-environment';
 import { createExecTool } from '../../src/tools/exec/exec';
 import { CommandPolicy } from '../../src/tools/exec/exec-policy';
 import type { ToolUpdate } from '../../src/tools/tool';
-import { Workspace } from '../../src/tools/builtin/workspace';
+import { Workspace } from '../../src/tools/workspace';
 import { makeTempDir, removeDir, resultText, runTool, toolErrorOf } from './tool-harness';
 
 jest.setTimeout(15_000);

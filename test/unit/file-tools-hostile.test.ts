@@ -7,9 +7,9 @@ import { MAX_EDIT_BYTES, editTool } from '../../src/tools/builtin/edit';
 import { globTool } from '../../src/tools/builtin/glob';
 import { grepTool } from '../../src/tools/builtin/grep';
 import { readTool } from '../../src/tools/builtin/read';
-import { HeldDirectory } from '../../src/tools/builtin/held-directory';
+import { HeldDirectory } from '../../src/tools/held-directory';
 import { readRegularFile } from '../../src/tools/builtin/safe-file';
-import { Workspace } from '../../src/tools/builtin/workspace';
+import { Workspace } from '../../src/tools/workspace';
 import { writeTool } from '../../src/tools/builtin/write';
 import { makeTempDir, removeDir, resultText, runTool, toolErrorOf } from './tool-harness';
 

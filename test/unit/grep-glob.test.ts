@@ -3,7 +3,7 @@ import path from 'node:path';
 import { assertContainedPattern, globTool } from '../../src/tools/builtin/glob';
 import { grepTool } from '../../src/tools/builtin/grep';
 import { ToolError } from '../../src/tools/tool-error';
-import { Workspace } from '../../src/tools/builtin/workspace';
+import { Workspace } from '../../src/tools/workspace';
 import { makeTempDir, removeDir, resultText, runTool, toolErrorOf } from './tool-harness';
 
 let parent: string;

@@ -1,11 +1,11 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { parseExportArgs } from '../../src/client/commands/export';
-import { parseHistoryArgs } from '../../src/client/commands/history';
-import { parseReplayArgs } from '../../src/client/commands/replay';
-import { formatScheduleListing, parseScheduleArgs } from '../../src/client/commands/schedule';
-import { UsageError } from '../../src/client/commands/usage-error';
+import { parseExportArgs } from '../../src/cli/commands/export';
+import { parseHistoryArgs } from '../../src/cli/commands/history';
+import { parseReplayArgs } from '../../src/cli/commands/replay';
+import { formatScheduleListing, parseScheduleArgs } from '../../src/cli/commands/schedule';
+import { UsageError } from '../../src/cli/usage-error';
 
 function usageError(parse: () => unknown): string {
   try {

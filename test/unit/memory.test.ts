@@ -1,11 +1,11 @@
 import { readdir, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { MemoryEntry } from '../../src/shared/memory';
+import type { MemoryEntry } from '../../src/tools/builtin/memory';
 import { rankByRelevance, wordsOf } from '../../src/tools/builtin/memory-ranking';
 import { MemoryFullError, MemoryStore } from '../../src/tools/builtin/memory-store';
 import { createMemoryTools } from '../../src/tools/builtin/memory-tools';
 import type { AgentTool, ToolResult } from '../../src/tools/tool';
-import { Workspace } from '../../src/tools/builtin/workspace';
+import { Workspace } from '../../src/tools/workspace';
 import { makeTempDir, removeDir, resultText, toolErrorOf } from './tool-harness';
 
 let root: string;

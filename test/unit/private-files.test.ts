@@ -4,7 +4,7 @@ import path from 'node:path';
 import { rapSettingsFromEnv } from '../../src/rap/rap-settings';
 import { MemoryStore } from '../../src/tools/builtin/memory-store';
 import { DirectoryBlobStore } from '../../src/worker/blob-store';
-import { ensurePrivateDirectory } from '../../src/runtime/paths';
+import { ensurePrivateDirectory } from '../../src/platform/paths';
 
 /** What the worker keeps on disk (conversations, secrets, memory, payloads) is readable by its user only. */
 let parent: string;

@@ -6,7 +6,7 @@ import { childEnvironment } from '../../src/tools/exec/child-environment';
 import { createExecTool } from '../../src/tools/exec/exec';
 import { CommandPolicy } from '../../src/tools/exec/exec-policy';
 import { runMembers } from '../../src/tools/exec/process-tree';
-import { Workspace } from '../../src/tools/builtin/workspace';
+import { Workspace } from '../../src/tools/workspace';
 import { makeTempDir, removeDir, resultText, runTool, toolErrorOf } from './tool-harness';
 
 jest.setTimeout(30_000);

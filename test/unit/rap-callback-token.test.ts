@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { callbackPath, verifyCallbackPath } from '../../src/rap/callback-token';
-import { RapToolsetSchema } from '../../src/shared/rap-toolset';
+import { RapToolsetSchema } from '../../src/rap/rap-toolset';
 
 describe('callback URLs', () => {
   const secret = randomBytes(32);

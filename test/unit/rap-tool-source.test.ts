@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { RapToolSource } from '../../src/rap/rap-tool-source';
-import { RapCallbackSchema } from '../../src/shared/rap-toolset';
+import { RapCallbackSchema } from '../../src/rap/rap-toolset';
 
 const endpoint = (base: string) => `${base}/invoke`;
 const tool = (name: string, inputSchema: Record<string, unknown> = { type: 'object' }) => ({

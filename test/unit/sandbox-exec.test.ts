@@ -9,7 +9,7 @@ import { childEnvironment } from '../../src/tools/exec/child-environment';
 import { createExecTool } from '../../src/tools/exec/exec';
 import { CommandPolicy } from '../../src/tools/exec/exec-policy';
 import type { ToolResult } from '../../src/tools/tool';
-import { Workspace } from '../../src/tools/builtin/workspace';
+import { Workspace } from '../../src/tools/workspace';
 import { sandboxFromEnv } from '../../src/worker/exec-settings';
 import { sandboxForTests } from '../support/sandbox-for-tests';
 import { makeTempDir, removeDir, resultText, toolErrorOf } from './tool-harness';

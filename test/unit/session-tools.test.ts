@@ -1,4 +1,4 @@
-import { ConversationEndedError, ConversationNotFoundError } from '../../src/runtime/conversation-errors';
+import { ConversationEndedError, ConversationNotFoundError } from '../../src/shared/conversation-errors';
 import type { UserMessageInput } from '../../src/shared/conversation-api';
 import type { AgentEvent } from '../../src/shared/events';
 import type { Message } from '../../src/shared/messages';
@@ -9,7 +9,7 @@ import type {
 } from '../../src/tools/builtin/session-directory';
 import { createSessionTools } from '../../src/tools/builtin/session-tools';
 import type { ToolResult } from '../../src/tools/tool';
-import { Workspace } from '../../src/tools/builtin/workspace';
+import { Workspace } from '../../src/tools/workspace';
 import { resultText, toolErrorOf } from './tool-harness';
 
 const SELF = 'conv-self';

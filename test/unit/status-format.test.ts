@@ -1,5 +1,5 @@
-import { formatListing } from '../../src/client/commands/list';
-import { formatStatus } from '../../src/client/commands/status';
+import { formatListing } from '../../src/cli/commands/list';
+import { formatStatus } from '../../src/cli/commands/status';
 
 const execution = {
   conversationId: 'conv-1',

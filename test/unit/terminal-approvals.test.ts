@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import type { ApprovalDecision, PendingApproval } from '../../src/shared/approvals';
 import type { AgentEvent } from '../../src/shared/events';
-import { TerminalApprovals, argumentsShown } from '../../src/client/commands/terminal-approvals';
+import { TerminalApprovals, argumentsShown } from '../../src/cli/terminal/approvals';
 
 type Request = Extract<AgentEvent, { type: 'approval_requested' }>;
 

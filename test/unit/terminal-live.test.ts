@@ -1,7 +1,7 @@
-import { LiveLine } from '../../src/client/commands/live-line';
-import { RunActivity } from '../../src/client/commands/run-activity';
-import { StreamedText } from '../../src/client/commands/streamed-text';
-import { colourWanted, styledLine } from '../../src/client/commands/terminal-style';
+import { LiveLine } from '../../src/cli/terminal/live-line';
+import { RunActivity } from '../../src/cli/terminal/run-activity';
+import { StreamedText } from '../../src/cli/terminal/streamed-text';
+import { colourWanted, styledLine } from '../../src/cli/terminal/style';
 import type { AgentEvent } from '../../src/shared/events';
 
 /** A stream that keeps what is written; a terminal when `isTTY`. */

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { z } from 'zod';
 import type { AgentTool, ToolResult, ToolUpdate } from '../../src/tools/tool';
 import { ToolError } from '../../src/tools/tool-error';
-import type { Workspace } from '../../src/tools/builtin/workspace';
+import type { Workspace } from '../../src/tools/workspace';
 
 /** A fresh directory under the OS temp dir, canonical (so comparisons with Workspace.root hold). */
 export async function makeTempDir(prefix = 'durable-agent-unit-'): Promise<string> {

@@ -1,4 +1,4 @@
-import { conversationToolPolicySteps } from '../../src/shared/conversation-tool-policy';
+import { conversationToolPolicySteps } from '../../src/workflows/conversation-tool-policy';
 import { CATALOG_TOOL_NAMES, TOOL_GROUPS, TOOL_PROFILES, TOOL_SECTIONS } from '../../src/shared/tool-catalog';
 import {
   type ToolPolicyStep,

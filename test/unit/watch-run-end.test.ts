@@ -1,4 +1,4 @@
-import { runEndWatched } from '../../src/client/commands/watch';
+import { runEndWatched } from '../../src/cli/commands/watch';
 import type { AgentEvent } from '../../src/shared/events';
 
 const finished = (run: number): AgentEvent => ({

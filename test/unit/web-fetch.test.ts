@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import { isPublicAddress } from '../../src/tools/builtin/network-guard';
 import type { AgentTool, ToolResult } from '../../src/tools/tool';
 import { createWebFetchTool, webFetchTool } from '../../src/tools/builtin/web-fetch';
-import { Workspace } from '../../src/tools/builtin/workspace';
+import { Workspace } from '../../src/tools/workspace';
 import { resultText, toolErrorOf } from './tool-harness';
 
 /** A local server with one handler per path; everything here stays on 127.0.0.1. */

@@ -1,4 +1,4 @@
-import { webUiLink } from '../../src/client/commands/web-ui-link';
+import { webUiLink } from '../../src/cli/terminal/web-ui-link';
 import { connectionSettingsFromEnv } from '../../src/shared/connection-settings';
 
 test('the embedded server links to its own UI; a deployment to the UI it names; an unknown server to none', () => {

@@ -7,7 +7,7 @@ import { grepTool } from '../../src/tools/builtin/grep';
 import { listDirectoryTool } from '../../src/tools/builtin/list-directory';
 import { readTool } from '../../src/tools/builtin/read';
 import { ToolError } from '../../src/tools/tool-error';
-import { Workspace } from '../../src/tools/builtin/workspace';
+import { Workspace } from '../../src/tools/workspace';
 import { writeTool } from '../../src/tools/builtin/write';
 import { makeTempDir, removeDir, resultText, runTool, toolErrorOf } from './tool-harness';
 

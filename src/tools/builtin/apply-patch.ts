@@ -8,13 +8,13 @@ import {
   commitFileChanges,
 } from './atomic-file-changes';
 import { MAX_EDIT_BYTES } from './edit';
-import type { HeldDirectory } from './held-directory';
+import type { HeldDirectory } from '../held-directory';
 import { applyHunks } from './patch-hunks';
 import { fileAt, readRegularText } from './safe-file';
 import { defineTool, textResult } from '../tool';
 import { ToolError } from '../tool-error';
 import { type FilePatch, PatchError, parseUnifiedDiff } from './unified-diff';
-import type { Workspace } from './workspace';
+import type { Workspace } from '../workspace';
 
 interface PlannedFile {
   shown: string;

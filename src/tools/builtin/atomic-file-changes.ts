@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import * as fs from 'node:fs/promises';
-import { type HeldDirectory, withoutDescriptorPaths } from './held-directory';
+import { type HeldDirectory, withoutDescriptorPaths } from '../held-directory';
 import { readRegularFile, readRegularText } from './safe-file';
 
 /** The largest file a commit re-reads to check it is unchanged; callers read nothing larger. */

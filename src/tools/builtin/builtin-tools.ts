@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { dataDir } from '../../runtime/paths';
+import { dataDir } from '../../platform/paths';
 import { applyPatchTool } from './apply-patch';
 import { editTool } from './edit';
 import { globTool } from './glob';

@@ -1,5 +1,5 @@
 import { ToolError } from '../tool-error';
-import { withoutDescriptorPaths } from './held-directory';
+import { withoutDescriptorPaths } from '../held-directory';
 
 /** Node's filesystem errors in the tool error kinds the model reads. */
 export function toolErrorFromFs(error: unknown, displayPath: string): unknown {

@@ -6,7 +6,7 @@ import { compileLinearRegex } from './linear-regex';
 import { fileAt, readRegularFile } from './safe-file';
 import { defineTool, textResult } from '../tool';
 import { ToolError } from '../tool-error';
-import type { Reached } from './workspace';
+import type { Reached } from '../workspace';
 import { findFiles } from './workspace-tree';
 
 /** Larger files are skipped. */

@@ -1,4 +1,4 @@
-import type { MemoryEntry } from '../../shared/memory';
+import type { MemoryEntry } from './memory';
 
 export interface RankedEntry {
   entry: MemoryEntry;

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { AgentIdSchema } from '../../shared/agent-id';
-import { type MemoryEntry, MemoryEntrySchema } from '../../shared/memory';
+import { type MemoryEntry, MemoryEntrySchema } from './memory';
 
 export interface MemoryLimits {
   /** Notes one agent may keep; replacing a note is always allowed. */

@@ -3,8 +3,8 @@ import { type Stats, constants } from 'node:fs';
 import { type FileHandle, lstat, open, rename, unlink } from 'node:fs/promises';
 import { ToolError } from '../tool-error';
 import { storageError } from './fs-errors';
-import { type HeldDirectory, withoutDescriptorPaths } from './held-directory';
-import type { Reached } from './workspace';
+import { type HeldDirectory, withoutDescriptorPaths } from '../held-directory';
+import type { Reached } from '../workspace';
 
 /**
  * The one way file tools touch a file a model named. A FIFO opened for reading without O_NONBLOCK

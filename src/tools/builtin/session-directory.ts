@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { WorkflowExecutionStatusName } from '@temporalio/client';
-import { AgentClient } from '../../runtime/agent-client';
-import { ConversationNotFoundError } from '../../runtime/conversation-errors';
+import { AgentClient } from '../../client/agent-client';
+import { ConversationNotFoundError } from '../../shared/conversation-errors';
 import { CONVERSATION_WORKFLOW_TYPE } from '../../shared/constants';
 import type { ConversationStatusSummary, UserMessageInput } from '../../shared/conversation-api';
 import type { AgentEvent } from '../../shared/events';

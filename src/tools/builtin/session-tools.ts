@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { ConversationEndedError, ConversationNotFoundError } from '../../runtime/conversation-errors';
+import { ConversationEndedError, ConversationNotFoundError } from '../../shared/conversation-errors';
 import { assertConversationId } from '../../shared/ids';
 import type { Message } from '../../shared/messages';
 import type { SessionDirectory } from './session-directory';

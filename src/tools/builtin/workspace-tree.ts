@@ -1,8 +1,8 @@
 import { lstat, readdir } from 'node:fs/promises';
 import picomatch from 'picomatch';
 import { ToolError } from '../tool-error';
-import { type HeldDirectory, withoutDescriptorPaths } from './held-directory';
-import type { Reached } from './workspace';
+import { type HeldDirectory, withoutDescriptorPaths } from '../held-directory';
+import type { Reached } from '../workspace';
 
 /** Directories never searched, wherever they are. */
 const SKIPPED_DIRECTORIES = new Set(['node_modules', '.git']);

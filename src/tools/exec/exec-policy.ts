@@ -3,7 +3,7 @@ import { DEFAULT_SANDBOX_SETTINGS, type SandboxSettings, sandboxAvailability } f
 import { deniedCommandPattern } from './command-denylist';
 import { DEFAULT_SAFE_BINS, assertSafeBinCommand } from './safe-bin';
 import { ToolError } from '../tool-error';
-import type { Workspace } from '../builtin/workspace';
+import type { Workspace } from '../workspace';
 
 /** What a worker lets `exec` run; set by whoever runs the worker (AGENT_EXEC_SECURITY, AGENT_EXEC_SAFE_BINS, AGENT_EXEC_SANDBOX_*). */
 export interface ExecPolicySettings {

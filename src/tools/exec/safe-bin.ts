@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { type ProgramOptions, SAFE_BIN_PROGRAMS, UNKNOWN_PROGRAM } from './safe-bin-programs';
 import { parseCommandLine } from './shell-parse';
 import { ToolError } from '../tool-error';
-import type { Workspace } from '../builtin/workspace';
+import type { Workspace } from '../workspace';
 
 /**
  * Programs `safe-bin` mode runs by default: they read files and streams and print, nothing else,

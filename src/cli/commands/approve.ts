@@ -1,0 +1,72 @@
+import type { ApprovalDecision } from '../../shared/approvals';
+import { readSigningKey, signDecision } from '../../client/sign-decision';
+import { decisionFromFlags } from '../approval-choices';
+import type { Cleanups } from '../cleanups';
+import { connectAgent } from '../connect-agent';
+import { conversationIdArg, namedPositionals, parseCommandArgs } from '../parse-command-args';
+import { currentUserName } from '../user-name';
+
+export interface ApproveArgs {
+  conversationId: string;
+  decision: ApprovalDecision;
+  json: boolean;
+  /** An Ed25519 private key (PEM) to sign the decision with, for workers that take signed decisions only. */
+  keyFile?: string;
+}
+
+export function parseApproveArgs(args: string[], defaultBy: () => string = currentUserName): ApproveArgs {
+  const { values, positionals } = parseCommandArgs('approve', {
+    args,
+    allowPositionals: true,
+    options: {
+      always: { type: 'boolean', default: false },
+      reject: { type: 'boolean', default: false },
+      reason: { type: 'string' },
+      by: { type: 'string' },
+      sha256: { type: 'string' },
+      key: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const { ID, TOOL_CALL_ID } = namedPositionals('approve', positionals, ['ID', 'TOOL_CALL_ID'] as const);
+  return {
+    conversationId: conversationIdArg(ID),
+    decision: {
+      toolCallId: TOOL_CALL_ID,
+      decision: decisionFromFlags(values),
+      by: values.by ?? defaultBy(),
+      ...(values.reason !== undefined ? { reason: values.reason } : {}),
+      // The hash `status` shows: the decision then holds only for exactly those arguments.
+      ...(values.sha256 !== undefined ? { argumentsSha256: values.sha256.trim().toLowerCase() } : {}),
+    },
+    json: values.json,
+    ...(values.key !== undefined ? { keyFile: values.key } : {}),
+  };
+}
+
+/** `approve`: decide a pending approval; refused (exit 1, saying why) when the conversation will not take it. */
+export async function approveCommand(args: string[], cleanups: Cleanups): Promise<number> {
+  const approve = parseApproveArgs(args);
+  const key = approve.keyFile !== undefined ? readSigningKey(approve.keyFile) : undefined;
+  const { agent } = await connectAgent(cleanups, { startServer: false });
+  let decision = approve.decision;
+  if (key) {
+    // Signed over the arguments' hash: the one given, else the pending call's own.
+    let argumentsSha256 = decision.argumentsSha256;
+    if (argumentsSha256 === undefined) {
+      const pending = (await agent.pendingApprovals(approve.conversationId)).find(
+        (approval) => approval.toolCallId === decision.toolCallId,
+      );
+      if (!pending) throw new Error(`no approval is pending for tool call ${decision.toolCallId}`);
+      argumentsSha256 = pending.argumentsSha256;
+    }
+    decision = signDecision(approve.conversationId, { ...decision, argumentsSha256 }, key);
+  }
+  const receipt = await agent.approve(approve.conversationId, decision);
+  process.stdout.write(
+    approve.json
+      ? `${JSON.stringify(receipt)}\n`
+      : `${receipt.decision.replace('_', ' ')}: ${receipt.toolName} (${receipt.toolCallId}) in ${approve.conversationId}\n`,
+  );
+  return 0;
+}

@@ -1,0 +1,54 @@
+import { parseArgs } from 'node:util';
+import { type Cleanups, log } from '../cleanups';
+import { connectAgent } from '../connect-agent';
+import { UsageError } from '../usage-error';
+
+/**
+ * `gateway`: the HTTP gateway for services, on 127.0.0.1 unless told otherwise. Tokens come from
+ * `--tokens FILE` or DURABLE_AGENT_GATEWAY_TOKENS; DURABLE_AGENT_GATEWAY_SIGNING_KEY (an Ed25519
+ * private key, PEM) makes it sign decisions as each token's identity. `--max-streams N` (or
+ * DURABLE_AGENT_GATEWAY_MAX_STREAMS, default 8) caps the event streams one token may have open.
+ */
+export async function gatewayCommand(args: string[], cleanups: Cleanups): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      tokens: { type: 'string' },
+      'max-streams': { type: 'string' },
+    },
+  });
+  const tokensFile = values.tokens ?? process.env.DURABLE_AGENT_GATEWAY_TOKENS;
+  if (!tokensFile)
+    throw new UsageError('gateway needs a token file: --tokens FILE or DURABLE_AGENT_GATEWAY_TOKENS');
+  const port = Number(values.port ?? process.env.DURABLE_AGENT_GATEWAY_PORT ?? 8787);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new UsageError(`not a port: ${values.port}`);
+  const host = values.host ?? process.env.DURABLE_AGENT_GATEWAY_HOST ?? '127.0.0.1';
+  const maxStreamsText = values['max-streams'] ?? process.env.DURABLE_AGENT_GATEWAY_MAX_STREAMS;
+  const maxStreamsPerToken = maxStreamsText === undefined ? undefined : Number(maxStreamsText);
+  if (maxStreamsPerToken !== undefined && (!Number.isInteger(maxStreamsPerToken) || maxStreamsPerToken < 1))
+    throw new UsageError(`--max-streams takes a whole number of at least 1, not ${maxStreamsText}`);
+  const [{ GatewayTokens }, { createGateway }, { readSigningKey }] = await Promise.all([
+    import('../../gateway/gateway-tokens'),
+    import('../../gateway/gateway-app'),
+    import('../../client/sign-decision'),
+  ]);
+  const tokens = GatewayTokens.fromFile(tokensFile);
+  const keyFile = process.env.DURABLE_AGENT_GATEWAY_SIGNING_KEY;
+  const signingKey = keyFile ? readSigningKey(keyFile) : undefined;
+  const { agent } = await connectAgent(cleanups, { startServer: false });
+  const app = createGateway({
+    agent,
+    tokens,
+    ...(signingKey ? { signingKey } : {}),
+    ...(maxStreamsPerToken !== undefined ? { maxStreamsPerToken } : {}),
+  });
+  const address = await app.listen({ port, host });
+  cleanups.first(() => app.close());
+  // The line a supervisor (or a test) waits for.
+  log(`gateway listening on ${address}`);
+  await new Promise<void>((resolve) => app.server.once('close', () => resolve()));
+  return 0;
+}

@@ -1,0 +1,25 @@
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { connectionSettingsFromEnv } from '../../shared/connection-settings';
+import { type Cleanups, log } from '../cleanups';
+
+/** `server`: the embedded dev server in the foreground until stopped. */
+export async function serverCommand(args: string[], cleanups: Cleanups): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { port: { type: 'string' }, 'ui-port': { type: 'string' }, db: { type: 'string' } },
+  });
+  const { embeddedServerSettings, startEmbeddedServer } = await import('../../worker/ensure-server');
+  const env = {
+    ...process.env,
+    ...(values.port ? { DURABLE_AGENT_SERVER_PORT: values.port } : {}),
+    ...(values['ui-port'] ? { DURABLE_AGENT_UI_PORT: values['ui-port'] } : {}),
+  };
+  const embedded = embeddedServerSettings(env);
+  if (values.db) embedded.dbFile = path.resolve(values.db);
+  const server = await startEmbeddedServer(embedded, connectionSettingsFromEnv(env).namespace, env, log);
+  cleanups.last(() => server.stop());
+  log(`Temporal server ready on ${server.address}; Ctrl-C stops it`);
+  await new Promise(() => {});
+  return 0;
+}

@@ -1,0 +1,112 @@
+import type { PendingApproval } from '../../shared/approvals';
+import type { ConversationStatusSummary } from '../../shared/conversation-api';
+import type { ConversationExecution } from '../../client/agent-client';
+import { approveCommandLine } from '../approval-choices';
+import type { AgentEvent } from '../../shared/events';
+import type { Cleanups } from '../cleanups';
+import { type DisabledTool, disabledTools } from '../terminal/disabled-tools';
+import { webUiLink } from '../terminal/web-ui-link';
+import { connectAgent } from '../connect-agent';
+import { conversationIdArg, namedPositionals, parseCommandArgs } from '../parse-command-args';
+
+export interface StatusArgs {
+  conversationId: string;
+  json: boolean;
+}
+
+export function parseStatusArgs(args: string[]): StatusArgs {
+  const { values, positionals } = parseCommandArgs('status', {
+    args,
+    allowPositionals: true,
+    options: { json: { type: 'boolean', default: false } },
+  });
+  const { ID } = namedPositionals('status', positionals, ['ID'] as const);
+  return { conversationId: conversationIdArg(ID), json: values.json };
+}
+
+/** What `status` knows: always the execution; the summary and approvals while the conversation lasts. */
+export interface StatusReport {
+  execution: ConversationExecution;
+  summary?: ConversationStatusSummary;
+  pendingApprovals?: PendingApproval[];
+  /** The conversation in the Temporal Web UI, when known. */
+  webUiUrl?: string;
+  /** Tools a worker has disabled for a while (circuit breaker open), from the latest calls. */
+  disabledTools?: DisabledTool[];
+}
+
+/** Arguments shown on the status line; the rest (whole) with --json. */
+const STATUS_ARGUMENTS_CHARS = 200;
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+export function formatStatus(report: StatusReport): string {
+  const { execution, summary, pendingApprovals = [] } = report;
+  const id = execution.conversationId;
+  const link = report.webUiUrl ? `  web UI: ${report.webUiUrl}\n` : '';
+  if (!summary) {
+    const closed = execution.closeTime ? ` at ${execution.closeTime.toISOString()}` : '';
+    return `conversation ${id}: ended (${execution.executionStatus.toLowerCase()}${closed})\n${link}`;
+  }
+  const state = summary.status === 'running' ? `running run ${summary.runCount}` : summary.status;
+  const lines = [
+    `conversation ${id}: ${state}`,
+    `  started ${execution.startTime.toISOString()} on task queue ${execution.taskQueue}`,
+    `  ${plural(summary.runCount, 'run')}, ${plural(summary.transcriptLength, 'message')}, ${plural(summary.queuedMessages, 'queued message')}, last event #${summary.lastSeq}`,
+  ];
+  if (report.webUiUrl) lines.push(`  web UI: ${report.webUiUrl}`);
+  if (summary.approvalMode && summary.approvalMode !== 'default') {
+    lines.push(`  approval mode: ${summary.approvalMode}`);
+  }
+  for (const { tool, until } of report.disabledTools ?? []) {
+    lines.push(
+      `  ${tool} is disabled on a worker until ${until} (it failed too often: its circuit breaker is open)`,
+    );
+  }
+  if (pendingApprovals.length) {
+    lines.push(`  waiting for approval (${pendingApprovals.length}):`);
+    for (const approval of pendingApprovals) {
+      const expires = approval.expiresAt ? `, rejected at ${new Date(approval.expiresAt).toISOString()}` : '';
+      const length = approval.argumentsLength ?? approval.arguments.length;
+      const cut =
+        length > STATUS_ARGUMENTS_CHARS ? ` … [${length} characters in all: --json shows them whole]` : '';
+      const hash = approval.argumentsSha256 ? ` --sha256 ${approval.argumentsSha256}` : '';
+      lines.push(
+        `    ${approval.toolCallId}  ${approval.toolName} (risk ${approval.risk}, asked ${new Date(approval.requestedAt).toISOString()}${expires}): ${approval.arguments.slice(0, STATUS_ARGUMENTS_CHARS)}${cut}`,
+        `      ${approveCommandLine(id, approval.toolCallId)}${hash} [--always] [--reject] [--reason TEXT]`,
+      );
+    }
+  } else {
+    lines.push('  no tool call is waiting for approval');
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** `status`: one conversation's state and pending approvals, on stdout. */
+export async function statusCommand(args: string[], cleanups: Cleanups): Promise<number> {
+  const status = parseStatusArgs(args);
+  const { agent, settings } = await connectAgent(cleanups, { startServer: false });
+  const execution = await agent.execution(status.conversationId);
+  const webUiUrl = webUiLink(settings, status.conversationId);
+  const report: StatusReport = { execution, ...(webUiUrl ? { webUiUrl } : {}) };
+  if (execution.executionStatus === 'RUNNING') {
+    let events: AgentEvent[];
+    [report.summary, report.pendingApprovals, events] = await Promise.all([
+      agent.status(status.conversationId),
+      agent.pendingApprovals(status.conversationId),
+      agent.events(status.conversationId),
+    ]);
+    report.disabledTools = disabledTools(events, Date.now());
+  }
+  process.stdout.write(
+    status.json
+      ? `${JSON.stringify({
+          ...execution,
+          ...report.summary,
+          pendingApprovals: report.pendingApprovals ?? [],
+          disabledTools: report.disabledTools ?? [],
+          ...(webUiUrl ? { webUiUrl } : {}),
+        })}\n`
+      : formatStatus(report),
+  );
+  return 0;
+}

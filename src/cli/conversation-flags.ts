@@ -1,0 +1,84 @@
+import path from 'node:path';
+import type { ConversationOptionsInput } from '../shared/conversation-options';
+import { ExecSecurityModeSchema } from '../shared/exec-security';
+import { ToolProfileSchema } from '../shared/tool-catalog';
+import { positiveInteger } from './parse-command-args';
+import { UsageError } from './usage-error';
+
+/** Flags that set a conversation's options; they count only when the message starts the conversation. */
+export const CONVERSATION_OPTION_FLAGS = {
+  workspace: { type: 'string' },
+  model: { type: 'string' },
+  system: { type: 'string' },
+  'max-tool-iterations': { type: 'string' },
+  approval: { type: 'string' },
+  profile: { type: 'string' },
+  allow: { type: 'string' },
+  'also-allow': { type: 'string' },
+  deny: { type: 'string' },
+  owners: { type: 'string' },
+  'exec-security': { type: 'string' },
+} as const;
+
+export interface ConversationOptionValues {
+  workspace?: string;
+  model?: string;
+  system?: string;
+  'max-tool-iterations'?: string;
+  approval?: string;
+  profile?: string;
+  /** Comma-separated, as are `also-allow`, `deny` and `owners`. */
+  allow?: string;
+  'also-allow'?: string;
+  deny?: string;
+  owners?: string;
+  'exec-security'?: string;
+}
+
+/** A comma-separated flag as a list; an empty flag is an empty list (`--allow ''` allows nothing). */
+function commaList(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  return value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+}
+
+export function conversationOptionsFromFlags(values: ConversationOptionValues): ConversationOptionsInput {
+  const profile = values.profile === undefined ? undefined : ToolProfileSchema.safeParse(values.profile);
+  if (profile && !profile.success) {
+    throw new UsageError(`--profile takes ${ToolProfileSchema.options.join(', ')}, got ${values.profile}`);
+  }
+  const owners = commaList(values.owners);
+  if (owners?.length === 0) throw new UsageError('--owners needs at least one name');
+  const listFlag = (key: 'allow' | 'alsoAllow' | 'deny', value: string | undefined) => {
+    const list = commaList(value);
+    return list ? { [key]: list } : {};
+  };
+  const execSecurity =
+    values['exec-security'] === undefined
+      ? undefined
+      : ExecSecurityModeSchema.safeParse(values['exec-security']);
+  if (execSecurity && !execSecurity.success) {
+    throw new UsageError(`--exec-security takes full, sandbox or safe-bin, got ${values['exec-security']}`);
+  }
+  const approval = values.approval;
+  if (approval !== undefined && approval !== 'auto' && approval !== 'ask') {
+    throw new UsageError(`--approval takes auto or ask, got ${approval}`);
+  }
+  return {
+    ...(values.workspace !== undefined ? { workspace: path.resolve(values.workspace) } : {}),
+    ...(values.model !== undefined ? { model: values.model } : {}),
+    ...(values.system !== undefined ? { systemPrompt: values.system } : {}),
+    ...(values['max-tool-iterations'] !== undefined
+      ? { maxToolIterations: positiveInteger(values['max-tool-iterations'], '--max-tool-iterations') }
+      : {}),
+    ...(approval ? { approval: { mode: approval } } : {}),
+    ...(profile !== undefined ? { profile: profile.data } : {}),
+    ...listFlag('allow', values.allow),
+    ...listFlag('alsoAllow', values['also-allow']),
+    ...listFlag('deny', values.deny),
+    ...(owners !== undefined ? { owners } : {}),
+    ...(execSecurity !== undefined ? { execSecurity: execSecurity.data } : {}),
+  };
+}

@@ -1,0 +1,574 @@
+import { conversationSummary } from '../shared/activity-summary';
+import type { CompactionReceipt } from '../shared/compaction';
+import type { ImageContent } from '../shared/content';
+import { randomUUID } from 'node:crypto';
+import {
+  type Client,
+  type QueryDefinition,
+  WorkflowExecutionAlreadyStartedError,
+  type WorkflowExecutionStatusName,
+  type WorkflowHandle,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
+import { type ApprovalDecision, ApprovalDecisionSchema, type PendingApproval } from '../shared/approvals';
+import { CONVERSATION_WORKFLOW_TYPE, DEFAULT_TASK_QUEUE } from '../shared/constants';
+import {
+  type AbortInput,
+  AbortInputSchema,
+  type AbortReceipt,
+  type ApprovalReceipt,
+  type ConversationState,
+  type ConversationStatusSummary,
+  type SteerReceipt,
+  UserMessageInputSchema,
+  abortUpdate,
+  approveUpdate,
+  compactUpdate,
+  endSignal,
+  eventsQuery,
+  pendingApprovalsQuery,
+  stateQuery,
+  statusQuery,
+  steerSignal,
+  steerUpdate,
+  type TranscriptPage,
+  transcriptPageQuery,
+  type UserMessageInput,
+  userMessageSignal,
+  answerUserChoiceUpdate,
+  rapViewsQuery,
+  type ApprovalModeInput,
+  ApprovalModeInputSchema,
+  setApprovalModeUpdate,
+} from '../shared/conversation-api';
+import { type ConversationOptionsInput, ConversationOptionsSchema } from '../shared/conversation-options';
+import type { AgentEvent } from '../shared/events';
+import type { Message } from '../shared/messages';
+import { type UserChoiceAnswer, UserChoiceAnswerSchema } from '../shared/rap';
+import { assertConversationId } from '../shared/ids';
+import type { ActivityProgress } from '../shared/tool-run';
+import {
+  ConversationEndedError,
+  ConversationNotFoundError,
+  UpdateRefusedError,
+  invalidInput,
+} from '../shared/conversation-errors';
+import { DEFAULT_POLL_MS, pollConversation } from './conversation-poller';
+import { READ_QUERY_RETRY_MS, queryRetried, queryWhileRunning } from './query-retry';
+import { type ModelTextSource, listenEarly, processLiveModelText } from './live-model-text';
+
+export interface SendOptions {
+  /**
+   * True (the default): a conversation that does not exist is started by this message. False: only
+   * a conversation that exists takes it; otherwise ConversationNotFoundError and nothing is started
+   * (what a caller allowed to send but not to start needs).
+   */
+  start?: boolean;
+  /** Used only when this message starts the conversation. */
+  options?: ConversationOptionsInput;
+  messageId?: string;
+  /** Who sends it, as this caller vouches: decides whether `ownerOnly` tools may run (the conversation's `owners`). */
+  sender?: string;
+  /** Images the model sees with the text (at most MAX_MESSAGE_IMAGES). */
+  images?: ImageContent[];
+}
+
+export interface Sent {
+  conversationId: string;
+  messageId: string;
+  /** Events up to here came before this message. */
+  afterSeq: number;
+  /** True when this message started the conversation. */
+  started: boolean;
+}
+
+export interface SteerOptions {
+  messageId?: string;
+  /** As for `send`: a steering message joins the run, and a non-owner's makes it a non-owner's run. */
+  sender?: string;
+  /**
+   * True (the default): the `steer` update, which waits for a worker to take the message and
+   * returns whether a run was interrupted. False: the `steer` signal, which is stored even while no
+   * worker is running and returns no receipt.
+   */
+  wait?: boolean;
+}
+
+export interface Steered extends Sent {
+  /** From the update's receipt: a run was in progress and is being steered. Absent with `wait: false`. */
+  interrupting?: boolean;
+}
+
+export interface WatchOptions {
+  /** Only events with a higher sequence number; the conversation's newest event when absent (only what comes next). */
+  afterSeq?: number;
+  /** Stops after yielding the first event for which this is true. */
+  until?: (event: AgentEvent) => boolean;
+  /** Between two polls, in ms (default 200). */
+  pollMs?: number;
+  /** Ends watching at once (a call to Temporal in flight is cancelled too). */
+  signal?: AbortSignal;
+}
+
+export type FollowItem =
+  { kind: 'event'; event: AgentEvent } | { kind: 'progress'; progress: ActivityProgress };
+
+export type RunFinishedEvent = Extract<AgentEvent, { type: 'run_finished' }>;
+
+/** What Temporal knows of a conversation's workflow, without asking the workflow. */
+export interface ConversationExecution {
+  conversationId: string;
+  /** RUNNING while the conversation lasts; COMPLETED, FAILED, TERMINATED, … once it has ended. */
+  executionStatus: WorkflowExecutionStatusName;
+  startTime: Date;
+  closeTime?: Date;
+  taskQueue: string;
+  /** `conversation` for conversations; anything else is some other workflow that happens to have this id. */
+  workflowType: string;
+}
+
+export interface ConversationListing {
+  conversationId: string;
+  startTime: Date;
+  taskQueue: string;
+}
+
+/** The typed way for a service to talk to conversations; everything goes through Temporal. */
+export class AgentClient {
+  /**
+   * `liveText`: where model activities of this process hand over their text as it arrives, so
+   * watchers see it at once; text of workers elsewhere comes with their heartbeats.
+   */
+  constructor(
+    private readonly client: Client,
+    readonly taskQueue: string = DEFAULT_TASK_QUEUE,
+    private readonly liveText: ModelTextSource = processLiveModelText,
+  ) {}
+
+  /** Starts a conversation that waits for its first message; returns its id. Refuses an id already used. */
+  async start(
+    conversationId: string = `conv-${randomUUID()}`,
+    options: ConversationOptionsInput = {},
+  ): Promise<string> {
+    assertConversationId(conversationId);
+    assertClientStart(conversationId, options);
+    const parsed = ConversationOptionsSchema.safeParse(options);
+    if (!parsed.success) throw invalidInput('conversation options', parsed.error);
+    try {
+      await this.client.workflow.start(CONVERSATION_WORKFLOW_TYPE, {
+        workflowId: conversationId,
+        taskQueue: this.taskQueue,
+        args: [{ options: parsed.data }],
+        // A conversation id names one conversation forever, so events and transcripts never mix.
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      });
+    } catch (error) {
+      if (error instanceof WorkflowExecutionAlreadyStartedError) {
+        throw new Error(`conversation ${conversationId} already exists`);
+      }
+      throw error;
+    }
+    return conversationId;
+  }
+
+  /**
+   * Sends a user message, starting the conversation if it does not exist (unless `start: false`).
+   * Refuses an ended conversation.
+   */
+  async send(conversationId: string, text: string, sendOptions: SendOptions = {}): Promise<Sent> {
+    assertConversationId(conversationId);
+    const message = UserMessageInputSchema.safeParse({
+      text,
+      messageId: sendOptions.messageId ?? randomUUID(),
+      ...(sendOptions.sender !== undefined ? { sender: sendOptions.sender } : {}),
+      ...(sendOptions.images?.length ? { images: sendOptions.images } : {}),
+    });
+    if (!message.success) throw invalidInput('message', message.error);
+    const options = ConversationOptionsSchema.safeParse(sendOptions.options ?? {});
+    if (!options.success) throw invalidInput('conversation options', options.error);
+    let afterSeq = 0;
+    let started = true;
+    try {
+      await this.assertRunning(conversationId);
+      afterSeq = (await this.read(conversationId, statusQuery)).lastSeq;
+      started = false;
+    } catch (error) {
+      if (!(error instanceof ConversationNotFoundError) || sendOptions.start === false) throw error;
+    }
+    if (started && sendOptions.start !== false) assertClientStart(conversationId, sendOptions.options ?? {});
+    if (sendOptions.start === false) {
+      // A plain signal: it can never start a workflow, even if this one closed since we looked.
+      const handle = this.handle(conversationId);
+      await this.explainErrors(conversationId, () => handle.signal(userMessageSignal, message.data));
+      return { conversationId, messageId: message.data.messageId, afterSeq, started: false };
+    }
+    await this.client.workflow.signalWithStart(CONVERSATION_WORKFLOW_TYPE, {
+      workflowId: conversationId,
+      taskQueue: this.taskQueue,
+      args: [{ options: options.data }],
+      signal: userMessageSignal,
+      signalArgs: [message.data],
+      // Shown by the Web UI for the conversation; only used when this call starts it.
+      staticSummary: conversationSummary(text),
+    });
+    return { conversationId, messageId: message.data.messageId, afterSeq, started };
+  }
+
+  /**
+   * Steers the run in progress: its running tools are cancelled (keeping what they return), then the
+   * message joins the transcript and the run goes on. With no run in progress it starts one. Never
+   * starts a conversation: one that does not exist is ConversationNotFoundError.
+   */
+  async steer(conversationId: string, text: string, steerOptions: SteerOptions = {}): Promise<Steered> {
+    const message = UserMessageInputSchema.safeParse({
+      text,
+      messageId: steerOptions.messageId ?? randomUUID(),
+      ...(steerOptions.sender !== undefined ? { sender: steerOptions.sender } : {}),
+    });
+    if (!message.success) throw invalidInput('steering message', message.error);
+    await this.assertRunning(conversationId);
+    const afterSeq = (await this.status(conversationId)).lastSeq;
+    const handle = this.handle(conversationId);
+    const sent = { conversationId, messageId: message.data.messageId, afterSeq, started: false };
+    if (steerOptions.wait === false) {
+      await this.explainErrors(conversationId, () => handle.signal(steerSignal, message.data));
+      return sent;
+    }
+    const receipt: SteerReceipt = await this.update(conversationId, 'steer', () =>
+      handle.executeUpdate(steerUpdate, { args: [message.data] }),
+    );
+    return { ...sent, interrupting: receipt.interrupting };
+  }
+
+  /** Aborts the run in progress; the conversation then waits for the next message. Refused when no run is in progress. */
+  /** Summarises the older turns now (at the next turn boundary of a run in progress); returns once done. */
+  async compact(conversationId: string): Promise<CompactionReceipt> {
+    const handle = this.handle(conversationId);
+    return this.update(conversationId, 'compact', () => handle.executeUpdate(compactUpdate));
+  }
+
+  async abort(conversationId: string, input: AbortInput = {}): Promise<AbortReceipt> {
+    const parsed = AbortInputSchema.safeParse(input);
+    if (!parsed.success) throw invalidInput('abort', parsed.error);
+    const handle = this.handle(conversationId);
+    return this.update(conversationId, 'abort', () =>
+      handle.executeUpdate(abortUpdate, { args: [parsed.data] }),
+    );
+  }
+
+  /**
+   * Decides a pending approval. Refused (UpdateRefusedError, saying why) for an unknown or already
+   * decided `toolCallId` and for an approver the conversation does not list.
+   */
+  async approve(conversationId: string, decision: ApprovalDecision): Promise<ApprovalReceipt> {
+    const parsed = ApprovalDecisionSchema.safeParse(decision);
+    if (!parsed.success) throw invalidInput('approval decision', parsed.error);
+    const handle = this.handle(conversationId);
+    return this.update(conversationId, 'approve', () =>
+      handle.executeUpdate(approveUpdate, { args: [parsed.data] }),
+    );
+  }
+
+  /**
+   * Answers a RAP tool's `user_choice` (the `user_choice_requested` event): the index chosen, or the
+   * tool's default when `selected` is absent. Refused for a call with no pending choice or an index out of range.
+   */
+  async answerUserChoice(conversationId: string, answer: UserChoiceAnswer): Promise<{ selected: number }> {
+    const parsed = UserChoiceAnswerSchema.safeParse(answer);
+    if (!parsed.success) throw invalidInput('user choice', parsed.error);
+    const handle = this.handle(conversationId);
+    return this.update(conversationId, 'answerUserChoice', () =>
+      handle.executeUpdate(answerUserChoiceUpdate, { args: [parsed.data] }),
+    );
+  }
+
+  /** The latest content of each view RAP tools pushed to the conversation, by view type. */
+  views(conversationId: string): Promise<Record<string, Record<string, unknown>>> {
+    return this.explainErrors(conversationId, () => this.handle(conversationId).query(rapViewsQuery));
+  }
+
+  /** From Temporal rather than the workflow, so it answers for ended conversations and with no worker running. */
+  async execution(conversationId: string): Promise<ConversationExecution> {
+    const description = await this.explainErrors(conversationId, () =>
+      this.handle(conversationId).describe(),
+    );
+    return {
+      conversationId,
+      executionStatus: description.status.name,
+      startTime: description.startTime,
+      ...(description.closeTime ? { closeTime: description.closeTime } : {}),
+      taskQueue: description.taskQueue,
+      workflowType: description.type,
+    };
+  }
+
+  /**
+   * Why a closed conversation failed or was terminated, from the last event of its history (one
+   * event read, however long the history); undefined while it runs or when it completed.
+   */
+  async failureOf(conversationId: string): Promise<string | undefined> {
+    const { history } = await this.client.workflowService.getWorkflowExecutionHistoryReverse({
+      namespace: this.client.options.namespace,
+      execution: { workflowId: assertConversationId(conversationId) },
+      maximumPageSize: 1,
+    });
+    const last = history?.events?.[0];
+    return (
+      last?.workflowExecutionFailedEventAttributes?.failure?.message ??
+      last?.workflowExecutionTerminatedEventAttributes?.reason ??
+      undefined
+    );
+  }
+
+  status(conversationId: string): Promise<ConversationStatusSummary> {
+    return this.explainErrors(conversationId, () => this.read(conversationId, statusQuery));
+  }
+
+  state(conversationId: string): Promise<ConversationState> {
+    return this.explainErrors(conversationId, () => this.read(conversationId, stateQuery));
+  }
+
+  pendingApprovals(conversationId: string): Promise<PendingApproval[]> {
+    return this.explainErrors(conversationId, () => this.read(conversationId, pendingApprovalsQuery));
+  }
+
+  events(conversationId: string, afterSeq = 0): Promise<AgentEvent[]> {
+    return this.explainErrors(conversationId, () => this.read(conversationId, eventsQuery, afterSeq));
+  }
+
+  /**
+   * A user message for a conversation that is running, as a plain signal: unlike `send`, it never
+   * starts one, and one that has ended is ConversationEndedError. Returns the newest event's
+   * sequence number before the message.
+   */
+  async signalMessage(conversationId: string, message: UserMessageInput): Promise<{ afterSeq: number }> {
+    const execution = await this.execution(conversationId);
+    if (execution.executionStatus !== 'RUNNING') {
+      throw new ConversationEndedError(conversationId, execution.executionStatus.toLowerCase());
+    }
+    const handle = this.handle(conversationId);
+    const { lastSeq } = await handle.query(statusQuery);
+    try {
+      await handle.signal(userMessageSignal, message);
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) throw new ConversationEndedError(conversationId, 'ended');
+      throw error;
+    }
+    return { afterSeq: lastSeq };
+  }
+
+  /** The last `last` messages of the transcript, read page by page, with where they start. */
+  async transcriptTail(
+    conversationId: string,
+    last: number,
+  ): Promise<{ transcriptLength: number; from: number; messages: Message[] }> {
+    const handle = this.handle(conversationId);
+    const { transcriptLength, transcriptGeneration = 0 } = await this.status(conversationId);
+    const from = Math.max(0, transcriptLength - last);
+    const messages: Message[] = [];
+    let next: number | null = from;
+    while (next !== null && next < transcriptLength) {
+      const page: TranscriptPage = await handle.query(transcriptPageQuery, {
+        generation: transcriptGeneration,
+        from: next,
+        to: transcriptLength,
+      });
+      messages.push(...page.messages);
+      next = page.next;
+    }
+    return { transcriptLength, from, messages };
+  }
+
+  /** Sets the approval mode for the calls asked about from now on; refused (UpdateRefusedError) once the conversation is ending. */
+  async setApprovalMode(
+    conversationId: string,
+    input: ApprovalModeInput,
+  ): Promise<{ mode: ApprovalModeInput['mode'] }> {
+    const parsed = ApprovalModeInputSchema.safeParse(input);
+    if (!parsed.success) throw invalidInput('approval mode', parsed.error);
+    return this.update(conversationId, 'setApprovalMode', () =>
+      this.handle(conversationId).executeUpdate(setApprovalModeUpdate, { args: [parsed.data] }),
+    );
+  }
+
+  async end(conversationId: string, reason?: string): Promise<void> {
+    await this.explainErrors(conversationId, () => this.handle(conversationId).signal(endSignal, { reason }));
+  }
+
+  /** Open conversations on this client's task queue, from Temporal visibility (which may lag by a moment). */
+  async *list(): AsyncGenerator<ConversationListing> {
+    const query = `WorkflowType = '${CONVERSATION_WORKFLOW_TYPE}' AND ExecutionStatus = 'Running' AND TaskQueue = '${this.taskQueue.replace(/'/g, "\\'")}'`;
+    for await (const execution of this.client.workflow.list({ query })) {
+      yield {
+        conversationId: execution.workflowId,
+        startTime: execution.startTime,
+        taskQueue: execution.taskQueue,
+      };
+    }
+  }
+
+  /**
+   * The conversation's events as they happen, with the progress of running tools as
+   * `tool_execution_update` events and the text of model calls as `model_text` events (made from
+   * heartbeat details, or handed over live by a worker in this process; they carry the `seq` of the
+   * event before them). Ends after `until` matches or when the conversation ends.
+   */
+  async *watch(conversationId: string, watchOptions: WatchOptions = {}): AsyncGenerator<AgentEvent, void> {
+    // Listening before the first call to Temporal, so text streamed meanwhile is not missed.
+    const liveText = listenEarly(this.liveText, conversationId);
+    try {
+      yield* this.watchFrom(conversationId, watchOptions, liveText);
+    } finally {
+      liveText.close();
+    }
+  }
+
+  private async *watchFrom(
+    conversationId: string,
+    watchOptions: WatchOptions,
+    liveText: ModelTextSource,
+  ): AsyncGenerator<AgentEvent, void> {
+    const handle = this.handle(conversationId);
+    const status = await this.explainErrors(conversationId, () =>
+      queryWhileRunning(handle, () => handle.query(statusQuery), watchOptions.signal),
+    );
+    let lastSeq = watchOptions.afterSeq ?? status.lastSeq;
+    let run = status.runCount;
+    const poll = pollConversation(handle, lastSeq, {
+      pollMs: watchOptions.pollMs ?? DEFAULT_POLL_MS,
+      liveText,
+      ...(watchOptions.signal ? { signal: watchOptions.signal } : {}),
+    });
+    for await (const item of poll) {
+      if (item.kind === 'event') {
+        lastSeq = item.event.seq;
+        run = item.event.run;
+        yield item.event;
+        if (watchOptions.until?.(item.event)) return;
+        continue;
+      }
+      if (item.kind === 'text') {
+        const { call, offset, text, at } = item;
+        yield { type: 'model_text', seq: lastSeq, at, run, call, offset, text };
+        continue;
+      }
+      const { progress } = item;
+      if (progress.kind !== 'tool') continue;
+      yield {
+        type: 'tool_execution_update',
+        seq: lastSeq,
+        at: item.heartbeatAt,
+        run,
+        toolCallId: progress.toolCallId,
+        toolName: progress.toolName,
+        ...(progress.text !== undefined ? { text: progress.text } : {}),
+        ...(progress.details !== undefined ? { details: progress.details } : {}),
+      };
+    }
+  }
+
+  /**
+   * Events after `afterSeq` and the heartbeated progress of running tools and model calls, until
+   * the run that took `messageId` finishes. Throws when the conversation closes first.
+   */
+  async *follow(sent: Sent, pollMs = DEFAULT_POLL_MS): AsyncGenerator<FollowItem, RunFinishedEvent> {
+    const poll = pollConversation(this.handle(sent.conversationId), sent.afterSeq, { pollMs });
+    for (;;) {
+      const next = await poll.next();
+      if (next.done) {
+        throw new Error(`conversation ${sent.conversationId} ${next.value.toLowerCase()} before answering`);
+      }
+      const item = next.value;
+      if (item.kind === 'text') continue;
+      if (item.kind === 'progress') {
+        yield { kind: 'progress', progress: item.progress };
+        continue;
+      }
+      yield item;
+      if (item.event.type === 'run_finished' && item.event.messageIds.includes(sent.messageId))
+        return item.event;
+    }
+  }
+
+  private handle(conversationId: string): WorkflowHandle {
+    return this.client.workflow.getHandle(assertConversationId(conversationId));
+  }
+
+  private async assertRunning(conversationId: string): Promise<void> {
+    const description = await this.explainErrors(conversationId, () =>
+      this.handle(conversationId).describe(),
+    );
+    if (description.status.name !== 'RUNNING') {
+      throw new ConversationEndedError(conversationId, description.status.name.toLowerCase());
+    }
+  }
+
+  /** Runs an update, turning a validator's refusal into UpdateRefusedError and a missing or closed workflow into ours. */
+  private async update<T>(conversationId: string, name: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await this.explainErrors(conversationId, call);
+    } catch (error) {
+      throw unwrapUpdateFailure(conversationId, name, error);
+    }
+  }
+
+  /** Temporal says "not found" both for an unknown workflow and, to updates and signals, a closed one: say which. */
+  /** A query, asked again for a while when the worker that had the conversation cached is gone. */
+  private read<Args extends unknown[], T>(
+    conversationId: string,
+    query: QueryDefinition<T, Args>,
+    ...args: Args
+  ): Promise<T> {
+    const handle = this.handle(conversationId);
+    return queryRetried(() => handle.query(query, ...args), { withinMs: READ_QUERY_RETRY_MS });
+  }
+
+  private async explainErrors<T>(conversationId: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+      const description = await this.handle(conversationId)
+        .describe()
+        .catch((describeError: unknown) => {
+          if (describeError instanceof WorkflowNotFoundError)
+            throw new ConversationNotFoundError(conversationId);
+          throw describeError;
+        });
+      if (description.status.name !== 'RUNNING') {
+        throw new ConversationEndedError(conversationId, description.status.name.toLowerCase());
+      }
+      throw error;
+    }
+  }
+}
+
+/**
+ * What a client may not start a conversation with, said before the worker refuses it: a place in a
+ * tree of sub-agents, which only Temporal's parent links give a conversation.
+ */
+function assertClientStart(conversationId: string, options: ConversationOptionsInput): void {
+  if (options.ancestors !== undefined) {
+    throw new Error(
+      "invalid conversation options: ancestors is set by the runtime for a sub-agent's conversation, never by a client",
+    );
+  }
+  if (conversationId.includes('.sub-')) {
+    throw new Error(
+      `invalid conversation id ${JSON.stringify(conversationId)}: ids with ".sub-" belong to sub-agents, which only their parent conversation starts`,
+    );
+  }
+}
+
+/**
+ * The error a caller should see for a failed update: a validator's refusal (which arrives as
+ * WorkflowUpdateFailedError wrapping the validator's error) becomes UpdateRefusedError; anything
+ * else is returned unchanged.
+ */
+function unwrapUpdateFailure(conversationId: string, update: string, error: unknown): unknown {
+  if (!(error instanceof WorkflowUpdateFailedError)) return error;
+  const cause = error.cause;
+  const reason = cause instanceof Error && cause.message ? cause.message : error.message;
+  return new UpdateRefusedError(conversationId, update, reason);
+}

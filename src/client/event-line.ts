@@ -1,0 +1,66 @@
+import { oneLine } from '../shared/one-line';
+import type { ApprovalDecisionKind } from '../shared/approvals';
+import type { AgentEvent } from '../shared/events';
+
+const DECISION_WORDS: Record<ApprovalDecisionKind, string> = {
+  allow_once: 'allowed once',
+  allow_always: 'allowed always',
+  reject_once: 'rejected',
+  reject_always: 'rejected always',
+};
+
+const interruptedTools = (ids: string[]) =>
+  ids.length ? ` (interrupted ${ids.length} tool${ids.length === 1 ? '' : 's'})` : '';
+
+/** One line of text for an event worth seeing (a terminal shows them, a sub-agent's events become its parent's progress), or undefined for nothing. */
+export function eventLine(event: AgentEvent): string | undefined {
+  switch (event.type) {
+    case 'run_started':
+      return undefined;
+    case 'model_response':
+      return event.toolCalls.length && event.text ? `· ${oneLine(event.text, 160)}` : undefined;
+    case 'tool_execution_start':
+      return `→ ${event.toolName} ${oneLine(event.args, 120)}`;
+    case 'tool_execution_update': {
+      const text = event.text ? oneLine(event.text.split('\n').filter(Boolean).pop() ?? '', 160) : '';
+      const details = event.details !== undefined ? oneLine(JSON.stringify(event.details), 80) : '';
+      const shown = [text, details].filter(Boolean).join(' ');
+      return shown ? `  … ${event.toolName} ${shown}` : undefined;
+    }
+    case 'tool_execution_end': {
+      const mark = event.aborted ? '⊘' : event.isError ? '✗' : '✓';
+      return `${mark} ${event.toolName}${event.aborted ? ' (interrupted)' : ''} ${oneLine(event.preview, 120)}`;
+    }
+    case 'approval_requested':
+      return `? ${event.toolName} needs approval (risk ${event.risk}, call ${event.toolCallId}): ${oneLine(event.args, 120)}`;
+    case 'approval_decided':
+      return `${event.decision.startsWith('allow') ? '✓' : '✗'} ${event.toolName} ${DECISION_WORDS[event.decision]} by ${event.by}${event.reason ? `: ${oneLine(event.reason, 120)}` : ''}`;
+    case 'steered':
+      return `↪ steered${interruptedTools(event.interrupted)}: ${oneLine(event.text, 120)}`;
+    case 'aborted':
+      return `■ aborted${event.by ? ` by ${event.by}` : ''}${interruptedTools(event.interrupted)}${event.reason ? `: ${oneLine(event.reason, 120)}` : ''}`;
+    case 'run_finished':
+      return undefined;
+    case 'error':
+      return `! ${event.message}`;
+    case 'warning':
+      return `⚠ ${event.message}`;
+    case 'subagent_started':
+      return `⇉ sub-agent ${event.conversationId}: ${oneLine(event.task, 120)}`;
+    case 'subscription_event':
+      return `⚡ event from ${event.toolName} (${event.toolCallId})${event.final ? ', its last' : ''}: ${oneLine(event.text, 120)}`;
+    case 'user_choice_requested':
+      return `? ${event.toolName} asks (call ${event.toolCallId}): ${oneLine(event.prompt, 120)} ${event.choices
+        .map((choice, index) => `[${index}${index === event.default ? '*' : ''}] ${oneLine(choice, 40)}`)
+        .join(' ')}`;
+    case 'user_choice_answered':
+      return `✓ choice ${event.selected} sent for ${event.toolCallId}${event.by ? ` by ${event.by}` : ''}`;
+    case 'oauth_requested':
+      return `🔑 ${event.toolName} needs authorisation (call ${event.toolCallId}): open ${event.authUrl}`;
+    case 'view_updated':
+    case 'model_text':
+      return undefined;
+    case 'compacted':
+      return `⇣ compacted: ${event.removedMessages} older messages summarised (about ${event.tokensBefore} → ${event.tokensAfter} tokens)`;
+  }
+}

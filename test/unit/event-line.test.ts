@@ -1,0 +1,140 @@
+import { eventLine } from '../../src/client/event-line';
+import type { AgentEvent } from '../../src/shared/events';
+
+const base = { seq: 7, at: 0, run: 2 };
+
+test.each<[AgentEvent, string | undefined]>([
+  [{ ...base, type: 'run_started', messageIds: ['m'] }, undefined],
+  [
+    { ...base, type: 'subagent_started', toolCallId: 'c', conversationId: 'p.sub-c', task: 'Look\naround' },
+    '⇉ sub-agent p.sub-c: Look around',
+  ],
+  [
+    {
+      ...base,
+      type: 'compacted',
+      removedMessages: 40,
+      keptMessages: 9,
+      tokensBefore: 120_000,
+      tokensAfter: 18_000,
+    },
+    '⇣ compacted: 40 older messages summarised (about 120000 → 18000 tokens)',
+  ],
+  [
+    {
+      ...base,
+      type: 'model_response',
+      iteration: 1,
+      text: 'Let me look.',
+      toolCalls: [{ id: 'c', name: 'read' }],
+    },
+    '· Let me look.',
+  ],
+  [{ ...base, type: 'model_response', iteration: 2, text: 'The answer.', toolCalls: [] }, undefined],
+  [
+    { ...base, type: 'tool_execution_start', toolCallId: 'c', toolName: 'read', args: '{"path":\n"a.txt"}' },
+    '→ read {"path": "a.txt"}',
+  ],
+  [
+    { ...base, type: 'tool_execution_update', toolCallId: 'c', toolName: 'exec', text: 'line 1\nline 2\n' },
+    '  … exec line 2',
+  ],
+  [
+    { ...base, type: 'tool_execution_update', toolCallId: 'c', toolName: 'count', details: { step: 3 } },
+    '  … count {"step":3}',
+  ],
+  [{ ...base, type: 'tool_execution_update', toolCallId: 'c', toolName: 'count' }, undefined],
+  [
+    {
+      ...base,
+      type: 'tool_execution_end',
+      toolCallId: 'c',
+      toolName: 'read',
+      isError: false,
+      preview: 'hello',
+    },
+    '✓ read hello',
+  ],
+  [
+    {
+      ...base,
+      type: 'tool_execution_end',
+      toolCallId: 'c',
+      toolName: 'read',
+      isError: true,
+      preview: 'no such file',
+    },
+    '✗ read no such file',
+  ],
+  [
+    {
+      ...base,
+      type: 'tool_execution_end',
+      toolCallId: 'c',
+      toolName: 'exec',
+      isError: true,
+      aborted: true,
+      preview: 'partial',
+    },
+    '⊘ exec (interrupted) partial',
+  ],
+  [
+    {
+      ...base,
+      type: 'approval_requested',
+      toolCallId: 'call_w',
+      toolName: 'write',
+      args: '{"path":"a"}',
+      risk: 'medium',
+    },
+    '? write needs approval (risk medium, call call_w): {"path":"a"}',
+  ],
+  [
+    {
+      ...base,
+      type: 'approval_decided',
+      toolCallId: 'call_w',
+      toolName: 'write',
+      decision: 'allow_always',
+      by: 'ops',
+    },
+    '✓ write allowed always by ops',
+  ],
+  [
+    {
+      ...base,
+      type: 'approval_decided',
+      toolCallId: 'call_w',
+      toolName: 'write',
+      decision: 'reject_once',
+      by: 'timeout',
+      reason: 'no decision in 5 s',
+    },
+    '✗ write rejected by timeout: no decision in 5 s',
+  ],
+  [
+    { ...base, type: 'steered', messageId: 'm2', text: 'Use the other file', interrupted: ['c1', 'c2'] },
+    '↪ steered (interrupted 2 tools): Use the other file',
+  ],
+  [
+    { ...base, type: 'aborted', by: 'alice', reason: 'wrong', interrupted: ['c1'] },
+    '■ aborted by alice (interrupted 1 tool): wrong',
+  ],
+  [{ ...base, type: 'aborted', interrupted: [] }, '■ aborted'],
+  [{ ...base, type: 'run_finished', messageIds: ['m'], outcome: 'aborted', answer: '' }, undefined],
+  [{ ...base, type: 'error', message: 'model said 401' }, '! model said 401'],
+])('%j renders as %j', (event, line) => {
+  expect(eventLine(event)).toBe(line);
+});
+
+test('long arguments are cut to one line', () => {
+  const line = eventLine({
+    ...base,
+    type: 'tool_execution_start',
+    toolCallId: 'c',
+    toolName: 'write',
+    args: 'x'.repeat(500),
+  });
+  expect(line).toHaveLength('→ write '.length + 120);
+  expect(line!.endsWith('…')).toBe(true);
+});
