@@ -3,6 +3,10 @@ import { ApprovalDecisionKindSchema, RiskLevelSchema } from './approvals';
 
 const base = { seq: z.number().int(), at: z.number(), run: z.number().int() };
 
+/** How a run ended: the model answered, ran out of tool iterations, an activity failed for good, or it was aborted. */
+export const RunFinishedOutcomeSchema = z.enum(['answered', 'max_tool_iterations', 'error', 'aborted']);
+export type RunFinishedOutcome = z.infer<typeof RunFinishedOutcomeSchema>;
+
 /** The event log of a conversation, snake_case as in pi-mono's agent loop. `at` is workflow time in ms. */
 export const AgentEventSchema = z.discriminatedUnion('type', [
   z.object({ ...base, type: z.literal('run_started'), messageIds: z.array(z.string()) }),
@@ -117,7 +121,7 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
     ...base,
     type: z.literal('run_finished'),
     messageIds: z.array(z.string()),
-    outcome: z.enum(['answered', 'max_tool_iterations', 'error', 'aborted']),
+    outcome: RunFinishedOutcomeSchema,
     answer: z.string(),
   }),
   /** A RAP subscription's event entered the transcript as a `receive_event__injected` call. */

@@ -6,7 +6,7 @@ import type { UsedSignatures } from './decision-signatures';
 import type { CarriedEvents } from './event-log';
 import type { CarriedRapThread } from './rap-thread';
 import type { CarriedTranscript } from './transcript';
-import type { PausedRun } from './turn-loop';
+import type { PausedRun } from './run-context';
 
 export interface ConversationInput extends ConversationStartInput {
   /** Handed over by the previous run of this conversation when it continued as new. */

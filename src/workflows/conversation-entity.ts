@@ -41,6 +41,7 @@ import {
   userMessageSignal,
 } from '../shared/conversation-api';
 import type { ConversationOptions } from '../shared/conversation-options';
+import type { Admission } from '../shared/worker-floors';
 import type { UserMessage } from '../shared/messages';
 import { schemaProblems } from '../shared/schema-problems';
 import { signedApprovalModeText } from '../shared/signed-decisions';
@@ -54,9 +55,10 @@ import type { InputParsing } from './input-parsing';
 import type { CarriedConversation } from './conversation-carry';
 import { EventLog } from './event-log';
 import { RapThread } from './rap-thread';
-import type { RunControl } from './run-control';
+import { RunControl } from './run-control';
 import { Transcript } from './transcript';
-import type { WebhookOutbox } from './webhook-outbox';
+import { WebhookOutbox } from './webhook-outbox';
+import { lookUpTools } from './worker-tools';
 import { workflowTime } from './workflow-time';
 
 /** How much each approval mode asks for: a change to a lower one is a decision. */
@@ -95,15 +97,15 @@ export class ConversationEntity {
   approvalModeChanged = false;
   readonly compactionRequests = new CompactionRequests();
   readonly rap: RapThread;
-  status: ConversationStatus;
-  runCount: number;
+  private state: ConversationStatus;
+  private runs: number;
   endRequested: boolean;
   /** The run in progress, if any. */
-  current: RunControl | undefined;
+  private running: RunControl | undefined;
   /** The worker's tools, listed once per execution. */
-  tools: ReadonlyMap<string, ToolDescriptor> | undefined;
+  private workerToolListing: ReadonlyMap<string, ToolDescriptor> | undefined;
   /** Deliveries to the worker's webhooks, when it has any. */
-  outbox: WebhookOutbox | undefined;
+  private webhooks: WebhookOutbox | undefined;
 
   constructor(
     readonly options: ConversationOptions,
@@ -113,11 +115,11 @@ export class ConversationEntity {
   ) {
     // A run paused between two turns to continue as new is still in progress: the new execution
     // says so from its first moment, before the worker's admission and the resumed turn.
-    this.status = carried?.paused ? 'running' : 'idle';
+    this.state = carried?.paused ? 'running' : 'idle';
     this.transcript = new Transcript(carried?.transcript);
     this.events = new EventLog(MAX_EVENTS_KEPT, carried?.events);
     this.queue = [...(carried?.queue ?? [])];
-    this.runCount = carried?.runCount ?? 0;
+    this.runs = carried?.runCount ?? 0;
     this.endRequested = carried?.endRequested ?? false;
     this.signatures = new DecisionSignatures(carried?.usedSignatures);
     this.approvals = new ApprovalBook(
@@ -128,6 +130,81 @@ export class ConversationEntity {
       carried?.standingApprovals,
     );
     this.rap = new RapThread(this.events, carried?.rap);
+  }
+
+  get status(): ConversationStatus {
+    return this.state;
+  }
+
+  /** Runs so far, the one in progress included. */
+  get runCount(): number {
+    return this.runs;
+  }
+
+  /** The run in progress, if any. */
+  get current(): RunControl | undefined {
+    return this.running;
+  }
+
+  /** The worker's tools, once listed in this execution. */
+  get tools(): ReadonlyMap<string, ToolDescriptor> | undefined {
+    return this.workerToolListing;
+  }
+
+  /** Deliveries to the worker's webhooks, when it has any. */
+  get outbox(): WebhookOutbox | undefined {
+    return this.webhooks;
+  }
+
+  /**
+   * What the worker holds this conversation to, from its admission: approval floors, approver keys
+   * (decisions are then signed), and the webhooks its events are delivered to.
+   */
+  admitted(admission: Extract<Admission, { admitted: true }>): void {
+    this.approvals.enforce(admission);
+    this.signatures.requireKeys(admission.approverKeys);
+    if (!admission.webhooks) return;
+    const outbox = new WebhookOutbox(this.conversationId, admission.webhooks, (toolCallId) =>
+      this.approvals.pendingApprovals().find((pending) => pending.toolCallId === toolCallId),
+    );
+    this.webhooks = outbox;
+    this.events.onRecord((event) => outbox.eventRecorded(event));
+  }
+
+  /** A run begins (or one paused for a hand-over resumes): steer and abort reach it until `runLeft`. */
+  beginRun(resuming: boolean): RunControl {
+    this.state = 'running';
+    if (!resuming) this.runs++;
+    this.running = new RunControl(this.runs);
+    return this.running;
+  }
+
+  /** The run's scope is left, however it went: nothing is in progress to steer or abort. */
+  runLeft(): void {
+    this.running = undefined;
+  }
+
+  /** The run is over: steering an abort overtook is not lost, it starts the next run. */
+  runEnded(control: RunControl): void {
+    this.queue.unshift(...control.takeSteering());
+    this.state = 'idle';
+  }
+
+  /** The conversation is over: it takes no more messages, steering or decisions. */
+  end(): void {
+    this.state = 'ended';
+  }
+
+  /**
+   * The worker's tools, listed once per execution (kept until the conversation continues as new);
+   * what the listing had to say is said once, in the run that listed them.
+   */
+  async workerTools(run: number): Promise<ReadonlyMap<string, ToolDescriptor>> {
+    if (this.workerToolListing) return this.workerToolListing;
+    const listing = await lookUpTools();
+    for (const message of listing.warnings) this.events.record(run, { type: 'warning', message });
+    this.workerToolListing = listing.tools;
+    return listing.tools;
   }
 
   get ending(): boolean {
@@ -166,7 +243,7 @@ export class ConversationEntity {
       events: this.events.carry(EVENTS_CARRIED),
       standingApprovals: this.approvals.standingDecisions(),
       queue: this.queue.splice(0),
-      runCount: this.runCount,
+      runCount: this.runs,
       endRequested: this.endRequested,
       continuations: (this.carried?.continuations ?? 0) + 1,
       rap: this.rap.carry(),

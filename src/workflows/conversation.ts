@@ -1,3 +1,4 @@
+import type { RunFinishedOutcome } from '../shared/events';
 import {
   ApplicationFailure,
   allHandlersFinished,
@@ -13,9 +14,8 @@ import { admissionActivities, noticeActivities } from './activity-proxies';
 import { compactIfNeeded } from './compaction';
 import type { ConversationInput } from './conversation-carry';
 import { ConversationEntity, userMessageOf } from './conversation-entity';
-import { RunControl } from './run-control';
-import { type PausedRun, lookUpTools, runTurnLoop } from './turn-loop';
-import { WebhookOutbox } from './webhook-outbox';
+import type { PausedRun } from './run-context';
+import { runTurnLoop } from './turn-loop';
 import { ConversationVisibility } from './conversation-visibility';
 import { ConversationMetrics } from './conversation-metrics';
 import { DEFAULT_AGENT_ID } from '../shared/agent-id';
@@ -30,7 +30,7 @@ export interface ConversationResult {
   messages: number;
   endedBy: 'end' | 'idle_timeout' | 'first_run';
   /** How the last run ended and its answer: what a sub-agent's parent reads. */
-  outcome?: 'answered' | 'max_tool_iterations' | 'error' | 'aborted';
+  outcome?: RunFinishedOutcome;
   answer?: string;
 }
 
@@ -116,16 +116,8 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
       continued: workflowInfo().continuedFromExecutionRunId !== undefined,
     });
     if (!admission.admitted) throw ApplicationFailure.nonRetryable(admission.reason, 'ConversationRefused');
-    approvals.enforce(admission);
-    self.signatures.requireKeys(admission.approverKeys);
+    self.admitted(admission);
     searchAttributes = admission.searchAttributes === true;
-    if (admission.webhooks) {
-      const outbox = new WebhookOutbox(conversationId, admission.webhooks, (toolCallId) =>
-        approvals.pendingApprovals().find((pending) => pending.toolCallId === toolCallId),
-      );
-      self.outbox = outbox;
-      events.onRecord((event) => outbox.eventRecorded(event));
-    }
   }
 
   const visibility = new ConversationVisibility(
@@ -167,11 +159,8 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
       continue;
     }
     if (!resumed && queue.length === 0 && !rap.hasEvents) break;
-    self.status = 'running';
-    if (!resumed) self.runCount++;
-    const run = self.runCount;
-    const control = new RunControl(run);
-    self.current = control;
+    const control = self.beginRun(resumed !== undefined);
+    const run = control.run;
     // A resumed run takes no new messages: they wait for the next run, as they would have.
     const messages = resumed ? [] : queue.splice(0);
     const seqBefore = events.lastSeq;
@@ -185,13 +174,7 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
             options,
             transcript,
             events,
-            tools: async () => {
-              if (self.tools) return self.tools;
-              const listing = await lookUpTools();
-              // Said once per execution: the listing is kept until the conversation continues as new.
-              for (const message of listing.warnings) events.record(run, { type: 'warning', message });
-              return (self.tools = listing.tools);
-            },
+            tools: () => self.workerTools(run),
             approvals,
             control,
             compactionRequests,
@@ -207,13 +190,11 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
       // The loop turns an abort into an `aborted` event; a cancellation reaching here is the workflow's own.
       if (!isCancellation(error) || !control.aborted) throw error;
     } finally {
-      self.current = undefined;
+      self.runLeft();
       resumed = undefined;
     }
     if (paused) return handOver(paused);
-    // Steering that an abort overtook is not lost: it starts the next run.
-    queue.unshift(...control.takeSteering());
-    self.status = 'idle';
+    self.runEnded(control);
     for (const event of events.after(seqBefore)) {
       if (event.type === 'run_finished') lastRun = { outcome: event.outcome, answer: event.answer };
     }
@@ -222,7 +203,7 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
       break;
     }
   }
-  self.status = 'ended';
+  self.end();
   const tools = self.tools;
   if (tools && [...tools.values()].some((tool) => tool.asyncCompletion)) {
     // The tool servers may let go of what they kept for this conversation.

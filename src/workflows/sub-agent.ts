@@ -1,3 +1,4 @@
+import type { RunFinishedOutcome } from '../shared/events';
 import {
   ChildWorkflowCancellationType,
   ParentClosePolicy,
@@ -31,7 +32,7 @@ export interface SubAgentContext {
 /** What a finished conversation reports; a sub-agent's answer is its last run's. */
 export interface SubAgentResult {
   answer?: string;
-  outcome?: 'answered' | 'max_tool_iterations' | 'error' | 'aborted';
+  outcome?: RunFinishedOutcome;
 }
 
 /**

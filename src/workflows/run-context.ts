@@ -1,0 +1,42 @@
+import type { ConversationOptions } from '../shared/conversation-options';
+import type { RapNotice } from '../shared/rap';
+import type { ToolDescriptor } from '../shared/tool-descriptor';
+import type { ApprovalBook } from './approval-book';
+import type { CompactionRequests } from './compaction';
+import type { EventLog } from './event-log';
+import type { RapThread } from './rap-thread';
+import type { RunControl } from './run-control';
+import type { Transcript } from './transcript';
+
+/** What a run works with: the conversation's state and the worker's tools, and how it is steered. */
+export interface RunContext {
+  conversationId: string;
+  run: number;
+  options: ConversationOptions;
+  transcript: Transcript;
+  events: EventLog;
+  /** Tools the worker offers, looked up once per conversation. */
+  tools: () => Promise<ReadonlyMap<string, ToolDescriptor>>;
+  approvals: ApprovalBook;
+  /** Steer and abort for this run; the loop runs inside `control.scope`. */
+  control: RunControl;
+  compactionRequests: CompactionRequests;
+  /** RAP subscriptions and their waiting events, user choices, views. */
+  rap: RapThread;
+  /** Sends a best-effort notice to the RAP tool servers without waiting for it. */
+  notify: (notice: RapNotice) => void;
+  /** The history is long enough to continue as new (Temporal's suggestion or `maxHistoryEvents`). */
+  historyIsLong: () => boolean;
+}
+
+/** A run handed over to the next execution between two turns (continue-as-new), and where it stood. */
+export interface PausedRun {
+  run: number;
+  messageIds: string[];
+  /** The model call it resumes with. */
+  iteration: number;
+  ownersRun: boolean;
+  senderOfRun?: string;
+  /** Sub-agents the run has started so far. */
+  subAgentsStarted?: number;
+}
