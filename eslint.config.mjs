@@ -1,24 +1,56 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-/** One config block per layer: imports of the layers above it are errors. */
-function layerRules(above) {
-  return Object.entries(above).map(([folder, layers]) => ({
-    files: [`${folder}/**/*.ts`],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
+/**
+ * The layers, lowest first: a folder may import its own and those below it, never one above it or
+ * a sibling on its level. Workflow code stands apart (its own block below).
+ */
+const LAYERS = [
+  ['shared'],
+  ['platform'],
+  ['history'],
+  ['client'],
+  ['tools'],
+  ['mcp', 'rap'],
+  ['activities'],
+  ['worker'],
+  ['gateway', 'acp'],
+  ['cli'],
+];
+/** Below its layer, but still kept apart: the ACP agent talks to workers only through Temporal. */
+const ALSO_FORBIDDEN = { acp: ['worker'] };
+/** Workflow code is imported (as types, or to bundle it) only from the worker up. */
+const SEE_WORKFLOWS = new Set(['worker', 'gateway', 'acp', 'cli']);
+
+/** One config block per folder: imports of the layers above it (and its siblings) are errors. */
+function layerRules() {
+  return LAYERS.flatMap((level, index) =>
+    level.flatMap((folder) => {
+      const above = [
+        ...level.filter((sibling) => sibling !== folder),
+        ...LAYERS.slice(index + 1).flat(),
+        ...(ALSO_FORBIDDEN[folder] ?? []),
+        ...(SEE_WORKFLOWS.has(folder) ? [] : ['workflows']),
+      ];
+      if (above.length === 0) return [];
+      return {
+        files: [`src/${folder}/**/*.ts`],
+        rules: {
+          'no-restricted-imports': [
+            'error',
             {
-              group: layers.flatMap((layer) => [`../${layer}/*`, `../../${layer}/*`]),
-              message: `${folder} is below that layer: pass what it needs in from above instead.`,
+              patterns: [
+                {
+                  group: above.flatMap((layer) => [`../${layer}/*`, `../../${layer}/*`]),
+                  message: `src/${folder} is below that layer: pass what it needs in from above instead.`,
+                },
+              ],
             },
           ],
         },
-      ],
-    },
-  }));
+      };
+    }),
+  );
 }
 
 export default tseslint.config(
@@ -37,58 +69,7 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
-  // Layers point down: shared < platform < history < client < tools < mcp, rap < activities < worker <
-  // gateway, acp < cli. Workflow code stands apart (below). A folder may import its own layer and
-  // those below it.
-  ...layerRules({
-    'src/shared': [
-      'platform',
-      'history',
-      'client',
-      'tools',
-      'mcp',
-      'rap',
-      'activities',
-      'worker',
-      'gateway',
-      'acp',
-      'cli',
-      'workflows',
-    ],
-    'src/platform': [
-      'history',
-      'client',
-      'tools',
-      'mcp',
-      'rap',
-      'activities',
-      'worker',
-      'gateway',
-      'acp',
-      'cli',
-      'workflows',
-    ],
-    'src/history': [
-      'client',
-      'tools',
-      'mcp',
-      'rap',
-      'activities',
-      'worker',
-      'gateway',
-      'acp',
-      'cli',
-      'workflows',
-    ],
-    'src/client': ['tools', 'mcp', 'rap', 'activities', 'worker', 'gateway', 'acp', 'cli', 'workflows'],
-    'src/tools': ['mcp', 'rap', 'activities', 'worker', 'gateway', 'acp', 'cli', 'workflows'],
-    'src/mcp': ['rap', 'activities', 'worker', 'gateway', 'acp', 'cli', 'workflows'],
-    'src/rap': ['mcp', 'activities', 'worker', 'gateway', 'acp', 'cli', 'workflows'],
-    'src/activities': ['worker', 'gateway', 'acp', 'cli', 'workflows'],
-    'src/worker': ['gateway', 'acp', 'cli'],
-    'src/gateway': ['acp', 'cli'],
-    'src/acp': ['worker', 'gateway', 'cli'],
-  }),
+  ...layerRules(),
   {
     // Workflow code runs in Temporal's deterministic sandbox: no Node built-ins, no I/O libraries,
     // and activities only as types.

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Message } from '../../src/shared/messages';
@@ -7,6 +7,7 @@ import { sandboxAvailability } from '../../src/tools/exec/bubblewrap';
 import { ask } from '../support/ask';
 import { nockModel } from '../support/nock-model';
 import { useNockedHarness } from '../support/nocked-harness';
+import { filesHolding, snapshot } from '../support/directory-contents';
 import { swapperCommand } from '../support/path-swapper';
 import { type ChatRequest, type ScriptedToolCall, toolResultIn } from '../support/scripted-model';
 
@@ -93,20 +94,3 @@ whenSandboxed('a sandboxed command swapping directories cannot lead the file too
   expect(await snapshot(outside)).toBe(outsideBefore);
   expect(await filesHolding(race, SECRET)).toEqual([]);
 });
-
-async function snapshot(directory: string): Promise<string> {
-  const names = (await readdir(directory)).sort();
-  return JSON.stringify(
-    await Promise.all(names.map(async (name) => [name, await readFile(path.join(directory, name), 'utf8')])),
-  );
-}
-
-async function filesHolding(directory: string, text: string): Promise<string[]> {
-  const found: string[] = [];
-  for (const entry of await readdir(directory, { withFileTypes: true })) {
-    const full = path.join(directory, entry.name);
-    if (entry.isDirectory()) found.push(...(await filesHolding(full, text)));
-    else if (entry.isFile() && (await readFile(full, 'utf8')).includes(text)) found.push(full);
-  }
-  return found;
-}

@@ -1,4 +1,4 @@
-import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { applyPatchTool } from '../../src/tools/builtin/apply-patch';
 import { editTool } from '../../src/tools/builtin/edit';
@@ -14,6 +14,7 @@ import { childEnvironment } from '../../src/tools/exec/child-environment';
 import { createExecTool } from '../../src/tools/exec/exec';
 import { CommandPolicy } from '../../src/tools/exec/exec-policy';
 import type { AgentTool } from '../../src/tools/tool';
+import { filesHolding, snapshot } from '../support/directory-contents';
 import { startSwapper } from '../support/path-swapper';
 import { makeTempDir, removeDir, resultText, runTool } from '../unit/tool-harness';
 
@@ -68,24 +69,6 @@ beforeEach(async () => {
 afterAll(async () => {
   await removeDir(parent);
 });
-
-/** Files under `directory` (links not followed) whose content includes `text`. */
-async function filesHolding(directory: string, text: string): Promise<string[]> {
-  const found: string[] = [];
-  for (const entry of await readdir(directory, { withFileTypes: true })) {
-    const full = path.join(directory, entry.name);
-    if (entry.isDirectory()) found.push(...(await filesHolding(full, text)));
-    else if (entry.isFile() && (await readFile(full, 'utf8')).includes(text)) found.push(full);
-  }
-  return found;
-}
-
-async function snapshot(directory: string): Promise<string> {
-  const names = (await readdir(directory)).sort();
-  return JSON.stringify(
-    await Promise.all(names.map(async (name) => [name, await readFile(path.join(directory, name), 'utf8')])),
-  );
-}
 
 interface RaceCase {
   tool: AgentTool;
