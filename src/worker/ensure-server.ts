@@ -131,7 +131,7 @@ function startCodecServerFor(
   logFile: string,
 ): void {
   // Under a TypeScript loader (tests) the CLI is its source; built, it is the JavaScript beside this file.
-  const cli = path.join(__dirname, '..', 'client', __filename.endsWith('.ts') ? 'cli.ts' : 'cli.js');
+  const cli = path.join(__dirname, '..', 'cli', __filename.endsWith('.ts') ? 'cli.ts' : 'cli.js');
   const loader = __filename.endsWith('.ts') ? ['--import', 'tsx'] : [];
   const out = openSync(logFile, 'a', 0o600);
   const child = spawn(

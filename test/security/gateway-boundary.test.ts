@@ -431,9 +431,10 @@ describe('a token is checked on every event it is streamed', () => {
   test('a stream opened before its token expires ends with a 401 error event when it does, and carries nothing after', async () => {
     answerEverything();
     const token = `tok-expiring-${randomUUID()}`;
-    const expiresAt = new Date(Date.now() + 3_000).toISOString();
-    const gateway = await openGateway([{ name: 'brief', token, actions: ['events'], expiresAt }]);
     const id = await idleConversation();
+    // Long enough for one run to be streamed on a loaded machine before the token expires.
+    const expiresAt = new Date(Date.now() + 8_000).toISOString();
+    const gateway = await openGateway([{ name: 'brief', token, actions: ['events'], expiresAt }]);
     const stream = await openStream(gateway, token, id);
     await harness().agent.send(id, 'before the token expires');
     await waitFor(
