@@ -121,18 +121,21 @@ async function oneRun(
     options: { approval: { mode: 'auto' }, ...options },
   });
   const decisions: Array<Promise<void>> = [];
-  let answered = false;
-  for await (const event of context.agent.watch(id, {
-    afterSeq: sent.afterSeq,
-    until: (e) => e.type === 'run_finished',
-  })) {
+  const run = context.agent.followRun(sent);
+  let next = await run.next();
+  for (; !next.done; next = await run.next()) {
+    const event = next.value;
     if (event.type === 'approval_requested') decisions.push(approveLater(context, id, event, result));
-    if (event.type === 'run_finished') {
-      answered = event.outcome === 'answered' && event.answer.includes(`answered ${key}`);
-      if (!answered) result.problems.push(`run ended ${event.outcome}: ${event.answer.slice(0, 200)}`);
-    }
   }
   await Promise.all(decisions);
+  const end = next.value;
+  if (end.how !== 'finished') {
+    result.problems.push(`conversation ended before the run finished: ${JSON.stringify(end)}`);
+    return false;
+  }
+  const { outcome, answer } = end.event;
+  const answered = outcome === 'answered' && answer.includes(`answered ${key}`);
+  if (!answered) result.problems.push(`run ended ${outcome}: ${answer.slice(0, 200)}`);
   return answered;
 }
 

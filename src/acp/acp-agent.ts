@@ -21,6 +21,7 @@ import type { McpServerConfig } from '../shared/mcp-config';
 import type { AgentEvent } from '../shared/events';
 import type { Message } from '../shared/messages';
 import { SessionFollower, stopReasonOf } from './session-follower';
+import { toolCallEnd } from './tool-call-view';
 
 export interface AcpAgentDeps {
   agent: AgentClient;
@@ -201,23 +202,20 @@ export function createAcpAgent(deps: AcpAgentDeps): AgentApp {
           ...(session.started ? {} : { options: startOptions(session) }),
         });
         session.started = true;
-        const end = await followerOf(client, session).follow(
-          sent.afterSeq,
-          (event) => event.type === 'run_finished' && event.messageIds.includes(turn.messageId),
-          (event) => {
-            // A cancel that came before the run started applies as soon as it does.
-            if (turn.cancelled && event.type === 'run_started' && event.messageIds.includes(turn.messageId)) {
-              void abortRun(deps, session, approver);
-            }
-          },
-        );
-        if (end?.type !== 'run_finished') {
-          throw RequestError.internalError({}, `conversation ${session.id} ended before answering`);
+        const end = await followerOf(client, session).follow(sent, (event) => {
+          // A cancel that came before the run started applies as soon as it does.
+          if (turn.cancelled && event.type === 'run_started' && event.messageIds.includes(turn.messageId)) {
+            void abortRun(deps, session, approver);
+          }
+        });
+        if (end.how !== 'finished') {
+          const why = end.how === 'conversation_ended' && end.failure ? `: ${end.failure}` : '';
+          throw RequestError.internalError({}, `conversation ${session.id} ended before answering${why}`);
         }
         if (turn.cancelled) return { stopReason: 'cancelled' };
-        if (end.outcome === 'answered' && (await refused(deps.agent, session.id)))
+        if (end.event.outcome === 'answered' && (await refused(deps.agent, session.id)))
           return { stopReason: 'refusal' };
-        return { stopReason: stopReasonOf(end) };
+        return { stopReason: stopReasonOf(end.event) };
       } finally {
         session.turn = undefined;
       }
@@ -238,15 +236,13 @@ async function attach(
   update: (update: SessionUpdate) => Promise<void>,
   log: (line: string) => void,
 ): Promise<void> {
-  const pending = follower.follow(
-    status.lastSeq,
-    (event) => event.type === 'run_finished' && event.run === status.runCount,
-  );
+  const pending = follower.follow({ afterSeq: status.lastSeq, run: status.runCount });
   // Approvals asked before this process looked are asked again (a failure to ask only loses the question).
   const asked = follower.askPending().catch((error: Error) => log(`! could not ask again: ${error.message}`));
-  const end = await pending.catch(() => undefined);
+  const followed = await pending.catch(() => undefined);
   await asked;
-  if (end?.type !== 'run_finished') return;
+  if (followed?.how !== 'finished') return;
+  const end = followed.event;
   await update({
     sessionUpdate: 'session_info_update',
     updatedAt: new Date(end.at).toISOString(),
@@ -303,7 +299,8 @@ function* replayUpdates(messages: Message[], follower: SessionFollower): Generat
         }
         const view = follower.remember(part.id, part.name, part.arguments);
         const result = results.get(part.id);
-        const failed = result !== undefined && (result.isError || result.aborted === true);
+        const status = result === undefined ? 'in_progress' : toolCallEnd(result).status;
+        const failed = status === 'failed';
         const text =
           result?.content.flatMap((item) => (item.type === 'text' ? [item.text] : [])).join('\n') ?? '';
         yield {
@@ -311,7 +308,7 @@ function* replayUpdates(messages: Message[], follower: SessionFollower): Generat
           toolCallId: part.id,
           title: view.title,
           kind: view.kind,
-          status: result === undefined ? 'in_progress' : failed ? 'failed' : 'completed',
+          status,
           locations: view.locations,
           content: [
             ...(failed ? [] : view.diffs),

@@ -5,11 +5,13 @@ import type {
   SessionNotification,
   ToolCallContent,
 } from '@agentclientprotocol/sdk';
-import type { AgentClient } from '../client/agent-client';
+import type { AgentClient, RunToFollow } from '../client/agent-client';
+import type { RunEnd } from '../client/run-end';
 import type { ApprovalDecisionKind } from '../shared/approvals';
 import type { AgentEvent } from '../shared/events';
+import { EVENT_ARGUMENTS_CHARS } from '../shared/constants';
 import { parsedArguments } from '../shared/parsed-arguments';
-import { type ToolCallView, toolCallView } from './tool-call-view';
+import { type ToolCallView, toolCallEnd, toolCallView } from './tool-call-view';
 
 type SessionUpdate = SessionNotification['update'];
 type RunFinished = Extract<AgentEvent, { type: 'run_finished' }>;
@@ -25,7 +27,7 @@ export interface EditorLink {
 }
 
 export interface FollowerDeps {
-  agent: Pick<AgentClient, 'watch' | 'pendingApprovals' | 'approve' | 'transcriptTail'>;
+  agent: Pick<AgentClient, 'followRun' | 'pendingApprovals' | 'approve' | 'transcriptTail'>;
   link: EditorLink;
   sessionId: string;
   /** The session's workspace: tool paths are shown against it. */
@@ -44,9 +46,6 @@ const PERMISSION_OPTIONS: Array<PermissionOption & { optionId: ApprovalDecisionK
   { optionId: 'reject_once', name: 'Reject', kind: 'reject_once' },
   { optionId: 'reject_always', name: 'Always reject', kind: 'reject_always' },
 ];
-
-/** A preview's length at which it may have been cut: then the whole arguments are fetched. */
-const ARGS_PREVIEW_CHARS = 2_000;
 
 interface KnownCall {
   name: string;
@@ -67,20 +66,26 @@ export class SessionFollower {
 
   constructor(private readonly deps: FollowerDeps) {}
 
-  /** Follows from `afterSeq` until `until` matches (returning that event) or the conversation ends. */
+  /** Shows the session's run `run` to its end (`agent.followRun`); returns how it ended. */
   async follow(
-    afterSeq: number,
-    until: (event: AgentEvent) => boolean,
+    run: Omit<RunToFollow, 'conversationId'>,
     onEvent?: (event: AgentEvent) => void,
-  ): Promise<AgentEvent | undefined> {
+  ): Promise<RunEnd> {
+    const events = this.deps.agent.followRun({ ...run, conversationId: this.deps.sessionId });
     try {
-      for await (const event of this.deps.agent.watch(this.deps.sessionId, { afterSeq })) {
-        onEvent?.(event);
-        await this.show(event);
-        if (until(event)) return event;
+      for (;;) {
+        const next = await events.next();
+        if (next.done) {
+          // Made from an ended conversation's result: what of the answer the editor has not seen yet.
+          if (next.value.how === 'finished' && next.value.from === 'result')
+            await this.show(next.value.event);
+          return next.value;
+        }
+        onEvent?.(next.value);
+        await this.show(next.value);
       }
-      return undefined;
     } finally {
+      await events.return({ how: 'stopped' });
       for (const request of this.asking.values()) request.abort();
     }
   }
@@ -149,16 +154,21 @@ export class SessionFollower {
       case 'tool_execution_end': {
         await this.announce(event.toolCallId, event.toolName, '{}', 'in_progress');
         const call = this.calls.get(event.toolCallId)!;
-        const failed = event.isError || event.aborted === true;
+        const end = toolCallEnd(event);
         await update({
           sessionUpdate: 'tool_call_update',
           toolCallId: event.toolCallId,
-          status: failed ? 'failed' : 'completed',
+          status: end.status,
           content: [
-            ...(failed ? [] : call.view.diffs),
+            ...(end.status === 'failed' ? [] : call.view.diffs),
             ...(event.preview ? [textContent(event.preview)] : []),
           ],
-          rawOutput: { preview: event.preview, isError: event.isError, aborted: event.aborted ?? false },
+          rawOutput: {
+            preview: event.preview,
+            isError: event.isError,
+            aborted: event.aborted ?? false,
+            ...end.fields,
+          },
         });
         return;
       }
@@ -250,9 +260,9 @@ export class SessionFollower {
       .finally(() => this.asking.delete(toolCallId));
   }
 
-  /** Events carry the first 2,000 characters of the arguments: longer ones come from the transcript. */
+  /** Events carry the first EVENT_ARGUMENTS_CHARS characters of the arguments: longer ones come from the transcript. */
   private async wholeArguments(toolCallId: string, shown: string): Promise<Record<string, unknown>> {
-    if (shown.length < ARGS_PREVIEW_CHARS) return parsedArguments(shown);
+    if (shown.length < EVENT_ARGUMENTS_CHARS) return parsedArguments(shown);
     const { messages } = await this.deps.agent.transcriptTail(this.deps.sessionId, 20).catch(() => ({
       messages: [],
     }));

@@ -2,6 +2,7 @@ import { oneLine } from '../shared/one-line';
 import path from 'node:path';
 import type { ToolCallContent, ToolCallLocation, ToolKind } from '@agentclientprotocol/sdk';
 import { type FilePatch, parseUnifiedDiff } from '../tools/builtin/unified-diff';
+import { type StoredToolOutcome, type ToolOutcomeFields, outcomeFieldsOf } from '../shared/tool-outcome';
 
 /** How an editor shows one tool call: a title a person understands, its kind, the files it touches. */
 export interface ToolCallView {
@@ -91,6 +92,23 @@ export function toolCallView(
     default:
       return { title: toolName, kind: 'other', locations: [], diffs: [] };
   }
+}
+
+/** How an editor shows a call that ended: completed, or failed, with the outcome's fields for its raw output. */
+export interface ToolCallEnd {
+  status: 'completed' | 'failed';
+  /** The outcome's status, error kind, blocker (when known): for an editor that tells them apart. */
+  fields: ToolOutcomeFields;
+}
+
+/**
+ * The end of a call from its outcome (a result message or a `tool_execution_end` event), read by
+ * its fields: only a result the tool gave completes it; an error, a refusal or an interruption
+ * (partial output included) fails it.
+ */
+export function toolCallEnd(outcome: StoredToolOutcome): ToolCallEnd {
+  const fields = outcomeFieldsOf(outcome);
+  return { status: fields.status === 'ok' ? 'completed' : 'failed', fields };
 }
 
 /** Each file of a unified diff as the old and new text of its hunks (context included). */

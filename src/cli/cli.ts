@@ -7,6 +7,7 @@ import { approveCommand } from './commands/approve';
 import { chooseCommand } from './commands/choose';
 import { Cleanups, log } from './cleanups';
 import { endCommand } from './commands/end';
+import { exitOf } from './exit-codes';
 import { exportCommand } from './commands/export';
 import { gatewayCommand } from './commands/gateway';
 import { historyCommand } from './commands/history';
@@ -20,7 +21,6 @@ import { sendCommand } from './commands/send';
 import { serverCommand } from './commands/server';
 import { statusCommand } from './commands/status';
 import { steerCommand } from './commands/steer';
-import { UsageError } from './usage-error';
 import { COMMAND_SUMMARIES, ENVIRONMENT_HELP, USAGE, usageOf } from './usage-text';
 import { Command, CommanderError } from 'commander';
 import { watchCommand } from './commands/watch';
@@ -168,11 +168,8 @@ installRuntime(process.argv[2], process.argv.slice(3))
     process.exit(code);
   })
   .catch(async (error: Error) => {
-    log(
-      error instanceof UsageError
-        ? `${error.message}\n\n${usageFor(process.argv[2])}`
-        : `durable-agent: ${error.message}`,
-    );
+    const exit = exitOf(error);
+    log(exit.usage ? `${error.message}\n\n${usageFor(process.argv[2])}` : `durable-agent: ${error.message}`);
     await cleanups.runAll();
-    process.exit(error instanceof UsageError ? 2 : 1);
+    process.exit(exit.code);
   });

@@ -47,16 +47,31 @@ import type { AgentEvent } from '../shared/events';
 import type { Message } from '../shared/messages';
 import { type UserChoiceAnswer, UserChoiceAnswerSchema } from '../shared/rap';
 import { assertConversationId } from '../shared/ids';
-import type { ActivityProgress } from '../shared/tool-run';
 import {
   ConversationEndedError,
+  ConversationExistsError,
   ConversationNotFoundError,
+  InvalidInputError,
   UpdateRefusedError,
   invalidInput,
 } from '../shared/conversation-errors';
 import { DEFAULT_POLL_MS, pollConversation } from './conversation-poller';
-import { READ_QUERY_RETRY_MS, queryRetried, queryWhileRunning } from './query-retry';
+import {
+  EndedUnansweredError,
+  READ_QUERY_RETRY_MS,
+  WATCH_QUERY_RETRY_MS,
+  queryRetried,
+  queryWhileRunning,
+} from './query-retry';
 import { type ModelTextSource, listenEarly, processLiveModelText } from './live-model-text';
+import {
+  EndedConversationSchema,
+  type RunEnd,
+  type RunSought,
+  endsRun,
+  learnRun,
+  runEndFromResult,
+} from './run-end';
 
 export interface SendOptions {
   /**
@@ -79,6 +94,8 @@ export interface Sent {
   messageId: string;
   /** Events up to here came before this message. */
   afterSeq: number;
+  /** Runs numbered up to here did not take this message (they began before it was sent). */
+  afterRun: number;
   /** True when this message started the conversation. */
   started: boolean;
 }
@@ -111,10 +128,31 @@ export interface WatchOptions {
   signal?: AbortSignal;
 }
 
-export type FollowItem =
-  { kind: 'event'; event: AgentEvent } | { kind: 'progress'; progress: ActivityProgress };
+/**
+ * The run `followRun` follows to its end (see RunSought), and from where: what `send` and `steer`
+ * return will do.
+ */
+export interface RunToFollow extends RunSought {
+  conversationId: string;
+  /** Events after this one are yielded. */
+  afterSeq: number;
+}
 
-export type RunFinishedEvent = Extract<AgentEvent, { type: 'run_finished' }>;
+export interface FollowRunOptions {
+  /** Between two polls, in ms (default 200). */
+  pollMs?: number;
+  /** Ends following at once (it then returns `{ how: 'stopped' }`). */
+  signal?: AbortSignal;
+}
+
+/**
+ * Once the conversation has ended, how long a follower goes on asking for its events before it reads
+ * the workflow's result instead: at once, since the result says how the last run ended.
+ */
+const FOLLOW_AFTER_END_MS = 0;
+
+/** How a watch ended: `until` matched, the conversation closed (every event seen), or closed with events unread. */
+type WatchEnd = 'until' | 'closed' | 'unanswered';
 
 /** What Temporal knows of a conversation's workflow, without asking the workflow. */
 export interface ConversationExecution {
@@ -146,7 +184,10 @@ export class AgentClient {
     private readonly liveText: ModelTextSource = processLiveModelText,
   ) {}
 
-  /** Starts a conversation that waits for its first message; returns its id. Refuses an id already used. */
+  /**
+   * Starts a conversation that waits for its first message; returns its id. Refuses an id already
+   * used (ConversationExistsError) and options or an id a client may not give (InvalidInputError).
+   */
   async start(
     conversationId: string = `conv-${randomUUID()}`,
     options: ConversationOptionsInput = {},
@@ -164,9 +205,8 @@ export class AgentClient {
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
       });
     } catch (error) {
-      if (error instanceof WorkflowExecutionAlreadyStartedError) {
-        throw new Error(`conversation ${conversationId} already exists`);
-      }
+      if (error instanceof WorkflowExecutionAlreadyStartedError)
+        throw new ConversationExistsError(conversationId);
       throw error;
     }
     return conversationId;
@@ -174,7 +214,8 @@ export class AgentClient {
 
   /**
    * Sends a user message, starting the conversation if it does not exist (unless `start: false`).
-   * Refuses an ended conversation.
+   * Refuses an ended conversation (ConversationEndedError). `followRun(sent)` follows the run that
+   * takes it.
    */
   async send(conversationId: string, text: string, sendOptions: SendOptions = {}): Promise<Sent> {
     assertConversationId(conversationId);
@@ -188,10 +229,11 @@ export class AgentClient {
     const options = ConversationOptionsSchema.safeParse(sendOptions.options ?? {});
     if (!options.success) throw invalidInput('conversation options', options.error);
     let afterSeq = 0;
+    let afterRun = 0;
     let started = true;
     try {
       await this.assertRunning(conversationId);
-      afterSeq = (await this.read(conversationId, statusQuery)).lastSeq;
+      ({ lastSeq: afterSeq, runCount: afterRun } = await this.read(conversationId, statusQuery));
       started = false;
     } catch (error) {
       if (!(error instanceof ConversationNotFoundError) || sendOptions.start === false) throw error;
@@ -201,7 +243,7 @@ export class AgentClient {
       // A plain signal: it can never start a workflow, even if this one closed since we looked.
       const handle = this.handle(conversationId);
       await this.explainErrors(conversationId, () => handle.signal(userMessageSignal, message.data));
-      return { conversationId, messageId: message.data.messageId, afterSeq, started: false };
+      return { conversationId, messageId: message.data.messageId, afterSeq, afterRun, started: false };
     }
     await this.client.workflow.signalWithStart(CONVERSATION_WORKFLOW_TYPE, {
       workflowId: conversationId,
@@ -212,7 +254,7 @@ export class AgentClient {
       // Shown by the Web UI for the conversation; only used when this call starts it.
       staticSummary: conversationSummary(text),
     });
-    return { conversationId, messageId: message.data.messageId, afterSeq, started };
+    return { conversationId, messageId: message.data.messageId, afterSeq, afterRun, started };
   }
 
   /**
@@ -228,9 +270,17 @@ export class AgentClient {
     });
     if (!message.success) throw invalidInput('steering message', message.error);
     await this.assertRunning(conversationId);
-    const afterSeq = (await this.status(conversationId)).lastSeq;
+    const { lastSeq, runCount } = await this.status(conversationId);
     const handle = this.handle(conversationId);
-    const sent = { conversationId, messageId: message.data.messageId, afterSeq, started: false };
+    // The run in progress may be the one it joins.
+    const afterRun = Math.max(0, runCount - 1);
+    const sent = {
+      conversationId,
+      messageId: message.data.messageId,
+      afterSeq: lastSeq,
+      afterRun,
+      started: false,
+    };
     if (steerOptions.wait === false) {
       await this.explainErrors(conversationId, () => handle.signal(steerSignal, message.data));
       return sent;
@@ -241,13 +291,13 @@ export class AgentClient {
     return { ...sent, interrupting: receipt.interrupting };
   }
 
-  /** Aborts the run in progress; the conversation then waits for the next message. Refused when no run is in progress. */
   /** Summarises the older turns now (at the next turn boundary of a run in progress); returns once done. */
   async compact(conversationId: string): Promise<CompactionReceipt> {
     const handle = this.handle(conversationId);
     return this.update(conversationId, 'compact', () => handle.executeUpdate(compactUpdate));
   }
 
+  /** Aborts the run in progress; the conversation then waits for the next message. Refused when no run is in progress. */
   async abort(conversationId: string, input: AbortInput = {}): Promise<AbortReceipt> {
     const parsed = AbortInputSchema.safeParse(input);
     if (!parsed.success) throw invalidInput('abort', parsed.error);
@@ -288,7 +338,10 @@ export class AgentClient {
     return this.explainErrors(conversationId, () => this.handle(conversationId).query(rapViewsQuery));
   }
 
-  /** From Temporal rather than the workflow, so it answers for ended conversations and with no worker running. */
+  /**
+   * The conversation's workflow as Temporal describes it (status, start and close time, task queue):
+   * from Temporal rather than the workflow, so it answers for ended conversations and with no worker running.
+   */
   async execution(conversationId: string): Promise<ConversationExecution> {
     const description = await this.explainErrors(conversationId, () =>
       this.handle(conversationId).describe(),
@@ -321,18 +374,22 @@ export class AgentClient {
     );
   }
 
+  /** The `status` query: idle or running, runs, queued messages, the newest event's sequence number, … */
   status(conversationId: string): Promise<ConversationStatusSummary> {
     return this.explainErrors(conversationId, () => this.read(conversationId, statusQuery));
   }
 
+  /** The `state` query: the status with the whole transcript, events and approvals. */
   state(conversationId: string): Promise<ConversationState> {
     return this.explainErrors(conversationId, () => this.read(conversationId, stateQuery));
   }
 
+  /** The approvals the run in progress waits for, oldest first, with their whole arguments. */
   pendingApprovals(conversationId: string): Promise<PendingApproval[]> {
     return this.explainErrors(conversationId, () => this.read(conversationId, pendingApprovalsQuery));
   }
 
+  /** The events recorded after `afterSeq`, as they are now (`watch` follows them as they come). */
   events(conversationId: string, afterSeq = 0): Promise<AgentEvent[]> {
     return this.explainErrors(conversationId, () => this.read(conversationId, eventsQuery, afterSeq));
   }
@@ -340,22 +397,25 @@ export class AgentClient {
   /**
    * A user message for a conversation that is running, as a plain signal: unlike `send`, it never
    * starts one, and one that has ended is ConversationEndedError. Returns the newest event's
-   * sequence number before the message.
+   * sequence number before the message, and the runs that began before it (as `Sent` says them).
    */
-  async signalMessage(conversationId: string, message: UserMessageInput): Promise<{ afterSeq: number }> {
+  async signalMessage(
+    conversationId: string,
+    message: UserMessageInput,
+  ): Promise<{ afterSeq: number; afterRun: number }> {
     const execution = await this.execution(conversationId);
     if (execution.executionStatus !== 'RUNNING') {
       throw new ConversationEndedError(conversationId, execution.executionStatus.toLowerCase());
     }
     const handle = this.handle(conversationId);
-    const { lastSeq } = await handle.query(statusQuery);
+    const { lastSeq, runCount } = await handle.query(statusQuery);
     try {
       await handle.signal(userMessageSignal, message);
     } catch (error) {
       if (error instanceof WorkflowNotFoundError) throw new ConversationEndedError(conversationId, 'ended');
       throw error;
     }
-    return { afterSeq: lastSeq };
+    return { afterSeq: lastSeq, afterRun: runCount };
   }
 
   /** The last `last` messages of the transcript, read page by page, with where they start. */
@@ -392,6 +452,7 @@ export class AgentClient {
     );
   }
 
+  /** Ends the conversation after the run in progress and any queued messages (the `end` signal). */
   async end(conversationId: string, reason?: string): Promise<void> {
     await this.explainErrors(conversationId, () => this.handle(conversationId).signal(endSignal, { reason }));
   }
@@ -412,13 +473,73 @@ export class AgentClient {
    * The conversation's events as they happen, with the progress of running tools as
    * `tool_execution_update` events and the text of model calls as `model_text` events (made from
    * heartbeat details, or handed over live by a worker in this process; they carry the `seq` of the
-   * event before them). Ends after `until` matches or when the conversation ends.
+   * event before them). Ends after `until` matches or when the conversation ends, also when it has
+   * ended and no worker answers for it any more (its last events then go unseen).
    */
   async *watch(conversationId: string, watchOptions: WatchOptions = {}): AsyncGenerator<AgentEvent, void> {
+    yield* this.watchEvents(conversationId, watchOptions, WATCH_QUERY_RETRY_MS);
+  }
+
+  /**
+   * Follows one run to its end: the conversation's events after `afterSeq` as `watch` yields them
+   * (model text and tool progress included), until the `run_finished` of the run `target` names
+   * (see RunSought; a steering message joins the run it steers, and following goes on to that
+   * run's end: `endsRun` decides). Returns how following ended (`RunEnd`): the run finished, with that event; the
+   * conversation ended first (with why, when it failed); or `signal` stopped it. A conversation
+   * that has ended when no worker answers for it any more is no error: what Temporal holds of it
+   * says how the run ended (its result carries its last run's outcome and answer).
+   */
+  async *followRun(target: RunToFollow, options: FollowRunOptions = {}): AsyncGenerator<AgentEvent, RunEnd> {
+    const { conversationId, afterSeq, messageId, run, afterRun } = target;
+    let sought: RunSought = {
+      ...(messageId !== undefined ? { messageId } : {}),
+      ...(run !== undefined ? { run } : {}),
+      ...(afterRun !== undefined ? { afterRun } : {}),
+    };
+    let lastSeq = afterSeq;
+    const watched: { end?: WatchEnd } = {};
+    const watchOptions: WatchOptions = {
+      afterSeq,
+      ...(options.pollMs ? { pollMs: options.pollMs } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    };
+    try {
+      for await (const event of this.watchEvents(
+        conversationId,
+        watchOptions,
+        FOLLOW_AFTER_END_MS,
+        watched,
+      )) {
+        lastSeq = event.seq;
+        sought = learnRun(sought, event);
+        yield event;
+        if (endsRun(event, sought)) return { how: 'finished', event, from: 'events' };
+      }
+    } catch (error) {
+      // A call in flight when `signal` stopped following fails; Temporal takes no more queries for a closed conversation.
+      if (!options.signal?.aborted && !(error instanceof ConversationEndedError)) throw error;
+    }
+    if (options.signal?.aborted) return { how: 'stopped' };
+    return this.endedRun(conversationId, sought, lastSeq, watched.end !== 'closed');
+  }
+
+  /**
+   * `watch`, with how it ended put in `watched`; `afterEndMs`: how long events are asked for once
+   * the conversation has ended.
+   */
+  private async *watchEvents(
+    conversationId: string,
+    watchOptions: WatchOptions,
+    afterEndMs: number,
+    watched: { end?: WatchEnd } = {},
+  ): AsyncGenerator<AgentEvent, void> {
     // Listening before the first call to Temporal, so text streamed meanwhile is not missed.
     const liveText = listenEarly(this.liveText, conversationId);
     try {
-      yield* this.watchFrom(conversationId, watchOptions, liveText);
+      watched.end = yield* this.watchFrom(conversationId, watchOptions, liveText, afterEndMs);
+    } catch (error) {
+      if (!(error instanceof EndedUnansweredError)) throw error;
+      watched.end = 'unanswered';
     } finally {
       liveText.close();
     }
@@ -428,24 +549,27 @@ export class AgentClient {
     conversationId: string,
     watchOptions: WatchOptions,
     liveText: ModelTextSource,
-  ): AsyncGenerator<AgentEvent, void> {
+    afterEndMs: number,
+  ): AsyncGenerator<AgentEvent, WatchEnd> {
     const handle = this.handle(conversationId);
+    const { signal } = watchOptions;
     const status = await this.explainErrors(conversationId, () =>
-      queryWhileRunning(handle, () => handle.query(statusQuery), watchOptions.signal),
+      queryWhileRunning(handle, () => handle.query(statusQuery), { signal, afterEndMs }),
     );
     let lastSeq = watchOptions.afterSeq ?? status.lastSeq;
     let run = status.runCount;
     const poll = pollConversation(handle, lastSeq, {
       pollMs: watchOptions.pollMs ?? DEFAULT_POLL_MS,
       liveText,
-      ...(watchOptions.signal ? { signal: watchOptions.signal } : {}),
+      afterEndMs,
+      ...(signal ? { signal } : {}),
     });
     for await (const item of poll) {
       if (item.kind === 'event') {
         lastSeq = item.event.seq;
         run = item.event.run;
         yield item.event;
-        if (watchOptions.until?.(item.event)) return;
+        if (watchOptions.until?.(item.event)) return 'until';
         continue;
       }
       if (item.kind === 'text') {
@@ -466,35 +590,39 @@ export class AgentClient {
         ...(progress.details !== undefined ? { details: progress.details } : {}),
       };
     }
+    return 'closed';
   }
 
   /**
-   * Events after `afterSeq` and the heartbeated progress of running tools and model calls, until
-   * the run that took `messageId` finishes. Throws when the conversation closes first.
+   * How the run sought ended, by what Temporal holds of a conversation that has closed: its result
+   * (how its last run ended) when `eventsUnread` and that run is the one sought, else why it closed.
    */
-  async *follow(sent: Sent, pollMs = DEFAULT_POLL_MS): AsyncGenerator<FollowItem, RunFinishedEvent> {
-    const poll = pollConversation(this.handle(sent.conversationId), sent.afterSeq, { pollMs });
-    for (;;) {
-      const next = await poll.next();
-      if (next.done) {
-        throw new Error(`conversation ${sent.conversationId} ${next.value.toLowerCase()} before answering`);
-      }
-      const item = next.value;
-      if (item.kind === 'text') continue;
-      if (item.kind === 'progress') {
-        yield { kind: 'progress', progress: item.progress };
-        continue;
-      }
-      yield item;
-      if (item.event.type === 'run_finished' && item.event.messageIds.includes(sent.messageId))
-        return item.event;
+  private async endedRun(
+    conversationId: string,
+    sought: RunSought,
+    lastSeq: number,
+    eventsUnread: boolean,
+  ): Promise<RunEnd> {
+    const execution = await this.execution(conversationId);
+    const { executionStatus } = execution;
+    if (executionStatus === 'RUNNING') {
+      throw new Error(`following conversation ${conversationId} ended while it still runs`);
     }
+    if (executionStatus === 'COMPLETED' && eventsUnread) {
+      const result = EndedConversationSchema.safeParse(await this.handle(conversationId).result());
+      const closedAt = execution.closeTime?.getTime() ?? Date.now();
+      const event = result.success ? runEndFromResult(sought, result.data, { lastSeq, closedAt }) : undefined;
+      if (event) return { how: 'finished', event, from: 'result' };
+    }
+    const failure = await this.failureOf(conversationId).catch(() => undefined);
+    return { how: 'conversation_ended', executionStatus, ...(failure ? { failure } : {}) };
   }
 
   private handle(conversationId: string): WorkflowHandle {
     return this.client.workflow.getHandle(assertConversationId(conversationId));
   }
 
+  /** ConversationNotFoundError or ConversationEndedError unless the conversation runs. */
   private async assertRunning(conversationId: string): Promise<void> {
     const description = await this.explainErrors(conversationId, () =>
       this.handle(conversationId).describe(),
@@ -513,7 +641,6 @@ export class AgentClient {
     }
   }
 
-  /** Temporal says "not found" both for an unknown workflow and, to updates and signals, a closed one: say which. */
   /** A query, asked again for a while when the worker that had the conversation cached is gone. */
   private read<Args extends unknown[], T>(
     conversationId: string,
@@ -524,6 +651,7 @@ export class AgentClient {
     return queryRetried(() => handle.query(query, ...args), { withinMs: READ_QUERY_RETRY_MS });
   }
 
+  /** Temporal says "not found" both for an unknown workflow and, to updates and signals, a closed one: say which. */
   private async explainErrors<T>(conversationId: string, call: () => Promise<T>): Promise<T> {
     try {
       return await call();
@@ -550,14 +678,14 @@ export class AgentClient {
  */
 function assertClientStart(conversationId: string, options: ConversationOptionsInput): void {
   if (options.ancestors !== undefined) {
-    throw new Error(
-      "invalid conversation options: ancestors is set by the runtime for a sub-agent's conversation, never by a client",
-    );
+    throw new InvalidInputError('conversation options', [
+      "ancestors is set by the runtime for a sub-agent's conversation, never by a client",
+    ]);
   }
   if (conversationId.includes('.sub-')) {
-    throw new Error(
-      `invalid conversation id ${JSON.stringify(conversationId)}: ids with ".sub-" belong to sub-agents, which only their parent conversation starts`,
-    );
+    throw new InvalidInputError(`conversation id ${JSON.stringify(conversationId)}`, [
+      'ids with ".sub-" belong to sub-agents, which only their parent conversation starts',
+    ]);
   }
 }
 

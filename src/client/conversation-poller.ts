@@ -6,7 +6,7 @@ import { SPAWN_TOOL_NAME } from '../shared/sub-agents';
 import type { ActivityProgress } from '../shared/tool-run';
 import { type ModelTextSource, modelCallKey } from './live-model-text';
 import { LiveQueue, ModelTextSeen, takeFirstCall } from './live-text-order';
-import { queryWhileRunning } from './query-retry';
+import { EndedUnansweredError, queryWhileRunning } from './query-retry';
 import { eventLine } from './event-line';
 
 export type PolledItem =
@@ -33,6 +33,8 @@ export interface PollOptions {
   liveText?: ModelTextSource;
   /** Stops polling at once, a call to Temporal in flight included; the poll then ends as if still running. */
   signal?: AbortSignal;
+  /** How long to go on asking for events once the conversation has ended (see queryWhileRunning). */
+  afterEndMs?: number;
 }
 
 /** Between two polls; short enough for progress to look live, long enough to cost the server little. */
@@ -40,18 +42,19 @@ export const DEFAULT_POLL_MS = 200;
 
 /**
  * Events after `afterSeq` and every change in the heartbeat details of pending activities, until
- * the workflow closes; returns how it closed. Events come from the `events` query, progress from
+ * the workflow closes; returns how it closed (EndedUnansweredError when it closed and its events
+ * can no longer be read). Events come from the `events` query, progress from
  * describe(); neither adds anything to history. Describe runs after the query, so an activity
  * still pending there has not had its end event recorded yet: progress never follows its tool's end.
  */
 export async function* pollConversation(
   handle: WorkflowHandle,
   afterSeq: number,
-  { pollMs = DEFAULT_POLL_MS, liveText, signal }: PollOptions = {},
+  { pollMs = DEFAULT_POLL_MS, liveText, signal, afterEndMs }: PollOptions = {},
 ): AsyncGenerator<PolledItem, WorkflowExecutionStatusName> {
   const rpc = <T>(call: () => Promise<T>) => (signal ? handle.client.withAbortSignal(signal, call) : call());
   const eventsAfter = (after: number): Promise<AgentEvent[]> =>
-    queryWhileRunning(handle, () => handle.query(eventsQuery, after), signal);
+    queryWhileRunning(handle, () => handle.query(eventsQuery, after), { signal, afterEndMs });
   let seq = afterSeq;
   /** The last heartbeat payload seen of each pending activity: an unchanged one is not decoded again. */
   const lastProgress = new Map<string, Uint8Array>();
@@ -106,9 +109,11 @@ export async function* pollConversation(
       const description = await rpc(() => handle.describe());
       if (description.status.name !== 'RUNNING') {
         // Events recorded by the workflow's last task, between the query above and its closing.
-        for (const event of await rpc(() => handle.query(eventsQuery, seq)).catch(() => [])) {
-          yield { kind: 'event', event };
-        }
+        const last = await rpc(() => handle.query(eventsQuery, seq)).catch((error: unknown) => {
+          if (signal?.aborted) return [];
+          throw new EndedUnansweredError(handle.workflowId, error);
+        });
+        for (const event of last) yield { kind: 'event', event };
         return description.status.name;
       }
       const pending = description.raw.pendingActivities ?? [];

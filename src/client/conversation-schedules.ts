@@ -11,7 +11,7 @@ import { CONVERSATION_WORKFLOW_TYPE, DEFAULT_TASK_QUEUE } from '../shared/consta
 import { type ConversationStartInput, UserMessageInputSchema } from '../shared/conversation-api';
 import { type ConversationOptionsInput, ConversationOptionsSchema } from '../shared/conversation-options';
 import { assertConversationId } from '../shared/ids';
-import { invalidInput } from '../shared/conversation-errors';
+import { ScheduleExistsError, ScheduleMissingError, invalidInput } from '../shared/conversation-errors';
 
 export interface ScheduleConversationOptions {
   /** A new `sched-…` id when absent. Each conversation it starts is this id plus the time it was started. */
@@ -53,7 +53,7 @@ export class ConversationSchedules {
     private readonly taskQueue: string = DEFAULT_TASK_QUEUE,
   ) {}
 
-  /** Creates the schedule; returns its id. Refuses an id already used by a schedule. */
+  /** Creates the schedule; returns its id. Refuses an id already used by a schedule (ScheduleExistsError). */
   async create(schedule: ScheduleConversationOptions): Promise<string> {
     const scheduleId = assertConversationId(schedule.scheduleId ?? `sched-${randomUUID().slice(0, 8)}`);
     const message = UserMessageInputSchema.safeParse({ text: schedule.prompt, messageId: randomUUID() });
@@ -84,7 +84,7 @@ export class ConversationSchedules {
         memo: { ...memo },
       });
     } catch (error) {
-      if (error instanceof ScheduleAlreadyRunning) throw new Error(`schedule ${scheduleId} already exists`);
+      if (error instanceof ScheduleAlreadyRunning) throw new ScheduleExistsError(scheduleId);
       throw error;
     }
     return scheduleId;
@@ -137,11 +137,12 @@ export class ConversationSchedules {
     await this.explain(scheduleId, () => this.client.schedule.getHandle(scheduleId).delete());
   }
 
+  /** Temporal's "no such schedule" as ours. */
   private async explain<T>(scheduleId: string, call: () => Promise<T>): Promise<T> {
     try {
       return await call();
     } catch (error) {
-      if (error instanceof ScheduleNotFoundError) throw new Error(`schedule ${scheduleId} not found`);
+      if (error instanceof ScheduleNotFoundError) throw new ScheduleMissingError(scheduleId);
       throw error;
     }
   }

@@ -1,6 +1,7 @@
 import { oneLine } from '../shared/one-line';
 import type { ApprovalDecisionKind } from '../shared/approvals';
 import type { AgentEvent } from '../shared/events';
+import { type ToolOutcomeStatus, outcomeFieldsOf } from '../shared/tool-outcome';
 
 const DECISION_WORDS: Record<ApprovalDecisionKind, string> = {
   allow_once: 'allowed once',
@@ -8,6 +9,9 @@ const DECISION_WORDS: Record<ApprovalDecisionKind, string> = {
   reject_once: 'rejected',
   reject_always: 'rejected always',
 };
+
+/** How a tool call ended, at a glance. */
+const TOOL_END_MARKS: Record<ToolOutcomeStatus, string> = { ok: '✓', error: '✗', blocked: '✗', aborted: '⊘' };
 
 const interruptedTools = (ids: string[]) =>
   ids.length ? ` (interrupted ${ids.length} tool${ids.length === 1 ? '' : 's'})` : '';
@@ -28,8 +32,8 @@ export function eventLine(event: AgentEvent): string | undefined {
       return shown ? `  … ${event.toolName} ${shown}` : undefined;
     }
     case 'tool_execution_end': {
-      const mark = event.aborted ? '⊘' : event.isError ? '✗' : '✓';
-      return `${mark} ${event.toolName}${event.aborted ? ' (interrupted)' : ''} ${oneLine(event.preview, 120)}`;
+      const { status } = outcomeFieldsOf(event);
+      return `${TOOL_END_MARKS[status]} ${event.toolName}${status === 'aborted' ? ' (interrupted)' : ''} ${oneLine(event.preview, 120)}`;
     }
     case 'approval_requested':
       return `? ${event.toolName} needs approval (risk ${event.risk}, call ${event.toolCallId}): ${oneLine(event.args, 120)}`;

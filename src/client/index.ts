@@ -2,17 +2,22 @@ export {
   AgentClient,
   type ConversationExecution,
   type ConversationListing,
-  type FollowItem,
-  type RunFinishedEvent,
+  type FollowRunOptions,
+  type RunToFollow,
   type SendOptions,
   type Sent,
   type SteerOptions,
   type Steered,
   type WatchOptions,
 } from './agent-client';
+export { type RunEnd, type RunFinishedEvent, type RunSought, endsRun, learnRun } from './run-end';
 export {
   ConversationEndedError,
+  ConversationExistsError,
   ConversationNotFoundError,
+  InvalidInputError,
+  ScheduleExistsError,
+  ScheduleMissingError,
   UpdateRefusedError,
 } from '../shared/conversation-errors';
 export { buildTimeline, type ExecutionHistory } from '../history/build-timeline';

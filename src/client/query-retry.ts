@@ -23,26 +23,66 @@ export async function queryRetried<T>(
 }
 
 /**
+ * Thrown when a conversation has ended and no worker answers queries for it any more (none serves its
+ * task queue): its events cannot be read now. A watch ends there; a follower reads the workflow's result.
+ */
+export class EndedUnansweredError extends Error {
+  constructor(
+    readonly conversationId: string,
+    cause: unknown,
+  ) {
+    super(`conversation ${conversationId} has ended and no worker answers for it`, { cause });
+    this.name = 'EndedUnansweredError';
+  }
+}
+
+export interface WhileRunningOptions {
+  /** Stops asking at once; a call in flight is cancelled too. */
+  signal?: AbortSignal | undefined;
+  /**
+   * How long to go on asking once the conversation is seen to have ended (a worker that replays it
+   * still answers), in ms; then EndedUnansweredError. Default WATCH_QUERY_RETRY_MS.
+   */
+  afterEndMs?: number | undefined;
+}
+
+/**
  * A query asked again for as long as it fails for want of a worker and the conversation still
  * runs: what a watch needs, since it follows a conversation as long as it is alive (as it waits for
- * events when no worker runs at all). Other failures are thrown, and so is this one once the
- * conversation has ended and a further round of tries failed too.
+ * events when no worker runs at all). After each failure the conversation is looked at (describe,
+ * answered without a worker); once it has ended, asking goes on for `afterEndMs` more. A server
+ * that answers neither is waited for WATCH_QUERY_RETRY_MS; other failures are thrown at once.
  */
 export async function queryWhileRunning<T>(
   handle: WorkflowHandle,
   query: () => Promise<T>,
-  signal?: AbortSignal,
+  { signal, afterEndMs = WATCH_QUERY_RETRY_MS }: WhileRunningOptions = {},
 ): Promise<T> {
   const rpc = <R>(call: () => Promise<R>) => (signal ? handle.client.withAbortSignal(signal, call) : call());
-  // A conversation that ended meanwhile still answers once a worker replays it: one more round.
-  let roundsAfterEnd = 1;
-  for (;;) {
+  const serviceFailed = (error: unknown) => !signal?.aborted && error instanceof ServiceError;
+  let endedSince: number | undefined;
+  let unreachableSince: number | undefined;
+  for (let attempt = 1; ; attempt++) {
     try {
-      return await queryRetried(() => rpc(query), { withinMs: WATCH_QUERY_RETRY_MS, signal });
+      return await rpc(query);
     } catch (error) {
-      if (signal?.aborted || !(error instanceof ServiceError)) throw error;
-      const running = (await rpc(() => handle.describe())).status.name === 'RUNNING';
-      if (!running && roundsAfterEnd-- <= 0) throw error;
+      if (!serviceFailed(error)) throw error;
+      // Undefined while the server itself does not answer (restarting): asked again for a while.
+      const status = await rpc(() => handle.describe()).then(
+        (description) => description.status.name,
+        (describeError: unknown) => {
+          if (!serviceFailed(describeError)) throw describeError;
+          return undefined;
+        },
+      );
+      const now = Date.now();
+      unreachableSince = status === undefined ? (unreachableSince ?? now) : undefined;
+      if (unreachableSince !== undefined && now - unreachableSince >= WATCH_QUERY_RETRY_MS) throw error;
+      if (status !== undefined && status !== 'RUNNING') {
+        endedSince ??= now;
+        if (now - endedSince >= afterEndMs) throw new EndedUnansweredError(handle.workflowId, error);
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(250 * 2 ** attempt, 2_000)));
     }
   }
 }

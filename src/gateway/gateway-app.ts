@@ -5,7 +5,9 @@ import type { z } from 'zod';
 import type { AgentClient } from '../client/agent-client';
 import {
   ConversationEndedError,
+  ConversationExistsError,
   ConversationNotFoundError,
+  InvalidInputError,
   UpdateRefusedError,
   invalidInput,
 } from '../shared/conversation-errors';
@@ -326,19 +328,23 @@ async function streamEvents(reply: FastifyReply, stream: EventStream): Promise<v
 /** The body as `schema` takes it, or 400 naming each problem (`invalid body: unknown key "options.execSecurty"`). */
 function parse<T>(schema: z.ZodType<T>, value: unknown): T {
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new BadRequest(invalidInput('body', parsed.error).message);
+  if (!parsed.success) throw invalidInput('body', parsed.error);
   return parsed.data;
 }
 
+/** An error's HTTP status, by its class: the client library's errors say what went wrong. */
 function statusOf(error: Error & { statusCode?: number }): [number, string] {
   if (error instanceof GatewayAuthError) return [error.status, error.message];
-  if (error instanceof BadRequest) return [400, error.message];
+  if (error instanceof BadRequest || error instanceof InvalidInputError) return [400, error.message];
   if (error instanceof TooManyRequests) return [429, error.message];
   if (error instanceof ConversationNotFoundError) return [404, error.message];
-  if (error instanceof ConversationEndedError || error instanceof UpdateRefusedError)
+  if (
+    error instanceof ConversationEndedError ||
+    error instanceof ConversationExistsError ||
+    error instanceof UpdateRefusedError
+  )
     return [409, error.message];
-  if (/already exists/.test(error.message)) return [409, error.message];
-  if (/^invalid /.test(error.message)) return [400, error.message];
+  // Fastify's own (a body that is not JSON, too large, …).
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)
     return [error.statusCode, error.message];
   return [500, error.message];

@@ -14,6 +14,7 @@ import {
   type ToolCallItem,
 } from './timeline';
 import {
+  type ToolOutcomeValue,
   cut,
   readAbortInput,
   readApprovalDecision,
@@ -51,7 +52,6 @@ export function buildTimeline(
   return { conversationId, executions: builder.executions, items: builder.sortedItems() };
 }
 
-const APPROVAL_TIMED_OUT = 'approval timed out';
 /** Shown for a callback tool's call that was interrupted, until a later model call shows what the model read. */
 const INTERRUPTED_BEFORE_ANSWER =
   'interrupted before the tool answered; its later answer was not given to the model';
@@ -331,7 +331,8 @@ class TimelineBuilder {
 
   /**
    * A call the workflow answered without running it, moved to when it was answered (after the
-   * decision that refused it); a timed-out approval shows as a decision by `timeout`.
+   * decision that refused it); one blocked by an approval's timeout shows that as a decision by
+   * `timeout` (known only from outcomes recorded with their fields).
    */
   private unrunCallAnswered(call: ToolCallItem, message: Record<string, unknown>): void {
     const outcome = readToolOutcome(message);
@@ -342,8 +343,7 @@ class TimelineBuilder {
       call.offsetMs = message.timestamp - this.originMs;
     }
     this.items.splice(this.items.indexOf(call), 1);
-    const reason = blockedReason(outcome.text);
-    if (reason?.startsWith(APPROVAL_TIMED_OUT)) {
+    if (outcome.blockedBy === 'approval_timeout') {
       const { at, offsetMs, execution, eventId, run } = call;
       this.items.push({
         at,
@@ -355,7 +355,7 @@ class TimelineBuilder {
         toolCallId: call.toolCallId,
         decision: 'reject_once',
         by: 'timeout',
-        reason,
+        ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
         via: 'timeout',
       });
     }
@@ -388,7 +388,12 @@ class TimelineBuilder {
       // The workflow stopped waiting for it when it asked to cancel: the model read an interrupted
       // result, and whatever the tool's server sent later went nowhere.
       if (!item.aborted)
-        setToolOutcome(item, { text: INTERRUPTED_BEFORE_ANSWER, isError: true, aborted: true });
+        setToolOutcome(item, {
+          text: INTERRUPTED_BEFORE_ANSWER,
+          isError: true,
+          aborted: true,
+          status: 'aborted',
+        });
       if (value) item.lateResult = cut(value.text, TIMELINE_TEXT_CHARS);
       return;
     }
@@ -466,10 +471,13 @@ function cutText<T extends { text: string }>(message: T): T {
   return { ...message, text: cut(message.text, TIMELINE_TEXT_CHARS) };
 }
 
-function setToolOutcome(call: ToolCallItem, outcome: NonNullable<ReturnType<typeof readToolOutcome>>): void {
+function setToolOutcome(call: ToolCallItem, outcome: ToolOutcomeValue): void {
   call.result = cut(outcome.text, TIMELINE_TEXT_CHARS);
   if (outcome.isError !== undefined) call.isError = outcome.isError;
   if (outcome.aborted) call.aborted = true;
+  if (outcome.status !== undefined) call.status = outcome.status;
+  if (outcome.errorKind !== undefined) call.errorKind = outcome.errorKind;
+  if (outcome.blockedBy !== undefined) call.blockedBy = outcome.blockedBy;
 }
 
 /** A failure in one line: its message, the timeout kind, and the message of its cause. */
@@ -483,14 +491,4 @@ function failureText(failure: Failure | null | undefined): string {
   }
   if (failure.cause?.message) parts.push(failure.cause.message);
   return parts.filter(Boolean).join(': ') || 'failed';
-}
-
-/** The reason of a `{"status":"blocked","reason":…}` result, if it is one. */
-function blockedReason(text: string): string | undefined {
-  try {
-    const body = JSON.parse(text) as { status?: unknown; reason?: unknown };
-    return body.status === 'blocked' && typeof body.reason === 'string' ? body.reason : undefined;
-  } catch {
-    return undefined;
-  }
 }

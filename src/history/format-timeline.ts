@@ -1,6 +1,15 @@
+import type { ToolOutcomeStatus } from '../shared/tool-outcome';
 import type { Timeline, TimelineItem } from './timeline';
 
 const SHOWN_CHARS = 100;
+
+/** Before the result of a call that ran, what became of it. */
+const STATUS_MARKERS: Record<ToolOutcomeStatus, string> = {
+  ok: '',
+  error: 'error ',
+  blocked: 'blocked ',
+  aborted: 'interrupted ',
+};
 
 /** The timeline for a person: a summary line, then one line per item with its time since the start. */
 export function formatTimeline(timeline: Timeline): string {
@@ -73,7 +82,7 @@ function describe(item: TimelineItem): string {
       if (item.outcome !== 'completed' && !(item.aborted && item.result !== undefined)) {
         return `${head}: ${outcomeWords(item.outcome)}: ${timing}${item.error ? `: ${oneLine(item.error)}` : ''}`;
       }
-      const marker = item.aborted ? 'interrupted ' : item.isError ? 'error ' : '';
+      const marker = STATUS_MARKERS[item.status ?? 'ok'];
       const late =
         item.lateResult !== undefined
           ? ` (answered later, not given to the model: ${quote(item.lateResult)})`

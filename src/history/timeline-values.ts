@@ -4,6 +4,8 @@
  * it recognises and never throws: a field it cannot read is left out of the timeline.
  */
 
+import { type ToolOutcomeFields, readOutcomeFields } from '../shared/tool-outcome';
+
 type Fields = Record<string, unknown>;
 
 export function fieldsOf(value: unknown): Fields | undefined {
@@ -92,13 +94,16 @@ export function readModelInputMessages(value: unknown): Fields[] {
   });
 }
 
-export interface ToolOutcomeValue {
+export interface ToolOutcomeValue extends Partial<ToolOutcomeFields> {
   text: string;
   isError?: boolean;
   aborted?: boolean;
 }
 
-/** A `runTool` result or a tool-result message: text blocks, `isError`, `aborted`. */
+/**
+ * A `runTool` result or a tool-result message: text blocks, `isError`, `aborted`, and the outcome's
+ * fields (derived from `isError`, `aborted` and `details` for outcomes recorded before they existed).
+ */
 export function readToolOutcome(value: unknown): ToolOutcomeValue | undefined {
   const fields = fieldsOf(value);
   if (!fields || !Array.isArray(fields.content)) return undefined;
@@ -112,6 +117,7 @@ export function readToolOutcome(value: unknown): ToolOutcomeValue | undefined {
     text,
     ...(typeof fields.isError === 'boolean' ? { isError: fields.isError } : {}),
     ...(fields.aborted === true ? { aborted: true } : {}),
+    ...readOutcomeFields(fields),
   };
 }
 

@@ -1,3 +1,6 @@
+import type { ToolErrorKind } from '../shared/tool-errors';
+import type { ToolBlocker, ToolOutcomeStatus } from '../shared/tool-outcome';
+
 /**
  * A conversation's past, read from its Temporal history: what `durable-agent history` prints. Every
  * item is something history proves happened; nothing comes from the workflow's own (bounded) event log.
@@ -100,6 +103,11 @@ export interface ToolCallItem extends ItemBase {
   isError?: boolean;
   /** Interrupted by steer or abort. */
   aborted?: boolean;
+  /** What became of the call, from its outcome's fields (derived for outcomes recorded before they existed). */
+  status?: ToolOutcomeStatus;
+  errorKind?: ToolErrorKind;
+  /** Who or what refused a blocked call; unknown for outcomes recorded before outcomes had fields. */
+  blockedBy?: ToolBlocker;
   /** The result's text as the model read it, cut to TIMELINE_TEXT_CHARS. */
   result?: string;
   /** A tool that answers by callback answered after the call was interrupted: this answer reached no one. */

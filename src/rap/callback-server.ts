@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { ToolResultContent } from '../shared/content';
 import { type RapConversationMessage } from '../shared/rap';
 import { type RapCallback, RapCallbackSchema } from './rap-toolset';
-import type { ToolOutcome } from '../shared/tool-errors';
+import type { ToolOutcome } from '../shared/tool-outcome';
 import { type ToolResultFinisher, createToolResultFinisher } from '../tools/finish-tool-result';
 import { type CallbackBinding, verifyCallbackPath } from './callback-token';
 

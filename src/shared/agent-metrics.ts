@@ -1,4 +1,5 @@
 import type { MetricMeter } from '@temporalio/common';
+import type { ToolOutcomeFields } from './tool-outcome';
 
 /**
  * The runtime's own metrics, recorded through Temporal's metric meter so they leave the worker with
@@ -7,7 +8,7 @@ import type { MetricMeter } from '@temporalio/common';
  * workflow (whose meter stays silent during replay), model calls from the model activity.
  */
 export const METRIC = {
-  /** Tool calls by `tool` and `outcome`: ok, error (an error result), aborted, unavailable (circuit open), failed (the activity failed). */
+  /** Tool calls by `tool` and `outcome`: ok, error (an error result), blocked (a hook refused it), aborted, unavailable (circuit open), failed (the activity failed). */
   toolCalls: 'durable_agent_tool_calls',
   toolDuration: 'durable_agent_tool_duration',
   /** Tool activities that timed out, by `tool`, as the workflow saw them. */
@@ -32,9 +33,26 @@ export const METRIC = {
   modelErrors: 'durable_agent_model_errors',
 } as const;
 
-export type ToolCallOutcome = 'ok' | 'error' | 'aborted' | 'unavailable' | 'failed';
+export type ToolCallOutcome = 'ok' | 'error' | 'blocked' | 'aborted' | 'unavailable' | 'failed';
+
+/** The `outcome` label of a tool call that gave an outcome, from its fields. */
+export function toolCallOutcomeLabel(fields: ToolOutcomeFields): ToolCallOutcome {
+  if (fields.status === 'error') return fields.errorKind === 'Unavailable' ? 'unavailable' : 'error';
+  return fields.status;
+}
 
 export const CIRCUIT_STATE_VALUE = { closed: 0, open: 1, half_open: 2 } as const;
+
+/** A tool's circuit breaker changed state on this worker: the gauge follows, and an opening is counted. */
+export function recordCircuitState(
+  meter: MetricMeter,
+  tool: string,
+  state: keyof typeof CIRCUIT_STATE_VALUE,
+  opened: boolean,
+): void {
+  meter.createGauge(METRIC.toolCircuitState).set(CIRCUIT_STATE_VALUE[state], { tool });
+  if (opened) recordCount(meter, METRIC.toolCircuitOpened, { tool });
+}
 
 export function recordToolCall(
   meter: MetricMeter,

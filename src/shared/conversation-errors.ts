@@ -1,11 +1,19 @@
 import type { ZodError } from 'zod';
-import { schemaProblems } from './schema-problems';
+import { schemaProblemList } from './schema-problems';
 
 /** No conversation has this id (no workflow with it was ever started, or it is past retention). */
 export class ConversationNotFoundError extends Error {
   constructor(readonly conversationId: string) {
     super(`conversation ${conversationId} not found`);
     this.name = 'ConversationNotFoundError';
+  }
+}
+
+/** A conversation with this id was started before: an id names one conversation forever. */
+export class ConversationExistsError extends Error {
+  constructor(readonly conversationId: string) {
+    super(`conversation ${conversationId} already exists`);
+    this.name = 'ConversationExistsError';
   }
 }
 
@@ -34,9 +42,36 @@ export class UpdateRefusedError extends Error {
 }
 
 /**
- * Input that fails its schema, said in one line: `invalid conversation options: unknown key
- * "approval.mod"; maxToolIterations: …`.
+ * Input refused before anything is sent, said in one line: `invalid conversation options: unknown
+ * key "approval.mod"; maxToolIterations: …`. `what` names the input, `problems` what is wrong with it.
  */
-export function invalidInput(what: string, error: ZodError): Error {
-  return new Error(`invalid ${what}: ${schemaProblems(error)}`);
+export class InvalidInputError extends Error {
+  constructor(
+    readonly what: string,
+    readonly problems: readonly string[],
+  ) {
+    super(`invalid ${what}: ${problems.join('; ')}`);
+    this.name = 'InvalidInputError';
+  }
+}
+
+/** Input that fails its schema, each problem with its path. */
+export function invalidInput(what: string, error: ZodError): InvalidInputError {
+  return new InvalidInputError(what, schemaProblemList(error));
+}
+
+/** A schedule with this id exists already. */
+export class ScheduleExistsError extends Error {
+  constructor(readonly scheduleId: string) {
+    super(`schedule ${scheduleId} already exists`);
+    this.name = 'ScheduleExistsError';
+  }
+}
+
+/** No schedule has this id (never created, or deleted). */
+export class ScheduleMissingError extends Error {
+  constructor(readonly scheduleId: string) {
+    super(`schedule ${scheduleId} not found`);
+    this.name = 'ScheduleMissingError';
+  }
 }

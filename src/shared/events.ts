@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ApprovalDecisionKindSchema, RiskLevelSchema } from './approvals';
+import { ToolOutcomeFieldsSchema } from './tool-outcome';
 
 const base = { seq: z.number().int(), at: z.number(), run: z.number().int() };
 
@@ -23,6 +24,7 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
     type: z.literal('tool_execution_start'),
     toolCallId: z.string(),
     toolName: z.string(),
+    /** The arguments' first EVENT_ARGUMENTS_CHARS characters; the transcript holds them whole. */
     args: z.string(),
   }),
   /**
@@ -60,6 +62,16 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
     isError: z.boolean(),
     /** Interrupted by steer or abort. */
     aborted: z.boolean().optional(),
+    /**
+     * The outcome's status, error kind, blocker and circuit retry time (see tool-outcome.ts); absent
+     * in events recorded before they existed: read them with `outcomeFieldsOf`.
+     */
+    ...ToolOutcomeFieldsSchema.pick({
+      status: true,
+      errorKind: true,
+      blockedBy: true,
+      retryAt: true,
+    }).partial().shape,
     /** First part of the result text, for display. */
     preview: z.string(),
   }),
@@ -68,7 +80,7 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
     type: z.literal('approval_requested'),
     toolCallId: z.string(),
     toolName: z.string(),
-    /** The arguments' first 2,000 characters; the pending approval holds them whole. */
+    /** The arguments' first EVENT_ARGUMENTS_CHARS characters; the pending approval holds them whole. */
     args: z.string(),
     /** SHA-256 (hex) of the whole arguments; absent in events of older workers. */
     argsSha256: z.string().optional(),

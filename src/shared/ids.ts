@@ -1,3 +1,5 @@
+import { InvalidInputError } from './conversation-errors';
+
 const MAX_SESSION_ID_BYTES = 256;
 
 /**
@@ -18,15 +20,16 @@ export function sessionIdProblem(id: string): string | undefined {
 
 /**
  * Conversation ids become workflow ids: printable, no whitespace, bounded, and safe as session ids
- * (`sessionIdProblem`), so an id can never traverse a path, whatever later uses it.
+ * (`sessionIdProblem`), so an id can never traverse a path, whatever later uses it. Refused: InvalidInputError.
  */
 export function assertConversationId(id: string): string {
   const problem = sessionIdProblem(id);
-  if (problem !== undefined) throw new Error(`invalid conversation id ${JSON.stringify(id)}: ${problem}`);
+  const what = `conversation id ${JSON.stringify(id)}`;
+  if (problem !== undefined) throw new InvalidInputError(what, [problem]);
   if (!/^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/.test(id)) {
-    throw new Error(
-      `invalid conversation id ${JSON.stringify(id)}: use 1-200 letters, digits, '.', '_', ':' or '-', starting with a letter or digit`,
-    );
+    throw new InvalidInputError(what, [
+      "use 1-200 letters, digits, '.', '_', ':' or '-', starting with a letter or digit",
+    ]);
   }
   return id;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ImageContentSchema, TextContentSchema, ToolResultContentSchema } from './content';
+import { ToolOutcomeFieldsSchema } from './tool-outcome';
 
 /** A tool call as the model asked for it. `arguments` is the raw JSON text the model produced. */
 export const ToolCallSchema = z.object({
@@ -45,6 +46,8 @@ export const ToolResultMessageSchema = z.object({
   isError: z.boolean(),
   /** The call was interrupted by steer or abort; `content` holds what it returned before stopping, if anything. */
   aborted: z.boolean().optional(),
+  /** The outcome's fields (see tool-outcome.ts); absent in transcripts recorded before they existed: read them with `outcomeFieldsOf`. */
+  ...ToolOutcomeFieldsSchema.partial().shape,
   timestamp: z.number(),
 });
 export type ToolResultMessage = z.infer<typeof ToolResultMessageSchema>;

@@ -6,7 +6,12 @@ import type { ZodError, z } from 'zod';
  * problems of the form that came closest.
  */
 export function schemaProblems(error: ZodError): string {
-  return issueTexts(error.issues, []).join('; ');
+  return schemaProblemList(error).join('; ');
+}
+
+/** The same complaints, one string each. */
+export function schemaProblemList(error: ZodError): string[] {
+  return issueTexts(error.issues, []);
 }
 
 function issueTexts(issues: readonly z.core.$ZodIssue[], under: readonly PropertyKey[]): string[] {

@@ -1,16 +1,21 @@
-import type { ToolResultContent } from './content';
+import { z } from 'zod';
 
-/** What went wrong with a tool call, as the model reads it: each kind says whether trying again can help. */
-export type ToolErrorKind =
-  | 'NotFound'
-  | 'InvalidArgs'
-  | 'ExecutionFailed'
-  | 'PermissionDenied'
-  | 'FileNotFound'
-  | 'InvalidPath'
-  | 'Timeout'
-  /** The tool failed too often on this worker and is disabled for a while (its circuit breaker is open). */
-  | 'Unavailable';
+/**
+ * What went wrong with a tool call, as the model reads it: each kind says whether trying again can
+ * help. `Unavailable`: the tool cannot be reached now (its circuit breaker is open on this worker,
+ * the worker holding its process is gone, its result was lost on the way to history).
+ */
+export const ToolErrorKindSchema = z.enum([
+  'NotFound',
+  'InvalidArgs',
+  'ExecutionFailed',
+  'PermissionDenied',
+  'FileNotFound',
+  'InvalidPath',
+  'Timeout',
+  'Unavailable',
+]);
+export type ToolErrorKind = z.infer<typeof ToolErrorKindSchema>;
 
 /**
  * Whether the same call may succeed if tried again. Only for read-only tools: a tool with side
@@ -29,43 +34,14 @@ export const TOOL_ERROR_RETRYABLE: Readonly<Record<ToolErrorKind, boolean>> = {
   Unavailable: false,
 };
 
+/** Error kinds that say something is wrong with the tool itself rather than with the call the model made. */
+export const TOOL_FAULT_KINDS: ReadonlySet<ToolErrorKind> = new Set<ToolErrorKind>([
+  'ExecutionFailed',
+  'Timeout',
+]);
+
 /**
  * The failure type of a payload the blob store would not take. For a tool's result it means the tool
  * ran and its result was lost on the way to history.
  */
 export const PAYLOAD_STORE_UNAVAILABLE = 'PayloadStoreUnavailable';
-
-export interface ToolOutcome {
-  content: ToolResultContent[];
-  details?: unknown;
-  isError: boolean;
-  /** Interrupted by steer or abort. */
-  aborted?: boolean;
-}
-
-/** The error envelope the model reads: `{"status":"error","tool":…,"error":…}`. */
-export function toolErrorOutcome(tool: string, kind: ToolErrorKind, error: string): ToolOutcome {
-  return {
-    content: [{ type: 'text', text: JSON.stringify({ status: 'error', tool, error }) }],
-    details: { errorKind: kind },
-    isError: true,
-  };
-}
-
-/** A call that was not run because it was refused: `{"status":"blocked","tool":…,"reason":…}`. */
-export function toolBlockedOutcome(tool: string, reason: string): ToolOutcome {
-  return {
-    content: [{ type: 'text', text: JSON.stringify({ status: 'blocked', tool, reason }) }],
-    details: { blocked: true },
-    isError: true,
-  };
-}
-
-/** A call interrupted before it returned anything the model could use. */
-export function toolAbortedOutcome(tool: string, reason: string): ToolOutcome {
-  return {
-    content: [{ type: 'text', text: JSON.stringify({ status: 'aborted', tool, reason }) }],
-    isError: true,
-    aborted: true,
-  };
-}

@@ -1,5 +1,5 @@
 import type { ToolResultContent } from '../shared/content';
-import type { ToolOutcome } from '../shared/tool-errors';
+import type { ToolOutcome } from '../shared/tool-outcome';
 
 /* eslint-disable no-control-regex -- matching control characters is the point here */
 /** Terminal escape sequences (colours, cursor moves, titles): dropped whole rather than leaving `[31m` behind. */
@@ -24,7 +24,11 @@ export function sanitizeTextContent(content: ToolResultContent[]): ToolResultCon
   );
 }
 
-/** The outcome with its text sanitised: what the runTool activity hands to the transcript. */
+/** The outcome with its text sanitised, its reason too: what the runTool activity hands to the transcript. */
 export function sanitizeOutcomeText(outcome: ToolOutcome): ToolOutcome {
-  return { ...outcome, content: sanitizeTextContent(outcome.content) };
+  return {
+    ...outcome,
+    content: sanitizeTextContent(outcome.content),
+    ...(outcome.reason !== undefined ? { reason: sanitizeText(outcome.reason) } : {}),
+  };
 }

@@ -9,16 +9,15 @@ import {
   type StandingDecision,
   isAllow,
 } from '../shared/approvals';
+import { EVENT_ARGUMENTS_CHARS } from '../shared/constants';
 import { sha256Hex } from '../shared/sha256';
+import type { ToolBlocker } from '../shared/tool-outcome';
 import { signedDecisionText } from '../shared/signed-decisions';
 import { approvalFloorFor, stricterApproval } from '../shared/worker-floors';
 import type { ApprovalReceipt } from '../shared/conversation-api';
 import type { DecisionSignatures } from './decision-signatures';
 import type { EventLog } from './event-log';
 import { workflowTime } from './workflow-time';
-
-/** Events keep a preview of the arguments; the pending approval holds them whole, with their hash. */
-const EVENT_ARGUMENTS_CHARS = 2_000;
 
 /** Decided tool call ids remembered to tell "already decided" from "unknown" (bounded, like everything in state). */
 const REMEMBERED_DECISIONS = 1_000;
@@ -41,7 +40,10 @@ function pendingOf(call: ApprovalRequest): Omit<PendingApproval, 'requestedAt' |
   };
 }
 
-export type ApprovalOutcome = { allowed: true } | { allowed: false; reason: string };
+/** Whether a call may run; when not, who refused it (a person, or nobody in time) and why, as the model reads it. */
+export type ApprovalOutcome =
+  | { allowed: true }
+  | { allowed: false; blockedBy: Extract<ToolBlocker, 'approval' | 'approval_timeout'>; reason: string };
 
 /** State a continued conversation carries over: decisions that hold for the rest of it. */
 export type StandingDecisions = Record<string, StandingDecision>;
@@ -162,6 +164,7 @@ export class ApprovalBook {
     if (standing?.decision === 'reject') {
       return {
         allowed: false,
+        blockedBy: 'approval',
         reason: `${request.scope === request.toolName ? request.toolName : `${request.toolName} (${request.scope})`} was rejected for this conversation by ${standing.by}`,
       };
     }
@@ -219,12 +222,13 @@ export class ApprovalBook {
         by: 'timeout',
         reason,
       });
-      return { allowed: false, reason: `approval timed out: ${reason}` };
+      return { allowed: false, blockedBy: 'approval_timeout', reason: `approval timed out: ${reason}` };
     }
     this.record(request, decision);
     if (isAllow(decision.decision)) return { allowed: true };
     return {
       allowed: false,
+      blockedBy: 'approval',
       reason: `rejected by ${decision.by}${decision.reason ? `: ${decision.reason}` : ''}`,
     };
   }

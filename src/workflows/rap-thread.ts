@@ -1,5 +1,6 @@
 import { EVENT_TEXT_PREVIEW_CHARS } from '../shared/constants';
 import type { AssistantMessage, ToolCall, ToolResultMessage } from '../shared/messages';
+import { okOutcome } from '../shared/tool-outcome';
 import {
   RECEIVE_EVENT_TOOL_NAME,
   type RapConversationMessage,
@@ -250,8 +251,7 @@ export class RapThread {
           role: 'toolResult',
           toolCallId: id,
           toolName: RECEIVE_EVENT_TOOL_NAME,
-          content: [{ type: 'text', text: event.text || '(empty event)' }],
-          isError: false,
+          ...okOutcome({ content: [{ type: 'text', text: event.text || '(empty event)' }] }),
           timestamp,
         },
       ];

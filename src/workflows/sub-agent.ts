@@ -11,7 +11,7 @@ import { CONVERSATION_WORKFLOW_TYPE } from '../shared/constants';
 import type { ConversationOptions, ConversationOptionsInput } from '../shared/conversation-options';
 import type { ToolCall } from '../shared/messages';
 import { SpawnArgumentsSchema, shortenedInSubAgentIds, subAgentId } from '../shared/sub-agents';
-import { type ToolOutcome, toolErrorOutcome } from '../shared/tool-errors';
+import { type ToolOutcome, errorOutcome, okOutcome } from '../shared/tool-outcome';
 import type { EventLog } from './event-log';
 
 export interface SubAgentContext {
@@ -49,12 +49,12 @@ export async function runSubAgent(
   context: SubAgentContext,
 ): Promise<ToolOutcome> {
   const parsed = SpawnArgumentsSchema.safeParse(args);
-  if (!parsed.success) return toolErrorOutcome(call.name, 'InvalidArgs', parsed.error.message);
+  if (!parsed.success) return errorOutcome(call.name, 'InvalidArgs', parsed.error.message);
   const parent = context.options;
   const limits = parent.subAgents;
   const ancestors = [...(parent.ancestors ?? []), context.conversationId];
   if (ancestors.length > limits.maxDepth) {
-    return toolErrorOutcome(
+    return errorOutcome(
       call.name,
       'PermissionDenied',
       `sub-agents may nest ${limits.maxDepth} deep at most; this conversation is ${ancestors.length - 1} deep: do the task yourself`,
@@ -62,7 +62,7 @@ export async function runSubAgent(
   }
   const started = context.countStart();
   if (started > limits.maxPerRun) {
-    return toolErrorOutcome(
+    return errorOutcome(
       call.name,
       'PermissionDenied',
       `a run may start ${limits.maxPerRun} sub-agents at most and this one has started ${started - 1}: do the rest yourself`,
@@ -121,13 +121,12 @@ export async function runSubAgent(
       },
     );
     if (result.outcome === 'answered') {
-      return {
+      return okOutcome({
         content: [{ type: 'text', text: result.answer || '(the sub-agent gave an empty answer)' }],
-        isError: false,
         details: { conversationId: childId },
-      };
+      });
     }
-    return toolErrorOutcome(
+    return errorOutcome(
       call.name,
       'ExecutionFailed',
       `the sub-agent (${childId}) ended without an answer (${result.outcome ?? 'unknown'}); its events say why`,
@@ -135,13 +134,13 @@ export async function runSubAgent(
   } catch (error) {
     if (isCancellation(error)) throw error;
     if ((error as { cause?: unknown }).cause instanceof TimeoutFailure) {
-      return toolErrorOutcome(
+      return errorOutcome(
         call.name,
         'Timeout',
         `the sub-agent (${childId}) did not finish within ${limits.timeoutMs / 1_000}s and was stopped`,
       );
     }
-    return toolErrorOutcome(
+    return errorOutcome(
       call.name,
       'ExecutionFailed',
       `the sub-agent (${childId}) failed: ${(error as Error).message}`,

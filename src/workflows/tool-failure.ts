@@ -1,23 +1,8 @@
 import { ActivityFailure, ApplicationFailure, TimeoutFailure, metricMeter } from '@temporalio/workflow';
 import { METRIC, recordCount } from '../shared/agent-metrics';
 import type { ToolDescriptor } from '../shared/tool-descriptor';
-import {
-  PAYLOAD_STORE_UNAVAILABLE,
-  type ToolErrorKind,
-  type ToolOutcome,
-  toolErrorOutcome,
-} from '../shared/tool-errors';
-
-const KNOWN_KINDS: ReadonlySet<string> = new Set<ToolErrorKind>([
-  'NotFound',
-  'InvalidArgs',
-  'ExecutionFailed',
-  'PermissionDenied',
-  'FileNotFound',
-  'InvalidPath',
-  'Timeout',
-  'Unavailable',
-]);
+import { PAYLOAD_STORE_UNAVAILABLE, ToolErrorKindSchema } from '../shared/tool-errors';
+import { type ToolOutcome, errorOutcome } from '../shared/tool-outcome';
 
 /**
  * A tool activity that failed for good becomes an error result the model can read. `boundId` names
@@ -30,7 +15,7 @@ export function outcomeOfToolFailure(
 ): ToolOutcome {
   const cause = error instanceof ActivityFailure ? error.cause : error;
   if (cause instanceof TimeoutFailure && cause.timeoutType === 'SCHEDULE_TO_START' && boundId) {
-    return toolErrorOutcome(
+    return errorOutcome(
       descriptor.name,
       'Unavailable',
       `${boundId} lived in a worker process that is gone (it stopped, restarted or died): nothing can reach it any more, and it stops with that worker (at the latest at its own timeout). Start the command again if it is still needed.`,
@@ -41,15 +26,14 @@ export function outcomeOfToolFailure(
     const ran = descriptor.idempotent
       ? ''
       : '; the tool did run, so whatever it did has taken effect, but what it returned is lost';
-    return toolErrorOutcome(descriptor.name, 'Unavailable', `${cause.message}${ran}`);
+    return errorOutcome(descriptor.name, 'Unavailable', `${cause.message}${ran}`);
   }
   if (cause instanceof ApplicationFailure) {
-    const kind =
-      cause.type && KNOWN_KINDS.has(cause.type) ? (cause.type as ToolErrorKind) : 'ExecutionFailed';
-    return toolErrorOutcome(descriptor.name, kind, cause.message);
+    const kind = ToolErrorKindSchema.safeParse(cause.type);
+    return errorOutcome(descriptor.name, kind.success ? kind.data : 'ExecutionFailed', cause.message);
   }
   const message = cause instanceof Error ? cause.message : String(cause);
-  return toolErrorOutcome(descriptor.name, 'ExecutionFailed', message);
+  return errorOutcome(descriptor.name, 'ExecutionFailed', message);
 }
 
 function timeoutOutcome(descriptor: ToolDescriptor, failure: TimeoutFailure): ToolOutcome {
@@ -62,5 +46,5 @@ function timeoutOutcome(descriptor: ToolDescriptor, failure: TimeoutFailure): To
   const consequence = descriptor.idempotent
     ? ''
     : '; it has side effects, so it was not run again and whatever it did before stopping may or may not have taken effect';
-  return toolErrorOutcome(descriptor.name, 'Timeout', `the tool ${what}${consequence}`);
+  return errorOutcome(descriptor.name, 'Timeout', `the tool ${what}${consequence}`);
 }

@@ -5,12 +5,14 @@ import type { ToolCall, ToolResultMessage } from '../shared/messages';
 import { OWNER_ONLY_TOOL_ERROR } from './owners';
 import type { ToolDescriptor } from '../shared/tool-descriptor';
 import type { ToolCallScope } from '../shared/tool-run';
+import { EVENT_ARGUMENTS_CHARS } from '../shared/constants';
 import {
   type ToolOutcome,
-  toolAbortedOutcome,
-  toolBlockedOutcome,
-  toolErrorOutcome,
-} from '../shared/tool-errors';
+  abortedOutcome,
+  blockedOutcome,
+  errorOutcome,
+  withOutcomeFields,
+} from '../shared/tool-outcome';
 import { toolActivitiesFor } from './activity-proxies';
 import { toolCallSummary } from '../shared/activity-summary';
 import type { ApprovalBook } from './approval-book';
@@ -46,7 +48,6 @@ export interface FanOutContext {
 }
 
 const PREVIEW_CHARS = 200;
-const ARGS_SHOWN_CHARS = 2_000;
 
 /**
  * Starts every call at once; results come back in the order the model asked for them. Calls that
@@ -59,7 +60,7 @@ export function runToolCalls(calls: ToolCall[], context: FanOutContext): Promise
 
 /** Results for calls that were never started because the run was interrupted first. */
 export function notStartedResults(calls: ToolCall[], reason: string): ToolResultMessage[] {
-  return calls.map((call) => toolResultMessage(call, toolAbortedOutcome(call.name, reason)));
+  return calls.map((call) => toolResultMessage(call, abortedOutcome(call.name, reason)));
 }
 
 async function runToolCall(call: ToolCall, context: FanOutContext): Promise<ToolResultMessage> {
@@ -72,15 +73,16 @@ async function runToolCall(call: ToolCall, context: FanOutContext): Promise<Tool
       type: 'tool_execution_start',
       toolCallId: call.id,
       toolName: call.name,
-      args: call.arguments.slice(0, ARGS_SHOWN_CHARS),
+      args: call.arguments.slice(0, EVENT_ARGUMENTS_CHARS),
     });
   };
   let outcome: ToolOutcome;
   try {
-    outcome = await outcomeOf(call, context, start);
+    // A worker from before outcomes had fields (or its recorded result, replayed) gets them here.
+    outcome = withOutcomeFields(await outcomeOf(call, context, start));
   } catch (error) {
     if (!isCancellation(error)) throw error;
-    outcome = toolAbortedOutcome(call.name, context.interruption());
+    outcome = abortedOutcome(call.name, context.interruption());
   }
   start();
   const firstText = outcome.content.find((block) => block.type === 'text');
@@ -90,11 +92,16 @@ async function runToolCall(call: ToolCall, context: FanOutContext): Promise<Tool
     toolName: call.name,
     isError: outcome.isError,
     ...(outcome.aborted ? { aborted: true } : {}),
+    status: outcome.status,
+    ...(outcome.errorKind !== undefined ? { errorKind: outcome.errorKind } : {}),
+    ...(outcome.blockedBy !== undefined ? { blockedBy: outcome.blockedBy } : {}),
+    ...(outcome.retryAt !== undefined ? { retryAt: outcome.retryAt } : {}),
     preview: firstText?.type === 'text' ? firstText.text.slice(0, PREVIEW_CHARS) : '',
   });
   return toolResultMessage(call, outcome);
 }
 
+/** The transcript's message for a call: the outcome, its fields included, under the call's id. */
 function toolResultMessage(call: ToolCall, outcome: ToolOutcome): ToolResultMessage {
   return {
     role: 'toolResult',
@@ -108,7 +115,7 @@ function toolResultMessage(call: ToolCall, outcome: ToolOutcome): ToolResultMess
 /** Throws CancelledFailure when interrupted before the tool's activity was started. */
 async function outcomeOf(call: ToolCall, context: FanOutContext, start: () => void): Promise<ToolOutcome> {
   const reserved = context.reservedNames.get(call.name);
-  if (reserved !== undefined) return toolErrorOutcome(call.name, 'PermissionDenied', reserved);
+  if (reserved !== undefined) return errorOutcome(call.name, 'PermissionDenied', reserved);
   const descriptor = context.tools.get(call.name);
   if (!descriptor) {
     const known = [...context.tools.values()]
@@ -116,13 +123,13 @@ async function outcomeOf(call: ToolCall, context: FanOutContext, start: () => vo
       .map((tool) => tool.name)
       .sort()
       .join(', ');
-    return toolErrorOutcome(call.name, 'NotFound', `Tool not found: ${call.name}. Available tools: ${known}`);
+    return errorOutcome(call.name, 'NotFound', `Tool not found: ${call.name}. Available tools: ${known}`);
   }
   if (descriptor.ownerOnly && !context.senderIsOwner) {
-    return toolErrorOutcome(call.name, 'PermissionDenied', OWNER_ONLY_TOOL_ERROR);
+    return errorOutcome(call.name, 'PermissionDenied', OWNER_ONLY_TOOL_ERROR);
   }
   const parsed = parseArguments(call.arguments);
-  if (!parsed.ok) return toolErrorOutcome(call.name, 'InvalidArgs', parsed.error);
+  if (!parsed.ok) return errorOutcome(call.name, 'InvalidArgs', parsed.error);
   const risk = descriptor.risk;
   const { mode, scope } = approvalSubject(call.name, parsed.value, context.tools, context.approvalSettings);
   const approval = await context.approvals.decide(
@@ -137,7 +144,7 @@ async function outcomeOf(call: ToolCall, context: FanOutContext, start: () => vo
     },
     mode,
   );
-  if (!approval.allowed) return toolBlockedOutcome(call.name, approval.reason);
+  if (!approval.allowed) return blockedOutcome(call.name, approval.blockedBy, approval.reason);
   start();
   const inWorkflow = context.workflowTools.get(call.name);
   if (inWorkflow) return inWorkflow(call, parsed.value);
@@ -153,7 +160,7 @@ async function outcomeOf(call: ToolCall, context: FanOutContext, start: () => vo
   } catch (error) {
     if (isCancellation(error)) {
       if (descriptor.asyncCompletion) context.asyncCallInterrupted(call);
-      return toolAbortedOutcome(call.name, context.interruption());
+      return abortedOutcome(call.name, context.interruption());
     }
     return outcomeOfToolFailure(descriptor, error, boundTag ? (boundId as string) : undefined);
   }

@@ -1,6 +1,6 @@
 import { CANCEL_SUBSCRIPTION_TOOL_NAME, RECEIVE_EVENT_TOOL_NAME } from '../shared/rap';
 import { SPAWN_TOOL_NAME } from '../shared/sub-agents';
-import { type ToolOutcome, toolErrorOutcome } from '../shared/tool-errors';
+import { type ToolOutcome, errorOutcome, okOutcome } from '../shared/tool-outcome';
 import type { RunContext } from './run-context';
 import type { RunInProgress } from './run-in-progress';
 import { runSubAgent } from './sub-agent';
@@ -52,22 +52,19 @@ function cancelSubscription(
 ): ToolOutcome {
   const id = args.tool_call_id;
   if (typeof id !== 'string' || id === '') {
-    return toolErrorOutcome(
+    return errorOutcome(
       toolName,
       'InvalidArgs',
       'tool_call_id (the call that started the subscription) is required',
     );
   }
   if (!context.rap.cancel(id)) {
-    return toolErrorOutcome(
+    return errorOutcome(
       toolName,
       'NotFound',
       `this conversation has no active subscription started by tool call ${id}`,
     );
   }
   context.notify({ kind: 'cancel_tool_call', conversationId: context.conversationId, toolCallId: id });
-  return {
-    content: [{ type: 'text', text: `Subscription '${id}' cancelled successfully.` }],
-    isError: false,
-  };
+  return okOutcome({ content: [{ type: 'text', text: `Subscription '${id}' cancelled successfully.` }] });
 }

@@ -240,6 +240,16 @@ test('an approval timeout rejects the call with that reason', async () => {
       reason: 'approval timed out: no decision within 1s',
     }),
   ]);
+  // Readers learn it from the fields: on the transcript's message and on the event.
+  const { transcript } = await harness().agent.state(id);
+  expect(transcript.find((m) => m.role === 'toolResult' && m.toolCallId === callId)).toMatchObject({
+    status: 'blocked',
+    blockedBy: 'approval_timeout',
+    reason: 'approval timed out: no decision within 1s',
+  });
+  expect(
+    await waitForEvent(handle, 'tool_execution_end', (event) => event.toolCallId === callId),
+  ).toMatchObject({ isError: true, status: 'blocked', blockedBy: 'approval_timeout' });
 });
 
 test('a service with only the temporal CLI approves with `temporal workflow signal`', async () => {

@@ -69,7 +69,14 @@ test('a tool failing twice in a row is disabled on the worker, the model reads w
   const transcript = (await harness().agent.state(id)).transcript;
   expect(transcript.find((m) => m.role === 'toolResult' && m.toolCallId === 'call_3')).toMatchObject({
     isError: true,
+    status: 'error',
+    errorKind: 'Unavailable',
+    retryAt: expect.stringMatching(/Z$/),
     details: { errorKind: 'Unavailable', circuit: { state: 'open' } },
+  });
+  expect(transcript.find((m) => m.role === 'toolResult' && m.toolCallId === 'call_1')).toMatchObject({
+    status: 'error',
+    errorKind: 'ExecutionFailed',
   });
 
   // `status` names the disabled tool and until when, from the conversation's events.

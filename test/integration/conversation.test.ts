@@ -102,9 +102,7 @@ test('maxToolIterations ends the run with an error event, and the conversation g
     options: { maxToolIterations: 2 },
   });
   expect(finished.outcome).toBe('max_tool_iterations');
-  const errors = seen.flatMap((item) =>
-    item.kind === 'event' && item.event.type === 'error' ? [item.event.message] : [],
-  );
+  const errors = seen.flatMap((event) => (event.type === 'error' ? [event.message] : []));
   expect(errors).toEqual(['max tool iterations (2) exceeded']);
   expect(script.requests).toHaveLength(2);
 
@@ -177,9 +175,7 @@ test('a non-retryable model error (401) ends the run with a clear error, once, a
   const id = newId();
   const { finished, seen } = await ask(harness().agent, id, 'Hello?');
   expect(finished.outcome).toBe('error');
-  const errors = seen.flatMap((item) =>
-    item.kind === 'event' && item.event.type === 'error' ? [item.event.message] : [],
-  );
+  const errors = seen.flatMap((event) => (event.type === 'error' ? [event.message] : []));
   expect(errors).toHaveLength(1);
   expect(errors[0]).toMatch(/model call failed: the model endpoint answered 401.*invalid api key/);
   expect(script.requests).toHaveLength(1);

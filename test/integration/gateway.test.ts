@@ -310,3 +310,20 @@ test('the event stream carries the model’s text as it streams (without ids, so
   expect(pieces.map((piece) => piece.text).join('')).toBe(answer);
   expect(text).toMatch(/event: end\ndata: \{"executionStatus":"COMPLETED"\}/);
 });
+
+test('the client library’s errors are answered by their class: an id used before 409, a malformed id 400', async () => {
+  const id = `tickets-${randomUUID()}`;
+  expect((await call('POST', '/v1/conversations', TOKENS.receiver, { id })).status).toBe(201);
+  expect(await call('POST', '/v1/conversations', TOKENS.receiver, { id })).toEqual({
+    status: 409,
+    body: { error: `conversation ${id} already exists` },
+  });
+  expect(await call('POST', '/v1/conversations', TOKENS.receiver, { id: 'tickets-not an id' })).toEqual({
+    status: 400,
+    body: {
+      error:
+        "invalid conversation id \"tickets-not an id\": use 1-200 letters, digits, '.', '_', ':' or '-', starting with a letter or digit",
+    },
+  });
+  await harness.agent.end(id);
+});

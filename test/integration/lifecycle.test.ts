@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ask } from '../support/ask';
+import { ask, followToEnd } from '../support/ask';
 import { ToolRegistry } from '../../src/tools/registry';
 import { NOCK_MODEL_URL, nockModel } from '../support/nock-model';
 import { useNockedHarness } from '../support/nocked-harness';
@@ -28,10 +28,7 @@ test('messages sent during a run queue as follow-ups and are answered by the nex
   const third = await harness().agent.send(id, 'And this');
   expect((await harness().agent.status(id)).queuedMessages).toBe(2);
 
-  const follow = async (sent: typeof first) => {
-    const iterator = harness().agent.follow(sent, 100);
-    for (let next = await iterator.next(); ; next = await iterator.next()) if (next.done) return next.value;
-  };
+  const follow = async (sent: typeof first) => (await followToEnd(harness().agent, sent)).finished;
   expect(await follow(first)).toMatchObject({ answer: 'First done.', messageIds: [first.messageId] });
   const followUp = await follow(second);
   expect(followUp).toMatchObject({
@@ -74,10 +71,8 @@ test('a watcher sees a running tool’s heartbeated progress', async () => {
     options: { approval: { mode: 'auto' } },
   });
   expect(finished.answer).toBe('Counted.');
-  const progressTexts = seen.flatMap((item) =>
-    item.kind === 'progress' && item.progress.kind === 'tool' && item.progress.text
-      ? [item.progress.text]
-      : [],
+  const progressTexts = seen.flatMap((event) =>
+    event.type === 'tool_execution_update' && event.text ? [event.text] : [],
   );
   expect(progressTexts.some((text) => /step \d/.test(text))).toBe(true);
 });
@@ -88,10 +83,8 @@ test('events carry a bounded preview of long model text; the transcript and the 
   const id = newId();
   const { finished, seen } = await ask(harness().agent, id, 'Talk a lot');
   expect(finished.answer).toBe(longAnswer);
-  const response = seen.find((item) => item.kind === 'event' && item.event.type === 'model_response');
-  expect(response?.kind === 'event' && response.event.type === 'model_response' && response.event.text).toBe(
-    longAnswer.slice(0, 2_000),
-  );
+  const response = seen.find((event) => event.type === 'model_response');
+  expect(response?.type === 'model_response' && response.text).toBe(longAnswer.slice(0, 2_000));
   const { transcript } = await harness().agent.state(id);
   expect(transcript[1]).toMatchObject({ role: 'assistant', content: [{ type: 'text', text: longAnswer }] });
 
@@ -122,9 +115,7 @@ test('a worker that cannot list its tools ends the run with an error event, not 
     const id = newId();
     const { finished, seen } = await ask(broken.agent, id, 'Hello');
     expect(finished.outcome).toBe('error');
-    const errors = seen.flatMap((item) =>
-      item.kind === 'event' && item.event.type === 'error' ? [item.event.message] : [],
-    );
+    const errors = seen.flatMap((event) => (event.type === 'error' ? [event.message] : []));
     expect(errors).toEqual([
       expect.stringContaining("could not list the worker's tools: tool catalog unavailable"),
     ]);

@@ -9,6 +9,7 @@ import type { ToolRunInput } from '../../src/shared/tool-run';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server';
 import { killWorkerProcess, spawnWorkerProcess } from '../support/spawn-worker-process';
 import { waitFor } from '../support/test-worker';
+import { followToEnd } from '../support/ask';
 
 /**
  * A tool with side effects runs at most once, shown with a real crash: a worker is SIGKILLed while `exec` and `write` (side
@@ -101,10 +102,10 @@ test('a worker killed mid-call: exec and write are reported as unknown outcomes 
   await startWorker(env);
   await rm(path.join(markerDir, 'hold'));
 
-  const follow = agent.follow(sent);
-  let next = await follow.next();
-  while (!next.done) next = await follow.next();
-  expect(next.value).toMatchObject({ outcome: 'answered', answer: 'Reported what happened.' });
+  expect((await followToEnd(agent, sent)).finished).toMatchObject({
+    outcome: 'answered',
+    answer: 'Reported what happened.',
+  });
 
   // What the model read.
   const results = Object.fromEntries(

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { abortUpdate, eventsQuery } from '../../src/shared/conversation-api';
 import type { AgentEvent } from '../../src/shared/events';
 import { subAgentId } from '../../src/shared/sub-agents';
-import { ask } from '../support/ask';
+import { ask, followToEnd } from '../support/ask';
 import { type ChatRequest, type ScriptedReply, toolResultIn } from '../support/scripted-model';
 import { nockModel } from '../support/nock-model';
 import { useNockedHarness } from '../support/nocked-harness';
@@ -120,10 +120,10 @@ test('a sub-agent gets at most its parent’s tools: asking for profile full doe
   const sent = await harness().agent.send(id, 'Delegate', {
     options: { allow: ['read', 'sessions_spawn'], approval: { mode: 'auto' } },
   });
-  const follow = harness().agent.follow(sent);
-  let next = await follow.next();
-  while (!next.done) next = await follow.next();
-  expect(next.value).toMatchObject({ outcome: 'answered', answer: 'Done.' });
+  expect((await followToEnd(harness().agent, sent)).finished).toMatchObject({
+    outcome: 'answered',
+    answer: 'Done.',
+  });
   expect(toolNamesOf(childRequest)).toEqual(['read', 'sessions_spawn']);
   const execResult = childFollowUp!.messages.find((message) => message.role === 'tool');
   expect(JSON.parse(execResult!.content as string)).toMatchObject({ status: 'error', tool: 'exec' });
@@ -148,10 +148,10 @@ test('a run may start only so many sub-agents: the calls beyond the limit get an
   ]);
   const id = `conv-${randomUUID()}`;
   const sent = await harness().agent.send(id, 'Delegate three', { options: { subAgents: { maxPerRun: 2 } } });
-  const follow = harness().agent.follow(sent);
-  let next = await follow.next();
-  while (!next.done) next = await follow.next();
-  expect(next.value).toMatchObject({ outcome: 'answered', answer: 'Two of three.' });
+  expect((await followToEnd(harness().agent, sent)).finished).toMatchObject({
+    outcome: 'answered',
+    answer: 'Two of three.',
+  });
   const results = parentFollowUp!.messages.filter((message) => message.role === 'tool');
   expect(results.map((message) => message.tool_call_id)).toEqual([
     'call_many_1',

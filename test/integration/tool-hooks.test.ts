@@ -91,9 +91,7 @@ test("the worker's own policy removes a tool from every conversation", async () 
     options: { allow: ['exec', 'echo'], approval: { mode: 'auto' } },
   });
   expect(finished.answer).toBe('No shell here.');
-  const warnings = seen.flatMap((item) =>
-    item.kind === 'event' && item.event.type === 'warning' ? [item.event.message] : [],
-  );
+  const warnings = seen.flatMap((event) => (event.type === 'warning' ? [event.message] : []));
   expect(warnings).toEqual(['tool policy (conversation): "exec" in allow is not available on this worker']);
   expect((script.requests[0]!.tools ?? []).map((tool) => tool.function.name)).toEqual(['echo']);
   expect(JSON.parse(toolResults(script.requests[1]).call_exec!)).toMatchObject({

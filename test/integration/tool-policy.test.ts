@@ -40,11 +40,8 @@ const workerHas = (entries: readonly string[], except: string[] = []) => {
   const names = new Set(entries.flatMap((entry) => TOOL_GROUPS[entry] ?? [entry]));
   return WORKER_TOOLS.filter((name) => names.has(name) && !except.includes(name)).sort();
 };
-const eventsOfType = <T extends AgentEvent['type']>(seen: { kind: string; event?: AgentEvent }[], type: T) =>
-  seen.flatMap((item) => (item.kind === 'event' && item.event?.type === type ? [item.event] : [])) as Extract<
-    AgentEvent,
-    { type: T }
-  >[];
+const eventsOfType = <T extends AgentEvent['type']>(seen: AgentEvent[], type: T) =>
+  seen.filter((event) => event.type === type) as Extract<AgentEvent, { type: T }>[];
 const toolResults = (request: ChatRequest | undefined) =>
   Object.fromEntries(
     (request?.messages ?? [])

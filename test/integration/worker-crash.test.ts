@@ -7,6 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { AgentClient } from '../../src/client/agent-client';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server';
 import { waitFor } from '../support/test-worker';
+import { followToEnd } from '../support/ask';
 
 let model: ScriptedModelServer;
 let connection: Connection;
@@ -76,10 +77,10 @@ test('a worker killed while a tool runs: a new worker finishes the conversation,
   await startWorkerProcess(env);
   await rm(path.join(markerDir, 'hold'));
 
-  const follow = agent.follow(sent);
-  let next = await follow.next();
-  while (!next.done) next = await follow.next();
-  expect(next.value).toMatchObject({ outcome: 'answered', answer: 'Counted to thirty.' });
+  expect((await followToEnd(agent, sent)).finished).toMatchObject({
+    outcome: 'answered',
+    answer: 'Counted to thirty.',
+  });
 
   const { transcript } = await agent.state(id);
   expect(transcript.map((message) => message.role)).toEqual(['user', 'assistant', 'toolResult', 'assistant']);

@@ -88,10 +88,8 @@ test('a conversation trying to stall the worker does not stop another one on it'
 
   // The slow command reported its progress while it ran, and ran exactly once (no heartbeat was
   // missed, so it was never retried).
-  const tickProgress = ticker.seen.flatMap((item) =>
-    item.kind === 'progress' && item.progress.kind === 'tool' && item.progress.toolCallId === 'call_ticks'
-      ? [item.progress.text ?? '']
-      : [],
+  const tickProgress = ticker.seen.flatMap((event) =>
+    event.type === 'tool_execution_update' && event.toolCallId === 'call_ticks' ? [event.text ?? ''] : [],
   );
   expect(tickProgress.some((text) => text.includes('tick'))).toBe(true);
   expect((await readFile(path.join(workspace, 'ticks.log'), 'utf8')).trim().split('\n')).toEqual([

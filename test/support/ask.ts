@@ -1,4 +1,6 @@
-import type { AgentClient, FollowItem, SendOptions } from '../../src/client/agent-client';
+import type { AgentClient, RunToFollow, SendOptions } from '../../src/client/agent-client';
+import type { RunFinishedEvent } from '../../src/client/run-end';
+import type { AgentEvent } from '../../src/shared/events';
 import { failIfAnyModelScriptThrew } from './scripted-model';
 
 /**
@@ -13,14 +15,32 @@ export async function ask(
   options: SendOptions = {},
 ) {
   const sent = await agent.send(conversationId, text, options);
-  const seen: FollowItem[] = [];
-  const follow = agent.follow(sent, 100);
+  return followToEnd(agent, sent);
+}
+
+/**
+ * Follows a run to its end with `agent.followRun` (polling every 100 ms): its `run_finished` and
+ * every event on the way (tool progress as `tool_execution_update`, model text as `model_text`).
+ * Fails when the run did not finish.
+ */
+export async function followToEnd(
+  agent: AgentClient,
+  run: RunToFollow,
+): Promise<{ finished: RunFinishedEvent; seen: AgentEvent[] }> {
+  const seen: AgentEvent[] = [];
+  const follow = agent.followRun(run, { pollMs: 100 });
   for (;;) {
     const next = await follow.next();
-    if (next.done) {
-      failIfAnyModelScriptThrew();
-      return { finished: next.value, seen };
+    if (!next.done) {
+      seen.push(next.value);
+      continue;
     }
-    seen.push(next.value);
+    failIfAnyModelScriptThrew();
+    if (next.value.how !== 'finished') {
+      throw new Error(
+        `conversation ${run.conversationId} ended before the run finished: ${JSON.stringify(next.value)}`,
+      );
+    }
+    return { finished: next.value.event, seen };
   }
 }

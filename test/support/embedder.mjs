@@ -54,13 +54,14 @@ async function main() {
     const clientConnection = await Connection.connect({ address: env.TEMPORAL_ADDRESS });
     const agent = new AgentClient(new Client({ connection: clientConnection }), env.TASK_QUEUE);
     const sent = await agent.send(`embedded-${Date.now()}`, 'Weather in Lisbon?');
-    const follow = agent.follow(sent, 100);
+    const follow = agent.followRun(sent, { pollMs: 100 });
     let next = await follow.next();
     while (!next.done) next = await follow.next();
+    if (next.value.how !== 'finished') throw new Error(`no answer: ${JSON.stringify(next.value)}`);
     const state = await agent.state(sent.conversationId);
     const result = state.transcript.find((message) => message.role === 'toolResult');
     process.stdout.write(
-      `${JSON.stringify({ answer: next.value.answer, result: result.content[0].text })}\n`,
+      `${JSON.stringify({ answer: next.value.event.answer, result: result.content[0].text })}\n`,
     );
     await clientConnection.close();
   });

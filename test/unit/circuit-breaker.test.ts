@@ -1,4 +1,6 @@
+import { abortedOutcome, errorOutcome } from '../../src/shared/tool-outcome';
 import { ToolCircuitBreakers } from '../../src/tools/circuit-breaker';
+import { CircuitGuard } from '../../src/tools/circuit-guard';
 import { circuitBreakerSettingsFromEnv } from '../../src/worker/circuit-breaker-settings';
 
 function breakersAt(start = 1_000_000) {
@@ -65,4 +67,61 @@ test('a threshold of 0 turns breakers off; settings come from the environment an
   expect(() => circuitBreakerSettingsFromEnv({ AGENT_TOOL_BREAKER_FAILURES: 'many' })).toThrow(
     'AGENT_TOOL_BREAKER_FAILURES must be a whole number, not "many"',
   );
+});
+
+describe('the guard around a call', () => {
+  const guarded = () => {
+    const { breakers, advance } = breakersAt();
+    const changes: string[] = [];
+    const guard = new CircuitGuard(breakers);
+    const watch = {
+      thrown: (error: unknown) => ({ kind: 'fails' as const, why: (error as Error).message }),
+      changed: (state: string, opened: boolean) => void changes.push(opened ? `${state} (opened)` : state),
+    };
+    return { breakers, advance, guard, watch, changes };
+  };
+
+  test("a fault of the tool counts with the message the call gave; a caller's error says the tool works", async () => {
+    const { breakers, guard, watch, changes } = guarded();
+    const failing = errorOutcome('inventory', 'ExecutionFailed', 'refused');
+    for (let i = 0; i < 2; i++)
+      await guard.observe('inventory', async () => ({ outcome: failing, message: 'x'.repeat(400) }), watch);
+    await guard.observe(
+      'inventory',
+      async () => ({ outcome: errorOutcome('inventory', 'InvalidArgs', 'bad') }),
+      watch,
+    );
+    expect(breakers.snapshot()).toEqual([]);
+    for (let i = 0; i < 3; i++)
+      await guard.observe('inventory', async () => ({ outcome: failing, message: 'x'.repeat(400) }), watch);
+    expect(changes).toEqual(['open (opened)']);
+    const refusal = guard.admit('inventory');
+    expect(refusal).toMatchObject({ run: false, outcome: { status: 'error', errorKind: 'Unavailable' } });
+    const notice = JSON.parse(
+      (refusal as { outcome: { content: Array<{ text: string }> } }).outcome.content[0]!.text,
+    );
+    // The last failure is cut as the notice always cut it.
+    expect(notice.error).toContain(`(last: ${'x'.repeat(200)}`);
+    expect(notice.error).toMatch(/…\[truncated: \d+ of 400 bytes omitted\]\); retry after that/);
+  });
+
+  test('an interrupted call and a refusal by a hook say nothing; a throw counts as its caller says', async () => {
+    const { breakers, advance, guard, watch, changes } = guarded();
+    for (let i = 0; i < 3; i++) breakers.failed('exec', 'x');
+    advance(10_000);
+    expect(guard.admit('exec')).toEqual({ run: true });
+    await guard.observe('exec', async () => ({ outcome: abortedOutcome('exec', 'steered') }), watch);
+    expect(guard.admit('exec')).toEqual({ run: true });
+    guard.notRun('exec');
+    expect(guard.admit('exec')).toEqual({ run: true });
+    await expect(
+      guard.observe('exec', () => Promise.reject(new Error('\u001b[31mdisk gone')), watch),
+    ).rejects.toThrow('disk gone');
+    // Back to open after the silent trial (no new opening), then opened by the failed one.
+    expect(changes).toEqual(['open', 'open (opened)']);
+    expect(breakers.snapshot()[0]).toMatchObject({ state: 'open', lastFailure: '\u001b[31mdisk gone' });
+    // What the model reads is clean.
+    const refusal = guard.admit('exec') as { outcome: { content: Array<{ text: string }> } };
+    expect(refusal.outcome.content[0]!.text).toContain('(last: disk gone)');
+  });
 });

@@ -2,7 +2,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { z } from 'zod';
 import { createRunTool } from '../../src/activities/run-tool';
-import type { ToolOutcome } from '../../src/shared/tool-errors';
+import type { ToolOutcome } from '../../src/shared/tool-outcome';
 import type { ToolRunInput } from '../../src/shared/tool-run';
 import { ToolRegistry } from '../../src/tools/registry';
 import { type AgentTool, defineTool, textResult } from '../../src/tools/tool';

@@ -1,12 +1,15 @@
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, type MetricMeter } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { z } from 'zod';
 import { createRunTool } from '../../src/activities/run-tool';
 import { toolResultOfMcp } from '../../src/mcp/mcp-result';
 import type { AfterToolCallEvent, ToolHooks } from '../../src/tools/tool-hooks';
-import type { ToolErrorKind, ToolOutcome } from '../../src/shared/tool-errors';
+import type { ToolErrorKind } from '../../src/shared/tool-errors';
+import type { ToolOutcome } from '../../src/shared/tool-outcome';
 import type { ToolRunInput } from '../../src/shared/tool-run';
+import { METRIC } from '../../src/shared/agent-metrics';
+import { ToolCircuitBreakers } from '../../src/tools/circuit-breaker';
 import { ToolRegistry } from '../../src/tools/registry';
 import { type AgentTool, defineTool, jsonResult, textResult } from '../../src/tools/tool';
 import { ToolError } from '../../src/tools/tool-error';
@@ -155,6 +158,11 @@ describe('hooks', () => {
       tool: 'note',
       reason: 'Tool blocked by policy: no notes on Fridays',
     });
+    expect(outcome).toMatchObject({
+      status: 'blocked',
+      blockedBy: 'hook',
+      reason: 'Tool blocked by policy: no notes on Fridays',
+    });
   });
 
   test('rewritten params chain from hook to hook and are validated again', async () => {
@@ -221,6 +229,23 @@ describe('hooks', () => {
       },
     ]);
     expect(error).toMatchObject({ isError: true, content: [{ type: 'text', text: 'error seen: true' }] });
+    // The fields outlive a rewrite of the text and details.
+    expect(error).toMatchObject({ status: 'error', errorKind: 'InvalidArgs' });
+  });
+
+  test('a rewritten refusal keeps its status and blocker, not a reason the model no longer reads', async () => {
+    const outcome = await run(call('note', { file_path: 'a.md', text: 'hi' }), [
+      {
+        beforeToolCall: () => ({ block: true, blockReason: 'secret project X' }),
+        toolResultPersist: () => ({ content: [{ type: 'text', text: 'blocked' }] }),
+      },
+    ]);
+    expect(outcome).toMatchObject({
+      status: 'blocked',
+      blockedBy: 'hook',
+      content: [{ type: 'text', text: 'blocked' }],
+    });
+    expect(outcome.reason).toBeUndefined();
   });
 
   test('a tool_result_persist hook that throws replaces the result instead of recording it unredacted', async () => {
@@ -256,7 +281,12 @@ describe('error kinds: retried only when retryable and the tool is read-only', (
       expect(failure).toBeInstanceOf(ApplicationFailure);
       expect(failure).toMatchObject({ type: kind, nonRetryable: false, message: `failed with ${kind}` });
     } else {
-      expect(await attempt).toMatchObject({ isError: true, details: { errorKind: kind } });
+      expect(await attempt).toMatchObject({
+        isError: true,
+        status: 'error',
+        errorKind: kind,
+        details: { errorKind: kind },
+      });
     }
   });
 
@@ -292,4 +322,57 @@ test('jsonResult: pretty JSON for the model, the payload as details', () => {
   });
   expect(jsonResult(undefined).content).toEqual([{ type: 'text', text: 'null' }]);
   expect(textResult('t', 1)).toEqual({ content: [{ type: 'text', text: 't' }], details: 1 });
+});
+
+describe('metrics and the circuit breaker read the outcome fields', () => {
+  /** A meter that keeps what was recorded as `name outcome-or-value`. */
+  function recordingMeter() {
+    const seen: string[] = [];
+    const meter = {
+      createCounter: (name: string) => ({
+        add: (_value: number, tags: Record<string, string> = {}) =>
+          seen.push(`${name} ${tags.outcome ?? ''}`.trim()),
+      }),
+      createHistogram: () => ({ record: () => undefined }),
+      createGauge: (name: string) => ({ set: (value: number) => seen.push(`${name} ${value}`) }),
+      withTags: () => meter,
+    };
+    return { meter: meter as unknown as MetricMeter, seen };
+  }
+
+  test('each call is counted by its status, an open circuit as unavailable; the gauge follows the circuit', async () => {
+    const { meter, seen } = recordingMeter();
+    const runTool = createRunTool({
+      tools: registry,
+      defaultWorkspace: workspace,
+      hooks: [
+        { beforeToolCall: ({ toolName }) => (toolName === 'mcp_denies' ? { block: true } : undefined) },
+      ],
+      circuitBreakers: new ToolCircuitBreakers({ failureThreshold: 1, coolDownMs: 60_000 }),
+    });
+    const env = new MockActivityEnvironment(
+      { heartbeatTimeoutMs: 10_000 },
+      { logger: new DefaultLogger('ERROR', () => {}), metricMeter: meter },
+    );
+    const runOne = (input: ToolRunInput) => env.run(runTool, input) as Promise<ToolOutcome>;
+    expect(await runOne(call('note', { file_path: 'a.md', text: 'hi' }))).toMatchObject({ status: 'ok' });
+    expect(await runOne(call('mcp_denies', {}))).toMatchObject({ status: 'blocked', blockedBy: 'hook' });
+    expect(await runOne(call('fails_with_effects', { kind: 'ExecutionFailed' }))).toMatchObject({
+      status: 'error',
+      errorKind: 'ExecutionFailed',
+    });
+    const refused = await runOne(call('fails_with_effects', { kind: 'ExecutionFailed' }));
+    expect(refused).toMatchObject({ status: 'error', errorKind: 'Unavailable', retryAt: expect.any(String) });
+    expect(JSON.parse(text(refused)).error).toContain('(last: failed with ExecutionFailed)');
+    expect(seen.filter((line) => line.startsWith(METRIC.toolCalls))).toEqual([
+      `${METRIC.toolCalls} ok`,
+      `${METRIC.toolCalls} blocked`,
+      `${METRIC.toolCalls} error`,
+      `${METRIC.toolCalls} unavailable`,
+    ]);
+    expect(seen.filter((line) => line.startsWith('durable_agent_tool_circuit'))).toEqual([
+      `${METRIC.toolCircuitState} 1`,
+      METRIC.toolCircuitOpened,
+    ]);
+  });
 });

@@ -1,3 +1,4 @@
+import { type RunEnd, type RunSought, endsRun, learnRun } from '../../src/client/run-end';
 import { ConversationEndedError, ConversationNotFoundError } from '../../src/shared/conversation-errors';
 import type { UserMessageInput } from '../../src/shared/conversation-api';
 import type { AgentEvent } from '../../src/shared/events';
@@ -53,7 +54,7 @@ class FakeDirectory implements SessionDirectory {
     this.known(sessionId);
     if (sessionId === 'conv-ended') throw new ConversationEndedError(sessionId, 'completed');
     this.sent.push({ sessionId, message });
-    return { afterSeq: 9 };
+    return { afterSeq: 9, afterRun: 2 };
   }
   /**
    * `conv-other` belongs to another agent, and so does its sub-agent `conv-other.sub-call_1`; `conv-
@@ -68,8 +69,22 @@ class FakeDirectory implements SessionDirectory {
       return { agentId: 'someone-else', root: 'conv-other.sub-lookalike' };
     return { agentId: 'default', root: sessionId };
   }
-  async events(_sessionId: string, afterSeq: number) {
-    return this.events_.filter((event) => event.seq > afterSeq);
+  /** What the session does when its events hold no answer: ends this way, or (absent) keeps going. */
+  endWithoutAnswer: RunEnd | undefined;
+  /** The events after the message, read as AgentClient.followRun reads them; then it waits for `signal`. */
+  async runEnd(
+    _sessionId: string,
+    sent: { messageId: string; afterSeq: number; afterRun: number },
+    signal: AbortSignal,
+  ): Promise<RunEnd> {
+    let sought: RunSought = { messageId: sent.messageId, afterRun: sent.afterRun };
+    for (const event of this.events_.filter((event) => event.seq > sent.afterSeq)) {
+      sought = learnRun(sought, event);
+      if (endsRun(event, sought)) return { how: 'finished', event, from: 'events' };
+    }
+    if (this.endWithoutAnswer) return this.endWithoutAnswer;
+    await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+    return { how: 'stopped' };
   }
   private known(sessionId: string) {
     const known = [
@@ -227,6 +242,31 @@ describe('sessions_send', () => {
       outcome: 'answered',
       answer: 'pong',
     });
+  });
+
+  test('it follows the run the message joined by steering to that run’s end', async () => {
+    directory.events_ = [
+      { type: 'steered', seq: 10, at: 0, run: 3, messageId: `${SELF}:call_9`, text: 'ping', interrupted: [] },
+      {
+        type: 'run_finished',
+        seq: 11,
+        at: 0,
+        run: 3,
+        messageIds: ['first'],
+        outcome: 'answered',
+        answer: 'pong',
+      },
+    ];
+    expect(
+      await json(call('sessions_send', { session_id: 'conv-b', text: 'ping', wait_seconds: 5 })),
+    ).toMatchObject({ status: 'answered', answer: 'pong' });
+  });
+
+  test('a session that ends without answering is said so at once', async () => {
+    directory.endWithoutAnswer = { how: 'conversation_ended', executionStatus: 'TERMINATED' };
+    expect(
+      await json(call('sessions_send', { session_id: 'conv-b', text: 'ping', wait_seconds: 60 })),
+    ).toMatchObject({ status: 'sent', note: 'session conv-b ended (terminated) without answering' });
   });
 
   test('without an answer in time it says the message was sent', async () => {

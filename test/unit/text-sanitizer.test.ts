@@ -1,3 +1,4 @@
+import { blockedOutcome, okOutcome } from '../../src/shared/tool-outcome';
 import { sanitizeOutcomeText, sanitizeText } from '../../src/tools/text-sanitizer';
 
 test.each([
@@ -22,17 +23,21 @@ test('keeps newline, carriage return, tab and all printable text, non-ASCII incl
   expect(sanitizeText(text)).toBe(text);
 });
 
-test('an outcome keeps its images and details; only its text changes', () => {
-  const outcome = {
+test('an outcome keeps its images, details and fields; only its text changes', () => {
+  const outcome = okOutcome({
     content: [
       { type: 'text' as const, text: 'out\0put' },
       { type: 'image' as const, data: 'AAAA', mimeType: 'image/png' },
     ],
     details: { raw: 'x\0y' },
-    isError: false,
-  };
+  });
   expect(sanitizeOutcomeText(outcome)).toEqual({
     ...outcome,
     content: [{ type: 'text', text: 'output' }, outcome.content[1]],
   });
+});
+
+test("a blocked outcome's reason is cleaned too (its envelope escapes what the reason held)", () => {
+  const outcome = blockedOutcome('note', 'hook', 'no\x1b[31m notes\0');
+  expect(sanitizeOutcomeText(outcome)).toEqual({ ...outcome, reason: 'no notes' });
 });

@@ -172,7 +172,7 @@ test('approvals: who decided, how, and the call they refused', () => {
   });
 });
 
-test('an approval nobody gave in time is decided by timeout', () => {
+test('an approval nobody gave in time is decided by timeout, as the outcome says', () => {
   const timeline = timelineOf('approval-timeout');
   expect(itemsOf(timeline, 'approval')).toEqual([
     expect.objectContaining({
@@ -183,6 +183,41 @@ test('an approval nobody gave in time is decided by timeout', () => {
       reason: 'approval timed out: no decision within 0.5s',
     }),
   ]);
+  expect(itemsOf(timeline, 'tool_call')).toEqual([
+    expect.objectContaining({ ran: false, status: 'blocked', blockedBy: 'approval_timeout', isError: true }),
+  ]);
+});
+
+test("the timeout is read from the outcome's fields, never from the text the model reads", () => {
+  // The same history with the text changed: the reason no longer says "approval timed out".
+  const history = readFileSync(path.join(HISTORIES, 'approval-timeout.json'), 'utf8');
+  const reworded = history.replace(/"data": "([^"]+)"/g, (whole, data: string) => {
+    const text = Buffer.from(data, 'base64').toString('utf8');
+    if (!text.includes('approval timed out')) return whole;
+    return `"data": "${Buffer.from(text.replaceAll('approval timed out', 'nobody came')).toString('base64')}"`;
+  });
+  expect(reworded).not.toBe(history);
+  const timeline = buildTimeline(
+    'conv',
+    [{ runId: 'r', history: historyFromJSON(JSON.parse(reworded)) }],
+    defaultPayloadConverter,
+  );
+  expect(itemsOf(timeline, 'approval')).toEqual([
+    expect.objectContaining({
+      by: 'timeout',
+      via: 'timeout',
+      reason: 'nobody came: no decision within 0.5s',
+    }),
+  ]);
+});
+
+test('a history from before outcomes had fields: the refused call is blocked, by whom it does not say', () => {
+  const timeline = timelineOf('approval-timeout-before-outcome-fields');
+  expect(itemsOf(timeline, 'approval')).toEqual([]);
+  const [refused] = itemsOf(timeline, 'tool_call');
+  expect(refused).toMatchObject({ ran: false, status: 'blocked', isError: true });
+  expect(refused!.blockedBy).toBeUndefined();
+  expect(JSON.parse(refused!.result!)).toMatchObject({ status: 'blocked' });
 });
 
 test('steer: the update, its receipt, and the interrupted tool with its partial output', () => {

@@ -5,7 +5,7 @@ import { webUiLink } from '../terminal/web-ui-link';
 import { type Cleanups, log } from '../cleanups';
 import { connectAgent } from '../connect-agent';
 import { CONVERSATION_OPTION_FLAGS, conversationOptionsFromFlags } from '../conversation-flags';
-import { finishedRunOf, followRun, reportRunEnd } from '../terminal/follow-run';
+import { followRun, reportRunEnd } from '../terminal/follow-run';
 import { noModelConfigured, startLocalWorker } from '../local-services';
 import { conversationIdArg, parseCommandArgs } from '../parse-command-args';
 import { UsageError } from '../usage-error';
@@ -64,9 +64,7 @@ export async function runCommand(args: string[], cleanups: Cleanups): Promise<nu
   }
   const finished = await followRun({
     agent,
-    conversationId: run.conversationId,
-    afterSeq: sent.afterSeq,
-    until: finishedRunOf(sent.messageId),
+    run: sent,
     json: run.json,
     quietHint: {
       afterMs: NO_WORKER_HINT_AFTER_MS,

@@ -2,7 +2,7 @@ import type { ConversationOptionsInput } from '../../shared/conversation-options
 import { type Cleanups, log } from '../cleanups';
 import { connectAgent } from '../connect-agent';
 import { CONVERSATION_OPTION_FLAGS, conversationOptionsFromFlags } from '../conversation-flags';
-import { finishedRunOf, followRun, reportRunEnd } from '../terminal/follow-run';
+import { followRun, reportRunEnd } from '../terminal/follow-run';
 import { conversationIdArg, parseCommandArgs } from '../parse-command-args';
 import { UsageError } from '../usage-error';
 
@@ -65,9 +65,7 @@ export async function sendCommand(args: string[], cleanups: Cleanups): Promise<n
   }
   const finished = await followRun({
     agent,
-    conversationId: send.conversationId,
-    afterSeq: sent.afterSeq,
-    until: finishedRunOf(sent.messageId),
+    run: sent,
     json: send.json,
     quietHint: {
       afterMs: NO_WORKER_HINT_AFTER_MS,

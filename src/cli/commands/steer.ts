@@ -1,4 +1,3 @@
-import type { AgentEvent } from '../../shared/events';
 import { type Cleanups, log } from '../cleanups';
 import { connectAgent } from '../connect-agent';
 import { followRun, reportRunEnd } from '../terminal/follow-run';
@@ -37,17 +36,6 @@ export function parseSteerArgs(args: string[]): SteerArgs {
   };
 }
 
-/** Ends following at the end of the run the steering message joined (or started). */
-function finishedRunSteeredBy(messageId: string): (event: AgentEvent) => boolean {
-  let steeredRun: number | undefined;
-  return (event) => {
-    if (event.type === 'steered' && event.messageId === messageId) steeredRun = event.run;
-    return (
-      event.type === 'run_finished' && (event.messageIds.includes(messageId) || event.run === steeredRun)
-    );
-  };
-}
-
 /** `steer`: interrupt the running tools with a message and follow the run to its answer, unless --no-wait. */
 export async function steerCommand(args: string[], cleanups: Cleanups): Promise<number> {
   const steer = parseSteerArgs(args);
@@ -64,12 +52,7 @@ export async function steerCommand(args: string[], cleanups: Cleanups): Promise<
     if (steer.json) process.stdout.write(`${JSON.stringify(steered)}\n`);
     return 0;
   }
-  const finished = await followRun({
-    agent,
-    conversationId: steer.conversationId,
-    afterSeq: steered.afterSeq,
-    until: finishedRunSteeredBy(steered.messageId),
-    json: steer.json,
-  });
+  // To the end of the run the steering message joined (or started).
+  const finished = await followRun({ agent, run: steered, json: steer.json });
   return reportRunEnd(steer.conversationId, finished, steer.json);
 }

@@ -1,5 +1,4 @@
-import type { AgentEvent } from '../../shared/events';
-import type { AgentClient } from '../../client/agent-client';
+import type { AgentClient, RunToFollow } from '../../client/agent-client';
 import { ConversationEndedError } from '../../shared/conversation-errors';
 import { type Cleanups, log } from '../cleanups';
 import { connectAgent } from '../connect-agent';
@@ -42,14 +41,13 @@ async function watchStart(agent: AgentClient, conversationId: string): Promise<W
 }
 
 /**
- * When a watch of one run is over. Watching an idle conversation, the first run to finish is the
- * one followed: the status read at the start can be behind (a run started, or one resumed by a
- * worker that took over after a crash), and waiting for a later run number would then miss the
- * end of the run actually in progress.
+ * The run a watch follows. Watching an idle conversation, the first run to finish is the one
+ * followed: the status read at the start can be behind (a run started, or one resumed by a worker
+ * that took over after a crash), and waiting for a later run number would then miss the end of the
+ * run actually in progress.
  */
-export function runEndWatched(start: WatchStart): (event: AgentEvent) => boolean {
-  if (start.idle) return (event) => event.type === 'run_finished';
-  return (event) => event.type === 'run_finished' && event.run === start.run;
+export function runWatched(conversationId: string, start: WatchStart): RunToFollow {
+  return { conversationId, afterSeq: start.afterSeq, ...(start.idle ? {} : { run: start.run }) };
 }
 
 /**
@@ -70,12 +68,10 @@ export async function watchCommand(args: string[], cleanups: Cleanups): Promise<
       ? `conversation ${watch.conversationId} is idle; waiting for its next run`
       : `watching run ${start.run} of conversation ${watch.conversationId}`,
   );
-  const until = watch.untilEnded ? () => false : runEndWatched(start);
   const last = await followRun({
     agent,
-    conversationId: watch.conversationId,
-    afterSeq: start.afterSeq,
-    until,
+    run: runWatched(watch.conversationId, start),
+    untilEnded: watch.untilEnded,
     json: watch.json,
   });
   if (watch.untilEnded) {

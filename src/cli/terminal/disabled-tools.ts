@@ -1,5 +1,5 @@
 import type { AgentEvent } from '../../shared/events';
-import { disabledUntil } from '../../shared/tool-disabled';
+import { outcomeFieldsOf } from '../../shared/tool-outcome';
 
 export interface DisabledTool {
   tool: string;
@@ -16,7 +16,7 @@ export function disabledTools(events: readonly AgentEvent[], nowMs: number): Dis
   const latest = new Map<string, string | undefined>();
   for (const event of events) {
     if (event.type !== 'tool_execution_end') continue;
-    latest.set(event.toolName, disabledUntil(event.preview));
+    latest.set(event.toolName, outcomeFieldsOf(event).retryAt);
   }
   return [...latest].flatMap(([tool, until]) =>
     until !== undefined && Date.parse(until) > nowMs ? [{ tool, until }] : [],

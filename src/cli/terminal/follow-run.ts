@@ -1,5 +1,6 @@
 import type { AgentEvent } from '../../shared/events';
-import type { AgentClient } from '../../client/agent-client';
+import type { AgentClient, RunToFollow } from '../../client/agent-client';
+import type { RunEnd } from '../../client/run-end';
 import { eventLine } from '../../client/event-line';
 import { approveCommandLine } from '../approval-choices';
 import { log } from '../cleanups';
@@ -12,33 +13,33 @@ import { currentUserName } from '../user-name';
 
 export interface FollowRunOptions {
   agent: AgentClient;
-  conversationId: string;
-  /** Events after this sequence number are shown. */
-  afterSeq: number;
-  /** The event that ends following, e.g. the `run_finished` of the run that took a message. */
-  until: (event: AgentEvent) => boolean;
+  /** The run shown to its end (`agent.followRun`), from its `afterSeq` on. */
+  run: RunToFollow;
+  /** Every run until the conversation ends instead (`watch --until-ended`). */
+  untilEnded?: boolean;
   /** One JSON event per line on stdout instead of lines for people on stderr; never asks. */
   json: boolean;
   /** Logged once if nothing at all happens for a while: nothing may be running the conversation. */
   quietHint?: { afterMs: number; text: string };
 }
 
-/** How following ended: the event that ended it (if any), and whether the answer is already on stdout. */
+/** How following ended (undefined after `untilEnded`), and whether the answer is already on stdout. */
 export interface FollowedRun {
-  last: AgentEvent | undefined;
+  end: RunEnd | undefined;
   answerShown: boolean;
 }
 
 /**
- * Shows a conversation's events and tool progress until `until` matches (returning that event) or
- * the conversation ends. On a terminal the model's words stream to stdout as they come, and a live
+ * Shows a conversation's events and tool progress until the run ends (returning how) or, with
+ * `untilEnded`, until the conversation ends. On a terminal the model's words stream to stdout as they come, and a live
  * line on stderr says what is happening meanwhile; elsewhere progress is plain lines on stderr and
  * the answer waits for the end. A tool call that needs approval is asked about at the terminal
  * when stdin is one; otherwise the command that decides it is printed, and following goes on while
  * someone else decides.
  */
 export async function followRun(options: FollowRunOptions): Promise<FollowedRun> {
-  const { agent, conversationId } = options;
+  const { agent } = options;
+  const { conversationId, afterSeq } = options.run;
   const approvals =
     !options.json && process.stdin.isTTY
       ? new TerminalApprovals(agent, conversationId, currentUserName())
@@ -50,8 +51,14 @@ export async function followRun(options: FollowRunOptions): Promise<FollowedRun>
   const print = (line: string) => (live ? live.print(colour ? styledLine(line) : line) : log(line));
   const text = !options.json && process.stdout.isTTY ? new StreamedText(process.stdout, live) : undefined;
   const activity = new RunActivity();
+  const events: AsyncGenerator<AgentEvent, RunEnd | void> = options.untilEnded
+    ? agent.watch(conversationId, { afterSeq })
+    : agent.followRun(options.run);
   try {
-    for await (const event of agent.watch(conversationId, { afterSeq: options.afterSeq })) {
+    let answerShown = false;
+    let next = await events.next();
+    for (; !next.done; next = await events.next()) {
+      const event = next.value;
       clearTimeout(quietHint);
       if (event.type === 'approval_decided') approvals?.decided(event.toolCallId);
       if (options.json) process.stdout.write(`${JSON.stringify(event)}\n`);
@@ -77,15 +84,27 @@ export async function followRun(options: FollowRunOptions): Promise<FollowedRun>
       } else if (asked?.event.type === 'approval_decided' && asked.conversationId !== conversationId) {
         approvals?.decided(asked.event.toolCallId);
       }
-      const answerShown = event.type === 'run_finished' && text !== undefined && text.finish(event);
-      if (options.until(event)) return { last: event, answerShown };
+      answerShown = event.type === 'run_finished' && text !== undefined && text.finish(event);
     }
+    const end = next.value ?? undefined;
+    if (end?.how === 'finished' && end.from === 'result') {
+      // No worker answers for the ended conversation: its last events go unseen, and its result says how the run ended.
+      text?.end();
+      if (options.json) process.stdout.write(`${JSON.stringify(end.event)}\n`);
+      else print(`conversation ${conversationId} has ended; how the run ended comes from its result`);
+      return { end, answerShown: false };
+    }
+    if (end?.how === 'finished') return { end, answerShown };
     text?.end();
     // The conversation closed before the run finished: say why when it failed.
-    const failure = await agent.failureOf(conversationId).catch(() => undefined);
+    const failure =
+      end?.how === 'conversation_ended'
+        ? end.failure
+        : await agent.failureOf(conversationId).catch(() => undefined);
     if (failure) print(`! conversation ${conversationId} failed: ${failure}`);
-    return { last: undefined, answerShown: false };
+    return { end, answerShown: false };
   } finally {
+    await events.return(undefined);
     clearTimeout(quietHint);
     live?.close();
     approvals?.close();
@@ -94,11 +113,11 @@ export async function followRun(options: FollowRunOptions): Promise<FollowedRun>
 
 /** Prints a finished run's answer (stdout) or why there is none (stderr); the exit code: 0 answered, 1 not. */
 export function reportRunEnd(conversationId: string, followed: FollowedRun, json: boolean): number {
-  const event = followed.last;
-  if (event?.type !== 'run_finished') {
+  if (followed.end?.how !== 'finished') {
     log(`conversation ${conversationId} ended before the run finished`);
     return 1;
   }
+  const { event } = followed.end;
   if (event.outcome === 'answered') {
     if (!json && !followed.answerShown) process.stdout.write(`${event.answer}\n`);
     return 0;
@@ -112,12 +131,6 @@ export function reportRunEnd(conversationId: string, followed: FollowedRun, json
   }
   return 1;
 }
-
-/** Ends following at the `run_finished` of the run that took this message. */
-export const finishedRunOf =
-  (messageId: string) =>
-  (event: AgentEvent): boolean =>
-    event.type === 'run_finished' && event.messageIds.includes(messageId);
 
 type ApprovalEvent = Extract<AgentEvent, { type: 'approval_requested' | 'approval_decided' }>;
 

@@ -4,7 +4,7 @@ import { AgentClient } from '../../client/agent-client';
 import { ConversationNotFoundError } from '../../shared/conversation-errors';
 import { CONVERSATION_WORKFLOW_TYPE } from '../../shared/constants';
 import type { ConversationStatusSummary, UserMessageInput } from '../../shared/conversation-api';
-import type { AgentEvent } from '../../shared/events';
+import type { RunEnd } from '../../client/run-end';
 import type { Message } from '../../shared/messages';
 
 export interface SessionListing {
@@ -42,16 +42,31 @@ export interface SessionDirectory {
   status(sessionId: string): Promise<SessionStatus>;
   /** The last `last` messages of the transcript. */
   history(sessionId: string, last: number): Promise<SessionHistory>;
-  /** Signals a user message to a running conversation; never starts one. Returns the newest event's seq before it. */
-  send(sessionId: string, message: UserMessageInput): Promise<{ afterSeq: number }>;
-  /** Events recorded after `afterSeq`. */
-  events(sessionId: string, afterSeq: number): Promise<AgentEvent[]>;
+  /**
+   * Signals a user message to a running conversation; never starts one. Returns the newest event's
+   * seq before it and the runs that began before it.
+   */
+  send(sessionId: string, message: UserMessageInput): Promise<SentToSession>;
+  /** How the run that takes a message sent ends (`AgentClient.followRun`), or `stopped` once `signal` is aborted. */
+  runEnd(
+    sessionId: string,
+    sent: SentToSession & { messageId: string },
+    signal: AbortSignal,
+  ): Promise<RunEnd>;
   /**
    * Whose a conversation is: its agent and the conversation at the top of its tree of sub-agents
    * (each as the conversation itself vouches, from what Temporal told it); absent when it cannot say.
    */
   identityOf(sessionId: string): Promise<SessionIdentity>;
 }
+
+export interface SentToSession {
+  afterSeq: number;
+  afterRun: number;
+}
+
+/** Between two looks at the session whose answer is awaited. */
+const ANSWER_POLL_MS = 500;
 
 export interface SessionIdentity {
   agentId?: string;
@@ -100,7 +115,7 @@ export class TemporalSessionDirectory implements SessionDirectory {
     return agent.transcriptTail(sessionId, last);
   }
 
-  async send(sessionId: string, message: UserMessageInput): Promise<{ afterSeq: number }> {
+  async send(sessionId: string, message: UserMessageInput): Promise<SentToSession> {
     const agent = this.agent();
     await this.execution(agent, sessionId);
     return agent.signalMessage(sessionId, message);
@@ -120,8 +135,19 @@ export class TemporalSessionDirectory implements SessionDirectory {
     );
   }
 
-  async events(sessionId: string, afterSeq: number): Promise<AgentEvent[]> {
-    return this.agent().events(sessionId, afterSeq);
+  async runEnd(
+    sessionId: string,
+    sent: SentToSession & { messageId: string },
+    signal: AbortSignal,
+  ): Promise<RunEnd> {
+    const run = this.agent().followRun(
+      { conversationId: sessionId, ...sent },
+      { signal, pollMs: ANSWER_POLL_MS },
+    );
+    for (;;) {
+      const next = await run.next();
+      if (next.done) return next.value;
+    }
   }
 
   /** The session's execution, or ConversationNotFoundError for anything that is not a conversation on this queue. */

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { ConversationEndedError, ConversationNotFoundError } from '../../shared/conversation-errors';
 import { assertConversationId } from '../../shared/ids';
@@ -14,7 +13,6 @@ const MAX_HISTORY = 100;
 /** Each message's text in a history is cut here, so a page of them stays well inside a tool result. */
 const HISTORY_TEXT_CHARS = 1_000;
 const MAX_WAIT_S = 240;
-const ANSWER_POLL_MS = 500;
 
 const SessionIdSchema = z.string().trim().min(1).describe('The conversation id of the session');
 
@@ -153,7 +151,7 @@ export function createSessionTools(directory: SessionDirectory): AgentTool[] {
         );
       }
       const messageId = `${conversationId}:${toolCallId}`;
-      const { afterSeq } = await reach(sessionId, context, reachable, () =>
+      const taken = await reach(sessionId, context, reachable, () =>
         directory.send(sessionId, {
           text: `[message from session ${conversationId}]\n${params.text}`,
           messageId,
@@ -164,18 +162,21 @@ export function createSessionTools(directory: SessionDirectory): AgentTool[] {
       const waitMs = (params.wait_seconds ?? 0) * 1_000;
       if (waitMs === 0) return jsonResult(sent);
       onUpdate({ content: [{ type: 'text', text: `sent to ${sessionId}; waiting for its answer` }] });
-      const deadline = Date.now() + waitMs;
-      let seq = afterSeq;
-      while (Date.now() < deadline && !signal.aborted) {
-        for (const event of await directory.events(sessionId, seq)) {
-          seq = event.seq;
-          if (event.type === 'run_finished' && event.messageIds.includes(messageId)) {
-            return jsonResult({ ...sent, status: 'answered', outcome: event.outcome, answer: event.answer });
-          }
-        }
-        await sleep(Math.min(ANSWER_POLL_MS, Math.max(0, deadline - Date.now())), undefined, {
-          signal,
-        }).catch(() => undefined);
+      const waiting = AbortSignal.any([signal, AbortSignal.timeout(waitMs)]);
+      const end = await directory
+        .runEnd(sessionId, { ...taken, messageId }, waiting)
+        .catch((error: unknown) => {
+          throw sessionError(sessionId, error);
+        });
+      if (end.how === 'finished') {
+        const { outcome, answer } = end.event;
+        return jsonResult({ ...sent, status: 'answered', outcome, answer });
+      }
+      if (end.how === 'conversation_ended') {
+        return jsonResult({
+          ...sent,
+          note: `session ${sessionId} ended (${end.executionStatus.toLowerCase()}) without answering`,
+        });
       }
       // Interrupted or out of time: the message was sent all the same, and the model should know.
       return jsonResult({
@@ -223,14 +224,19 @@ async function reach<T>(
     if (!(await reachable(sessionId, context))) throw new ConversationNotFoundError(sessionId);
     return await call();
   } catch (error) {
-    if (error instanceof ConversationNotFoundError) {
-      throw new ToolError('FileNotFound', `no session ${sessionId}; sessions_list shows the open ones`);
-    }
-    if (error instanceof ConversationEndedError) {
-      throw new ToolError('ExecutionFailed', `session ${sessionId} has ended (${error.how})`);
-    }
-    throw error;
+    throw sessionError(sessionId, error);
   }
+}
+
+/** "No such session" and "it has ended" as errors the model reads; anything else as it is. */
+function sessionError(sessionId: string, error: unknown): unknown {
+  if (error instanceof ConversationNotFoundError) {
+    return new ToolError('FileNotFound', `no session ${sessionId}; sessions_list shows the open ones`);
+  }
+  if (error instanceof ConversationEndedError) {
+    return new ToolError('ExecutionFailed', `session ${sessionId} has ended (${error.how})`);
+  }
+  return error;
 }
 
 interface MessageSummary {

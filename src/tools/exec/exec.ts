@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_TOOL_RESULT_BYTES } from '../../shared/constants';
+import { ERROR_MESSAGE_BYTES, MAX_TOOL_RESULT_BYTES, RESULT_NOTE_ROOM_BYTES } from '../../shared/constants';
 import type { BackgroundProcesses } from './background-processes';
 import { diskStopText } from './disk-watchdog';
 import { DEFAULT_EXEC_LIMITS, type ExecLimitSettings, runLimitsFor } from './exec-limits';
@@ -21,12 +21,12 @@ const OUTPUT_HALF_BYTES = 32 * 1024;
  * The most a result's text may take: the model's result limit less room for the notes the runtime
  * adds after it (an interrupted run's), so the limit never cuts the end of the output.
  */
-const RESULT_TEXT_BYTES = MAX_TOOL_RESULT_BYTES - 2_048;
+const RESULT_TEXT_BYTES = MAX_TOOL_RESULT_BYTES - RESULT_NOTE_ROOM_BYTES;
 /**
- * The most an error's message may take: `toolErrorResult` cuts messages at the result limit less
- * 16 KiB (kept for the JSON envelope's escapes), less room for the message's own first line.
+ * The most an error's message may take: error messages are cut at ERROR_MESSAGE_BYTES (see
+ * `cleanErrorMessage`), less room for the message's own first line.
  */
-const ERROR_TEXT_BYTES = MAX_TOOL_RESULT_BYTES - 16_384 - 1_024;
+const ERROR_TEXT_BYTES = ERROR_MESSAGE_BYTES - 1_024;
 const PROGRESS_EVERY_MS = 1_000;
 
 /**

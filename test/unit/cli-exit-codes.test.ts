@@ -1,0 +1,38 @@
+import { exitOf } from '../../src/cli/exit-codes';
+import { UsageError } from '../../src/cli/usage-error';
+import {
+  ConversationEndedError,
+  ConversationExistsError,
+  ConversationNotFoundError,
+  InvalidInputError,
+  ScheduleMissingError,
+  UpdateRefusedError,
+} from '../../src/shared/conversation-errors';
+
+test('bad arguments exit 2 with the usage, wrong words or input the client library refuses', () => {
+  expect(exitOf(new UsageError('send needs a message'))).toEqual({ code: 2, usage: true });
+  expect(exitOf(new InvalidInputError('conversation options', ['unknown key "approval.mod"']))).toEqual({
+    code: 2,
+    usage: true,
+  });
+});
+
+test('a conversation that is not there, has ended, exists or refuses exits 1 with its reason, as does anything else', () => {
+  for (const error of [
+    new ConversationNotFoundError('c-1'),
+    new ConversationEndedError('c-1', 'completed'),
+    new ConversationExistsError('c-1'),
+    new UpdateRefusedError('c-1', 'abort', 'no run is in progress'),
+    new ScheduleMissingError('s-1'),
+    new Error('no Temporal server on 127.0.0.1:7233'),
+  ]) {
+    expect(exitOf(error)).toEqual({ code: 1, usage: false });
+  }
+});
+
+test('the errors say what was wrong in their messages and their fields', () => {
+  const invalid = new InvalidInputError('abort', ['unknown key "force"', 'reason: too long']);
+  expect(invalid.message).toBe('invalid abort: unknown key "force"; reason: too long');
+  expect(invalid.problems).toEqual(['unknown key "force"', 'reason: too long']);
+  expect(new ConversationExistsError('c-1').message).toBe('conversation c-1 already exists');
+});

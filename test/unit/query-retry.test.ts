@@ -1,0 +1,48 @@
+import { ServiceError, type WorkflowHandle } from '@temporalio/client';
+import { EndedUnansweredError, queryWhileRunning } from '../../src/client/query-retry';
+
+/** A handle whose query and describe answer from scripts: a value, or a failure of the server. */
+function fakeHandle(queries: Array<string | 'fail'>, statuses: Array<string | 'fail'>) {
+  const next = <T>(script: Array<T | 'fail'>, last: T | 'fail') => {
+    const step = script.length ? script.shift()! : last;
+    if (step === 'fail') return Promise.reject(new ServiceError('Failed to query Workflow'));
+    return Promise.resolve(step);
+  };
+  const lastQuery = queries.at(-1) ?? 'fail';
+  const lastStatus = statuses.at(-1) ?? 'fail';
+  const handle = {
+    workflowId: 'conv-1',
+    client: { withAbortSignal: <T>(_signal: AbortSignal, call: () => Promise<T>) => call() },
+    describe: () => next(statuses, lastStatus).then((name) => ({ status: { name } })),
+  } as unknown as WorkflowHandle;
+  return { handle, query: () => next(queries, lastQuery) };
+}
+
+beforeEach(() => jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate'] }));
+afterEach(() => jest.useRealTimers());
+
+test('a running conversation is asked again, also while the server itself does not answer for a moment', async () => {
+  const { handle, query } = fakeHandle(['fail', 'fail', 'fail', 'events'], ['fail', 'fail', 'RUNNING']);
+  const answer = queryWhileRunning(handle, query);
+  await jest.advanceTimersByTimeAsync(10_000);
+  await expect(answer).resolves.toBe('events');
+});
+
+test('a server that does not come back fails the query after a while', async () => {
+  const { handle, query } = fakeHandle(['fail'], ['fail']);
+  const answer = queryWhileRunning(handle, query);
+  const failed = expect(answer).rejects.toThrow(ServiceError);
+  await jest.advanceTimersByTimeAsync(40_000);
+  await failed;
+});
+
+test('an ended conversation no worker answers for is given up on after afterEndMs', async () => {
+  const { handle, query } = fakeHandle(['fail'], ['COMPLETED']);
+  const atOnce = queryWhileRunning(handle, query, { afterEndMs: 0 });
+  await expect(atOnce).rejects.toThrow(EndedUnansweredError);
+
+  const later = queryWhileRunning(handle, query, { afterEndMs: 5_000 });
+  const failed = expect(later).rejects.toThrow('conversation conv-1 has ended and no worker answers for it');
+  await jest.advanceTimersByTimeAsync(10_000);
+  await failed;
+});
