@@ -3,6 +3,7 @@ import {
   ApplicationFailure,
   CancellationScope,
   condition,
+  patched,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -106,6 +107,8 @@ export class ConversationEntity {
   private workerToolListing: ReadonlyMap<string, ToolDescriptor> | undefined;
   /** Deliveries to the worker's webhooks, when it has any. */
   private webhooks: WebhookOutbox | undefined;
+  /** The worker's admission has given its rules (approvers' keys, floors) to this execution. */
+  private workerRulesKnown = false;
 
   constructor(
     readonly options: ConversationOptions,
@@ -163,6 +166,7 @@ export class ConversationEntity {
   admitted(admission: Extract<Admission, { admitted: true }>): void {
     this.approvals.enforce(admission);
     this.signatures.requireKeys(admission.approverKeys);
+    this.workerRulesKnown = true;
     if (!admission.webhooks) return;
     const outbox = new WebhookOutbox(this.conversationId, admission.webhooks, (toolCallId) =>
       this.approvals.pendingApprovals().find((pending) => pending.toolCallId === toolCallId),
@@ -308,8 +312,20 @@ export class ConversationEntity {
     };
     setHandler(
       setApprovalModeUpdate,
-      (input) => {
-        const { change, signature } = checkMode(input);
+      async (input) => {
+        // Until the worker's admission, its approver keys are unknown and a loosening would pass
+        // unchecked: a change sent at once after the start waits for them, then is checked.
+        let checked: ReturnType<typeof checkMode> | undefined;
+        if (patched('mode-change-after-admission')) {
+          await condition(() => this.workerRulesKnown);
+          try {
+            checked = checkMode(input);
+          } catch (error) {
+            // Refused after waiting: the update fails with why (a plain throw here would fail the task).
+            throw ApplicationFailure.nonRetryable((error as Error).message, 'ApprovalModeRefused');
+          }
+        }
+        const { change, signature } = checked ?? checkMode(input);
         this.approvals.setMode(change.mode === 'default' ? undefined : change.mode);
         this.signatures.spend(signature);
         this.approvalModeChanged = true;

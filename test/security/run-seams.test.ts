@@ -2,12 +2,13 @@ import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
+import { AgentClient } from '../../src/client/agent-client';
 import { signApprovalMode } from '../../src/client/sign-decision';
 import { rawPublicKey } from '../../src/worker/floor-settings';
 import { ask } from '../support/ask';
-import { nockModel } from '../support/nock-model';
+import { NOCK_MODEL_URL, nockModel } from '../support/nock-model';
 import { useNockedHarness } from '../support/nocked-harness';
-import { waitFor } from '../support/test-worker';
+import { startHarness, waitFor } from '../support/test-worker';
 
 /**
  * The seams between runs and clients: state a client put in a workflow's input counts only in the
@@ -171,6 +172,34 @@ describe('a place in a tree of sub-agents is vouched for by Temporal, not by the
 });
 
 describe('loosening a running conversation’s approvals is a signed decision', () => {
+  test('a loosening sent before the worker has admitted the conversation waits for its keys, and is refused unsigned', async () => {
+    // Nobody polls this queue yet: the change reaches the workflow in its very first task, before
+    // the admission that brings the worker's approver keys.
+    const taskQueue = `test-unpolled-${randomUUID()}`;
+    const early = new AgentClient(harness().client, taskQueue);
+    const id = unique('conv-early-mode');
+    await early.start(id, { approval: { mode: 'ask' } });
+    const change = early.setApprovalMode(id, { mode: 'auto' }).then(
+      () => 'taken',
+      (error: Error) => error.message,
+    );
+    const worker = await startHarness({
+      modelBaseUrl: NOCK_MODEL_URL,
+      taskQueue,
+      approverKeys: { alice: rawPublicKey(pem(alice.publicKey), 'alice') },
+    });
+    try {
+      expect(await change).toMatch(/is a decision: name who makes it/);
+      expect((await early.status(id)).approvalMode).toBe('ask');
+    } finally {
+      await harness()
+        .client.workflow.getHandle(id)
+        .terminate('test over')
+        .catch(() => undefined);
+      await worker.close();
+    }
+  });
+
   test('unsigned, signed by someone else, replayed, or expired: refused; signed by an approver: taken; tightening needs no one', async () => {
     const id = unique('conv-mode');
     await harness().agent.start(id, { approval: { mode: 'ask' } });
