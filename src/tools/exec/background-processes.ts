@@ -25,6 +25,11 @@ const DEFAULT_LIMITS: BackgroundProcessLimits = {
   outputBytes: 1024 * 1024,
 };
 const KILL_GRACE_MS = 2_000;
+/**
+ * How long `kill` waits beyond the grace for the process and what it left to be gone (its cgroup
+ * emptied and removed) before it answers `running`: seconds on a loaded machine.
+ */
+const KILL_REAP_MS = 5_000;
 /** How much later than its own timeout the process kills itself, should this worker be gone by then. */
 const BACKSTOP_EXTRA_S = 30;
 const COMMAND_SHOWN_CHARS = 200;
@@ -257,7 +262,7 @@ export class BackgroundProcesses {
         const timer = setTimeout(() => {
           entry.waiters.delete(done);
           resolve();
-        }, KILL_GRACE_MS + 1_000);
+        }, KILL_GRACE_MS + KILL_REAP_MS);
         entry.waiters.add(done);
         done();
       });
