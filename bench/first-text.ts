@@ -5,14 +5,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { PassThrough, Readable, Writable } from 'node:stream';
-import { ClientSideConnection, PROTOCOL_VERSION, ndJsonStream } from '@agentclientprotocol/sdk';
+import { PROTOCOL_VERSION, client, methods, ndJsonStream } from '@agentclientprotocol/sdk';
 import { preciseNow } from './support/clock';
 import type { BenchContext } from './support/context';
 import { scratchDir } from './support/scratch';
 import { type Summary, summarize, table } from './support/stats';
 import { REPO_ROOT } from './support/worker-process';
 
-const CLI = path.join(REPO_ROOT, 'dist', 'client', 'cli.js');
+const CLI = path.join(REPO_ROOT, 'dist', 'cli', 'cli.js');
 /**
  * The answer streams in this many pieces, this far apart: three seconds, longer than a heartbeat
  * interval, so a watcher away from the worker has a heartbeat to see it in.
@@ -107,24 +107,29 @@ async function acpSamples(
   let waiting = true;
   const fromAgent = new PassThrough();
   child.stdout!.pipe(fromAgent);
-  const connection = new ClientSideConnection(
-    () => ({
-      sessionUpdate: async ({ update }) => {
-        if (waiting && update.sessionUpdate === 'agent_message_chunk') {
-          arrivals.push(preciseNow());
-          waiting = false;
-        }
-      },
-      requestPermission: async () => ({ outcome: { outcome: 'cancelled' } }),
-    }),
-    ndJsonStream(Writable.toWeb(child.stdin!), Readable.toWeb(fromAgent) as ReadableStream<Uint8Array>),
-  );
+  const { agent } = client({ name: 'durable-agent bench' })
+    .onNotification(methods.client.session.update, ({ params: { update } }) => {
+      if (waiting && update.sessionUpdate === 'agent_message_chunk') {
+        arrivals.push(preciseNow());
+        waiting = false;
+      }
+    })
+    .onRequest(methods.client.session.requestPermission, () => ({ outcome: { outcome: 'cancelled' } }))
+    .connect(
+      ndJsonStream(Writable.toWeb(child.stdin!), Readable.toWeb(fromAgent) as ReadableStream<Uint8Array>),
+    );
   try {
-    await connection.initialize({ protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
-    const { sessionId } = await connection.newSession({ cwd, mcpServers: [] });
+    await agent.request(methods.agent.initialize, {
+      protocolVersion: PROTOCOL_VERSION,
+      clientCapabilities: {},
+    });
+    const { sessionId } = await agent.request(methods.agent.session.new, { cwd, mcpServers: [] });
     for (let i = 0; i < samples; i++) {
       waiting = true;
-      await connection.prompt({ sessionId, prompt: [{ type: 'text', text: 'Say something long' }] });
+      await agent.request(methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: 'text', text: 'Say something long' }],
+      });
     }
     return arrivals;
   } finally {

@@ -412,16 +412,14 @@ function useMcpServers(deps: AcpAgentDeps, servers: McpServer[]): void {
         url: server.url,
         headers: Object.fromEntries(server.headers.map((h) => [h.name, h.value])),
       };
-    } else if ('command' in server) {
+    } else {
+      // The SDK's stable schema knows stdio, HTTP and SSE servers only: it refuses any other kind
+      // (the unstable ACP-transport servers, which the capabilities do not offer) before this.
       configs[name] = {
         command: server.command,
         args: server.args,
         env: Object.fromEntries(server.env.map((variable) => [variable.name, variable.value])),
       };
-    } else {
-      deps.log(
-        `⚠ MCP server ${server.name}: this kind of server is not supported, only stdio and streamable HTTP`,
-      );
     }
   }
   const names = deps.mcpServers.add(configs);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { methods } from '@agentclientprotocol/sdk';
 import { AcpTestClient } from '../support/acp-client';
 
 const EVERYTHING = path.join(
@@ -53,7 +54,7 @@ test('a session outside the directories the worker here may use is refused at on
   const { env } = await setUp([]);
   const editor = startAgent(env);
   await editor.initialize();
-  await expect(editor.agent.newSession({ cwd: '/', mcpServers: [] })).rejects.toThrow(
+  await expect(editor.agent.request(methods.agent.session.new, { cwd: '/', mcpServers: [] })).rejects.toThrow(
     /AGENT_WORKSPACE_ROOTS/,
   );
 }, 120_000);
@@ -70,10 +71,10 @@ test('a prompt streams text, a write arrives as a tool call with its diff, permi
   const editor = startAgent(env);
   const init = await editor.initialize();
   expect(init.agentCapabilities).toMatchObject({ loadSession: true });
-  const session = await editor.agent.newSession({ cwd: workspace, mcpServers: [] });
+  const session = await editor.agent.request(methods.agent.session.new, { cwd: workspace, mcpServers: [] });
   expect(session.modes?.availableModes.map((mode) => mode.id)).toEqual(['default', 'ask', 'auto']);
 
-  const response = await editor.agent.prompt({
+  const response = await editor.agent.request(methods.agent.session.prompt, {
     sessionId: session.sessionId,
     prompt: [{ type: 'text', text: 'Write a greeting to hello.txt' }],
   });
@@ -119,16 +120,22 @@ test('session/cancel aborts the run in progress and the turn ends cancelled', as
   ]);
   const editor = startAgent(env);
   await editor.initialize();
-  const { sessionId } = await editor.agent.newSession({ cwd: workspace, mcpServers: [] });
-  await editor.agent.setSessionMode!({ sessionId, modeId: 'auto' });
+  const { sessionId } = await editor.agent.request(methods.agent.session.new, {
+    cwd: workspace,
+    mcpServers: [],
+  });
+  await editor.agent.request(methods.agent.session.setMode, { sessionId, modeId: 'auto' });
 
-  const turn = editor.agent.prompt({ sessionId, prompt: [{ type: 'text', text: 'Wait a minute' }] });
+  const turn = editor.agent.request(methods.agent.session.prompt, {
+    sessionId,
+    prompt: [{ type: 'text', text: 'Wait a minute' }],
+  });
   await editor.until('the command to start', () =>
     editor
       .updatesOf('tool_call')
       .find((update) => update.toolCallId === 'call_sleep' && update.status === 'in_progress'),
   );
-  await editor.agent.cancel({ sessionId });
+  await editor.agent.notify(methods.agent.session.cancel, { sessionId });
 
   expect((await turn).stopReason).toBe('cancelled');
   expect(
@@ -149,8 +156,14 @@ test('a decision made with durable-agent approve while the editor is asked withd
   // Nobody answers in the editor.
   editor.answerPermission = () => new Promise(() => undefined);
   await editor.initialize();
-  const { sessionId } = await editor.agent.newSession({ cwd: workspace, mcpServers: [] });
-  const turn = editor.agent.prompt({ sessionId, prompt: [{ type: 'text', text: 'Write out.txt' }] });
+  const { sessionId } = await editor.agent.request(methods.agent.session.new, {
+    cwd: workspace,
+    mcpServers: [],
+  });
+  const turn = editor.agent.request(methods.agent.session.prompt, {
+    sessionId,
+    prompt: [{ type: 'text', text: 'Write out.txt' }],
+  });
   await editor.until('the permission request', () => editor.permissionRequests[0]);
   const asked = editor.rawMessages.find((message) => message.method === 'session/request_permission')!;
 
@@ -178,11 +191,14 @@ test('killed mid-tool, the agent is started again, loads the session and sees th
   ]);
   const first = startAgent(env);
   await first.initialize();
-  const { sessionId } = await first.agent.newSession({ cwd: workspace, mcpServers: [] });
-  await first.agent.setSessionMode!({ sessionId, modeId: 'auto' });
-  void Promise.resolve(first.agent.prompt({ sessionId, prompt: [{ type: 'text', text: 'Count' }] })).catch(
-    () => undefined,
-  );
+  const { sessionId } = await first.agent.request(methods.agent.session.new, {
+    cwd: workspace,
+    mcpServers: [],
+  });
+  await first.agent.request(methods.agent.session.setMode, { sessionId, modeId: 'auto' });
+  void first.agent
+    .request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'Count' }] })
+    .catch(() => undefined);
   await first.until('the command to start', () =>
     first.updatesOf('tool_call').find((update) => update.status === 'in_progress'),
   );
@@ -190,7 +206,7 @@ test('killed mid-tool, the agent is started again, loads the session and sees th
 
   const second = startAgent(env);
   await second.initialize();
-  await second.agent.loadSession!({ sessionId, cwd: workspace, mcpServers: [] });
+  await second.agent.request(methods.agent.session.load, { sessionId, cwd: workspace, mcpServers: [] });
   // The transcript so far, replayed.
   expect(second.updatesOf('user_message_chunk')[0]).toMatchObject({
     content: { type: 'text', text: 'Count' },
@@ -232,12 +248,21 @@ test('the session modes are the approval modes, and switching one mid-conversati
   ]);
   const editor = startAgent(env);
   await editor.initialize();
-  const { sessionId } = await editor.agent.newSession({ cwd: workspace, mcpServers: [] });
-  await editor.agent.prompt({ sessionId, prompt: [{ type: 'text', text: 'Write one.txt' }] });
+  const { sessionId } = await editor.agent.request(methods.agent.session.new, {
+    cwd: workspace,
+    mcpServers: [],
+  });
+  await editor.agent.request(methods.agent.session.prompt, {
+    sessionId,
+    prompt: [{ type: 'text', text: 'Write one.txt' }],
+  });
   expect(editor.permissionRequests.map((request) => request.toolCall.toolCallId)).toEqual(['call_one']);
 
-  await editor.agent.setSessionMode!({ sessionId, modeId: 'auto' });
-  const second = await editor.agent.prompt({ sessionId, prompt: [{ type: 'text', text: 'Write two.txt' }] });
+  await editor.agent.request(methods.agent.session.setMode, { sessionId, modeId: 'auto' });
+  const second = await editor.agent.request(methods.agent.session.prompt, {
+    sessionId,
+    prompt: [{ type: 'text', text: 'Write two.txt' }],
+  });
 
   expect(second.stopReason).toBe('end_turn');
   expect(editor.permissionRequests).toHaveLength(1);
@@ -245,16 +270,23 @@ test('the session modes are the approval modes, and switching one mid-conversati
   // A new editor loading the session is told the mode it is in.
   const other = startAgent(env);
   await other.initialize();
-  const loaded = await other.agent.loadSession!({ sessionId, cwd: workspace, mcpServers: [] });
-  expect(loaded?.modes?.currentModeId).toBe('auto');
+  const loaded = await other.agent.request(methods.agent.session.load, {
+    sessionId,
+    cwd: workspace,
+    mcpServers: [],
+  });
+  expect(loaded.modes?.currentModeId).toBe('auto');
 }, 120_000);
 
 test('an answer the provider filtered ends the turn as a refusal', async () => {
   const { env, workspace } = await setUp([{ text: 'I cannot', finishReason: 'content_filter' }]);
   const editor = startAgent(env);
   await editor.initialize();
-  const { sessionId } = await editor.agent.newSession({ cwd: workspace, mcpServers: [] });
-  const response = await editor.agent.prompt({
+  const { sessionId } = await editor.agent.request(methods.agent.session.new, {
+    cwd: workspace,
+    mcpServers: [],
+  });
+  const response = await editor.agent.request(methods.agent.session.prompt, {
     sessionId,
     prompt: [{ type: 'text', text: 'Something bad' }],
   });
@@ -270,11 +302,11 @@ test('the MCP servers the editor names are tools of its sessions', async () => {
   ]);
   const editor = startAgent(env);
   await editor.initialize();
-  const { sessionId } = await editor.agent.newSession({
+  const { sessionId } = await editor.agent.request(methods.agent.session.new, {
     cwd: workspace,
     mcpServers: [{ name: 'everything', command: process.execPath, args: [EVERYTHING, 'stdio'], env: [] }],
   });
-  const response = await editor.agent.prompt({
+  const response = await editor.agent.request(methods.agent.session.prompt, {
     sessionId,
     prompt: [{ type: 'text', text: 'Echo something' }],
   });
@@ -293,8 +325,11 @@ test('an image in a prompt reaches the model with the text', async () => {
   const editor = startAgent(env);
   const init = await editor.initialize();
   expect(init.agentCapabilities?.promptCapabilities).toMatchObject({ image: true, embeddedContext: true });
-  const { sessionId } = await editor.agent.newSession({ cwd: workspace, mcpServers: [] });
-  const response = await editor.agent.prompt({
+  const { sessionId } = await editor.agent.request(methods.agent.session.new, {
+    cwd: workspace,
+    mcpServers: [],
+  });
+  const response = await editor.agent.request(methods.agent.session.prompt, {
     sessionId,
     prompt: [
       { type: 'text', text: 'What is in this picture?' },

@@ -1,13 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { PassThrough, Readable, Writable } from 'node:stream';
 import {
-  type Agent,
-  type Client,
-  ClientSideConnection,
+  type ClientContext,
   PROTOCOL_VERSION,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
   type SessionNotification,
+  client as acpClient,
+  methods,
   ndJsonStream,
 } from '@agentclientprotocol/sdk';
 import { CLI } from './cli-process';
@@ -18,9 +18,10 @@ type SessionUpdate = SessionNotification['update'];
 export type PermissionAnswer = (request: RequestPermissionRequest) => Promise<RequestPermissionResponse>;
 
 /**
- * `durable-agent acp` in a child process, driven by the SDK's own ClientSideConnection: the test is
- * the editor. Keeps every session update, every permission request, and every raw JSON-RPC message
- * the agent wrote (to see requests being withdrawn).
+ * `durable-agent acp` in a child process, driven by the SDK's own client app: the test is the
+ * editor, calling the agent with `agent.request(methods.agent..., params)`. Keeps every session
+ * update, every permission request, and every raw JSON-RPC message the agent wrote (to see requests
+ * being withdrawn).
  */
 export class AcpTestClient {
   readonly updates: SessionUpdate[] = [];
@@ -30,7 +31,8 @@ export class AcpTestClient {
   answerPermission: PermissionAnswer = async (request) => ({
     outcome: { outcome: 'selected', optionId: request.options[0]!.optionId },
   });
-  readonly agent: Agent;
+  /** The connection's agent side: `request(methods.agent.session.new, params)` and the like. */
+  readonly agent: ClientContext;
   private readonly child: ChildProcess;
   private readonly exited: Promise<number | null>;
   private readonly waiters: Array<() => void> = [];
@@ -50,28 +52,26 @@ export class AcpTestClient {
       this.notify();
     });
     this.child.stdout!.pipe(fromAgent);
-    const client: Client = {
-      sessionUpdate: async (notification) => {
-        this.updates.push(notification.update);
+    this.agent = acpClient({ name: 'durable-agent tests' })
+      .onNotification(methods.client.session.update, ({ params }) => {
+        this.updates.push(params.update);
         this.notify();
-      },
-      requestPermission: async (request) => {
-        this.permissionRequests.push(request);
+      })
+      .onRequest(methods.client.session.requestPermission, ({ params }) => {
+        this.permissionRequests.push(params);
         this.notify();
-        return this.answerPermission(request);
-      },
-    };
-    this.agent = new ClientSideConnection(
-      () => client,
-      ndJsonStream(
-        Writable.toWeb(this.child.stdin!),
-        Readable.toWeb(fromAgent) as ReadableStream<Uint8Array>,
-      ),
-    );
+        return this.answerPermission(params);
+      })
+      .connect(
+        ndJsonStream(
+          Writable.toWeb(this.child.stdin!),
+          Readable.toWeb(fromAgent) as ReadableStream<Uint8Array>,
+        ),
+      ).agent;
   }
 
   async initialize() {
-    return this.agent.initialize({
+    return this.agent.request(methods.agent.initialize, {
       protocolVersion: PROTOCOL_VERSION,
       clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
     });
