@@ -5,6 +5,7 @@ import { codecServerCommand } from './commands/codec-server';
 import { compactCommand } from './commands/compact';
 import { approveCommand } from './commands/approve';
 import { chooseCommand } from './commands/choose';
+import { clusterCommand } from './commands/cluster';
 import { Cleanups, log } from './cleanups';
 import { endCommand } from './commands/end';
 import { exitOf } from './exit-codes';
@@ -47,6 +48,7 @@ const COMMANDS: Record<string, CommandRunner> = {
   schedule: scheduleCommand,
   worker: workerCommand,
   server: serverCommand,
+  cluster: clusterCommand,
   gateway: gatewayCommand,
   acp: acpCommand,
   'codec-server': codecServerCommand,

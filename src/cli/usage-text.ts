@@ -33,6 +33,7 @@ Usage:
   durable-agent schedule list|delete SCHEDULE_ID|trigger SCHEDULE_ID [--json]
   durable-agent worker [--workspace DIR] [--metrics-port PORT]
   durable-agent server [--port N] [--ui-port N] [--db FILE]
+  durable-agent cluster start|stop|status [--dir DIR] [--port PORT] [--json]
   durable-agent gateway [--tokens FILE] [--port N] [--host ADDRESS] [--max-streams N]
   durable-agent acp [--no-worker] [--workspace DIR]
   durable-agent codec-server [--port N] [--host ADDRESS] [--ui-origin URL]... [--exit-with PID]
@@ -59,6 +60,7 @@ export const COMMAND_SUMMARIES: Readonly<Record<string, string>> = {
   schedule: 'start conversations on a cron schedule; list, delete or trigger schedules',
   worker: 'serve conversations: model calls and tools run here',
   server: 'run the embedded Temporal server in the foreground',
+  cluster: 'a self-hosted Temporal cluster on this machine (PostgreSQL, four services): start, stop, status',
   gateway: 'the HTTP gateway for other services (tokens, SSE events, signed approvals)',
   acp: 'serve an editor over the Agent Client Protocol on stdio',
   'codec-server': 'decode compressed and offloaded payloads for the Temporal Web UI',

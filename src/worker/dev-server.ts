@@ -33,7 +33,7 @@ export interface DevServerOptions {
  * there: 7 tasks a turn made a turn cost about 340 ms. At 1,000 reads a second the wait is gone
  * (BENCHMARKS.md, "Where a turn's time goes").
  */
-const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, unknown>> = {
+export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, unknown>> = {
   'history.transferProcessorMaxPollRPS': 1_000,
 };
 

@@ -1,0 +1,91 @@
+import path from 'node:path';
+import type { ClusterStatus } from '../../worker/cluster/cluster';
+import { type Cleanups, log } from '../cleanups';
+import { namedPositionals, parseCommandArgs, positiveInteger } from '../parse-command-args';
+import { UsageError } from '../usage-error';
+
+export type ClusterArgs =
+  | { action: 'start'; dir: string; port?: number }
+  | { action: 'stop'; dir: string }
+  | { action: 'status'; dir: string; json: boolean };
+
+export function parseClusterArgs(args: string[], defaultDir: string): ClusterArgs {
+  const { values, positionals } = parseCommandArgs('cluster', {
+    args,
+    allowPositionals: true,
+    options: {
+      dir: { type: 'string' },
+      port: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const { ACTION: action } = namedPositionals('cluster', positionals, ['ACTION'] as const);
+  const dir = path.resolve(values.dir ?? defaultDir);
+  if (action !== 'start' && values.port !== undefined) throw new UsageError('cluster: --port is for start');
+  if (action !== 'status' && values.json) throw new UsageError('cluster: --json is for status');
+  if (action === 'start') {
+    const port = positiveInteger(values.port, '--port');
+    if (port !== undefined && port > 65_535) throw new UsageError(`--port takes a port number, got ${port}`);
+    return { action, dir, ...(port !== undefined ? { port } : {}) };
+  }
+  if (action === 'stop') return { action, dir };
+  if (action === 'status') return { action, dir, json: values.json };
+  throw new UsageError(`cluster takes start, stop or status, not ${JSON.stringify(action)}`);
+}
+
+/**
+ * `cluster start|stop|status`: a self-hosted Temporal cluster on this machine (PostgreSQL and the
+ * four services as processes of their own). `start` prints only the frontend's address on stdout,
+ * so `TEMPORAL_ADDRESS=$(durable-agent cluster start)` works; `status` exits 1 when a part is down.
+ */
+export async function clusterCommand(args: string[], _cleanups: Cleanups): Promise<number> {
+  const cluster = await import('../../worker/cluster/cluster');
+  const { defaultClusterDir } = await import('../../worker/cluster/cluster-files');
+  const parsed = parseClusterArgs(args, defaultClusterDir(process.env));
+  const options = { dir: parsed.dir, env: process.env, log };
+  switch (parsed.action) {
+    case 'start': {
+      const address = await cluster.startCluster({ ...options, port: parsed.port });
+      process.stdout.write(`${address}\n`);
+      return 0;
+    }
+    case 'stop':
+      await cluster.stopCluster(options);
+      return 0;
+    case 'status': {
+      const status = await cluster.clusterStatus(parsed.dir);
+      if (!status) {
+        if (parsed.json) process.stdout.write(`${JSON.stringify({ dir: parsed.dir, exists: false })}\n`);
+        else log(`No cluster in ${parsed.dir}: durable-agent cluster start --dir ${parsed.dir} makes one.`);
+        return 1;
+      }
+      process.stdout.write(parsed.json ? `${JSON.stringify(status)}\n` : formatClusterStatus(status));
+      return status.healthy ? 0 : 1;
+    }
+  }
+}
+
+export function formatClusterStatus(status: ClusterStatus): string {
+  const rows = status.processes.map((process) => [
+    process.name,
+    process.pid !== undefined ? `pid ${process.pid}` : 'no pid',
+    process.running ? 'running' : 'down',
+    `127.0.0.1:${process.port}` + (process.membershipPort ? ` (membership ${process.membershipPort})` : ''),
+    process.log,
+  ]);
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  const lines = rows.map(
+    (row) =>
+      `  ${row
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join('  ')
+        .trimEnd()}`,
+  );
+  const frontend = status.frontend.serving ? 'serving' : `not serving (${status.frontend.detail})`;
+  return [
+    `Temporal cluster in ${status.dir}: ${status.healthy ? 'up' : 'not all up'}`,
+    `  frontend ${status.address}: ${frontend}`,
+    ...lines,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,320 @@
+import { existsSync } from 'node:fs';
+import { chmod, mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { isListening } from '../free-port';
+import { serviceEnvironment } from './cluster-config';
+import { type ClusterFiles, clusterFiles } from './cluster-files';
+import { type FrontendHealth, frontendHealth, prepareNamespace } from './cluster-frontend';
+import { lockCluster } from './cluster-lock';
+import { FIRST_PORT, MAX_MEMBERSHIP_PORT, canBind, choosePort } from './cluster-ports';
+import { logTail } from './cluster-processes';
+import { type ClusterState, readClusterState, writeClusterState } from './cluster-state';
+import { POSTGRES_MISSING, PostgresCluster, findPostgresBin, runningPostgres } from './postgres-cluster';
+import { postgresUser } from './postgres-user';
+import { findOrBuildTemporalServer } from './temporal-server-build';
+import { updateTemporalSchema } from './temporal-schema';
+import {
+  TEMPORAL_SERVICES,
+  type TemporalService,
+  serviceRunning,
+  startService,
+  stopService,
+} from './temporal-services';
+
+/** The frontend's port when neither --port nor an earlier start chose one: Temporal's own. */
+export const DEFAULT_FRONTEND_PORT = 7233;
+/** The namespace registered on start: the one conversations run in without TEMPORAL_NAMESPACE. */
+export const NAMESPACE = 'default';
+const READY_TIMEOUT_MS = 180_000;
+
+export interface ClusterOptions {
+  dir: string;
+  env: NodeJS.ProcessEnv;
+  log: (line: string) => void;
+}
+
+/**
+ * Starts what is not running of the cluster in `dir` (all of it the first time: PostgreSQL, its
+ * databases and schema, then Temporal's four services), waits until the frontend serves, makes
+ * sure of the namespace and search attributes, and returns the frontend's address.
+ */
+export async function startCluster(options: ClusterOptions & { port?: number }): Promise<string> {
+  const { env, log } = options;
+  const postgresBin = findPostgresBin(env);
+  if (!postgresBin) throw new Error(POSTGRES_MISSING);
+  const build = await findOrBuildTemporalServer(env, log);
+  const files = clusterFiles(path.resolve(options.dir));
+  await mkdir(files.dir, { recursive: true, mode: 0o700 });
+  const release = await lockCluster(files.lock, log);
+  try {
+    const user = postgresUser(files.dir, log);
+    // Another user runs PostgreSQL: it must pass through DIR and DIR/logs (not list them) to its own files.
+    const mode = user.other ? 0o711 : 0o700;
+    await chmod(files.dir, mode);
+    await mkdir(files.logs, { recursive: true });
+    await chmod(files.logs, mode);
+    const postgres = new PostgresCluster(files, postgresBin, user, log);
+
+    const state = await planPorts(files, await readClusterState(files.state), options.port, log);
+    await writeClusterState(files.state, state);
+
+    await postgres.ensureInitialized();
+    if (postgres.pid() === undefined) {
+      log(`Starting PostgreSQL on 127.0.0.1:${state.postgresPort}.`);
+      await postgres.start(state.postgresPort);
+    }
+    if (state.schemaVersion !== build.version) {
+      log(`Setting up Temporal ${build.version}'s schema in PostgreSQL.`);
+      await updateTemporalSchema(build, state.postgresPort, postgres.password());
+      state.schemaVersion = build.version;
+      await writeClusterState(files.state, state);
+    }
+
+    const environment = serviceEnvironment(state, postgres.password());
+    const down = TEMPORAL_SERVICES.filter(
+      (service) => !serviceRunning(files, service, state.services[service].pid),
+    );
+    const address = `127.0.0.1:${state.services.frontend.grpcPort}`;
+    const launch = async (services: readonly TemporalService[]) => {
+      for (const service of services)
+        state.services[service].pid = startService(build, files, service, environment);
+      await writeClusterState(files.state, state);
+    };
+    if (down.length > 0) {
+      log(`Starting Temporal ${build.version}: ${down.join(', ')} (logs in ${files.logs}).`);
+      await launch(down);
+    }
+    // A service starting writes the cluster's record in PostgreSQL when it is missing or differs
+    // from its configuration (the first start, a new frontend port); of two at once, the one whose
+    // write conflicts exits. Started again, it finds the record written.
+    const relaunched = new Set<TemporalService>();
+    await waitUntilReady(files, state, address, async (service) => {
+      if (!down.includes(service) || relaunched.has(service)) return false;
+      relaunched.add(service);
+      log(`Temporal's ${service} service exited while starting; starting it again.`);
+      await launch([service]);
+      return true;
+    });
+    await prepareNamespace(address, NAMESPACE, log);
+    log(`Temporal cluster ready on ${address} (${files.dir}).`);
+    return address;
+  } finally {
+    release();
+  }
+}
+
+/**
+ * The ports of the coming start: those of running processes as they are; a stopped one's recorded
+ * ports again when they are free, else others (the frontend's excepted: clients know it, so its
+ * port is kept or refused). The first time: the frontend on `port` (DEFAULT_FRONTEND_PORT), the
+ * rest counted up from Temporal's usual ports.
+ */
+async function planPorts(
+  files: ClusterFiles,
+  recorded: ClusterState | undefined,
+  port: number | undefined,
+  log: (line: string) => void,
+): Promise<ClusterState> {
+  const state: ClusterState = recorded ?? {
+    version: 1,
+    postgresPort: 0,
+    frontendHttpPort: 0,
+    services: {
+      frontend: { grpcPort: port ?? DEFAULT_FRONTEND_PORT, membershipPort: 0 },
+      history: { grpcPort: 0, membershipPort: 0 },
+      matching: { grpcPort: 0, membershipPort: 0 },
+      worker: { grpcPort: 0, membershipPort: 0 },
+    },
+  };
+  const frontend = state.services.frontend;
+  const frontendRunning = serviceRunning(files, 'frontend', frontend.pid);
+  if (port !== undefined && port !== frontend.grpcPort) {
+    if (frontendRunning) {
+      throw new Error(
+        `this cluster's frontend runs on 127.0.0.1:${frontend.grpcPort}: \`durable-agent cluster stop --dir ${files.dir}\` first to move it to ${port}`,
+      );
+    }
+    frontend.grpcPort = port;
+  }
+  if (!frontendRunning && !(await canBind(frontend.grpcPort))) {
+    throw new Error(
+      `127.0.0.1:${frontend.grpcPort} is in use by another process (another Temporal server, \`durable-agent server\`?): ` +
+        'choose the frontend port with --port',
+    );
+  }
+
+  const running = new Set<TemporalService>(
+    TEMPORAL_SERVICES.filter((service) => serviceRunning(files, service, state.services[service].pid)),
+  );
+  const taken = new Set<number>([frontend.grpcPort]);
+  for (const service of running) {
+    taken.add(state.services[service].grpcPort);
+    taken.add(state.services[service].membershipPort);
+  }
+  const postgres = runningPostgres(files);
+  if (postgres) {
+    state.postgresPort = postgres.port;
+    taken.add(postgres.port);
+  }
+  /** The recorded port when it is still free, else the next free one from `first`. */
+  const keepOrChoose = async (what: string, recordedPort: number, first: number, last?: number) => {
+    const free =
+      recordedPort > 0 &&
+      !taken.has(recordedPort) &&
+      recordedPort <= (last ?? 65_535) &&
+      (await canBind(recordedPort));
+    const chosen = free ? recordedPort : await choosePort(first, taken, last);
+    if (recordedPort > 0 && chosen !== recordedPort)
+      log(`${what}: port ${recordedPort} is taken, using ${chosen}.`);
+    taken.add(chosen);
+    return chosen;
+  };
+
+  if (!postgres) {
+    state.postgresPort = await keepOrChoose('PostgreSQL', state.postgresPort, FIRST_PORT.postgres);
+  }
+  if (running.has('frontend')) taken.add(state.frontendHttpPort);
+  else state.frontendHttpPort = await keepOrChoose('frontend HTTP', state.frontendHttpPort, FIRST_PORT.http);
+  for (const service of TEMPORAL_SERVICES.filter((name) => !running.has(name))) {
+    const ports = state.services[service];
+    if (service !== 'frontend') {
+      ports.grpcPort = await keepOrChoose(`${service} gRPC`, ports.grpcPort, FIRST_PORT.grpc);
+    }
+    ports.membershipPort = await keepOrChoose(
+      `${service} membership`,
+      ports.membershipPort,
+      FIRST_PORT.membership,
+      MAX_MEMBERSHIP_PORT,
+    );
+  }
+  return state;
+}
+
+/**
+ * Waits until every service lives and listens and the frontend reports itself serving. A service
+ * that exits is handed to `relaunch`; when that declines, this fails with the end of its log.
+ */
+async function waitUntilReady(
+  files: ClusterFiles,
+  state: ClusterState,
+  address: string,
+  relaunch: (service: TemporalService) => Promise<boolean>,
+): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  for (;;) {
+    for (const service of TEMPORAL_SERVICES) {
+      if (serviceRunning(files, service, state.services[service].pid) || (await relaunch(service))) continue;
+      const log = files.logOf(service);
+      throw new Error(`Temporal's ${service} service exited; the end of ${log}:\n${await logTail(log)}`);
+    }
+    if (!runningPostgres(files)) {
+      const log = files.logOf('postgres');
+      throw new Error(`PostgreSQL exited; the end of ${log}:\n${await logTail(log)}`);
+    }
+    const health = await frontendHealth(address, 2_000);
+    const silent: string[] = [];
+    for (const service of TEMPORAL_SERVICES.filter((name) => name !== 'frontend')) {
+      if (!(await isListening('127.0.0.1', state.services[service].grpcPort))) silent.push(service);
+    }
+    if (health.serving && silent.length === 0) return;
+    if (Date.now() >= deadline) {
+      throw new Error(
+        `the cluster is not ready after ${READY_TIMEOUT_MS / 1000} s: frontend ${health.detail}` +
+          (silent.length > 0 ? `; not listening yet: ${silent.join(', ')}` : '') +
+          `; logs in ${files.logs}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+/** Stops the four services (SIGTERM, SIGKILL after a grace period) and then PostgreSQL. */
+export async function stopCluster(options: ClusterOptions): Promise<void> {
+  const { env, log } = options;
+  const files = clusterFiles(path.resolve(options.dir));
+  if (!existsSync(files.state) && !runningPostgres(files)) {
+    log(`No cluster in ${files.dir}.`);
+    return;
+  }
+  const release = await lockCluster(files.lock, log);
+  try {
+    const state = await readClusterState(files.state);
+    if (state) {
+      const running = TEMPORAL_SERVICES.filter((service) =>
+        serviceRunning(files, service, state.services[service].pid),
+      );
+      if (running.length > 0) log(`Stopping ${running.join(', ')}.`);
+      await Promise.all(running.map((service) => stopService(files, service, state.services[service].pid)));
+      for (const service of TEMPORAL_SERVICES) delete state.services[service].pid;
+      await writeClusterState(files.state, state);
+    }
+    if (runningPostgres(files)) {
+      const postgresBin = findPostgresBin(env);
+      if (!postgresBin)
+        throw new Error(`PostgreSQL runs but pg_ctl, to stop it, is gone: ${POSTGRES_MISSING}`);
+      log('Stopping PostgreSQL.');
+      await new PostgresCluster(files, postgresBin, postgresUser(files.dir, log), log).stop();
+    }
+    log(`Temporal cluster in ${files.dir} stopped.`);
+  } finally {
+    release();
+  }
+}
+
+export interface ProcessStatus {
+  name: 'postgres' | TemporalService;
+  /** The recorded process, whether or not it still runs. */
+  pid?: number;
+  running: boolean;
+  port: number;
+  membershipPort?: number;
+  log: string;
+}
+
+export interface ClusterStatus {
+  dir: string;
+  address: string;
+  processes: ProcessStatus[];
+  frontend: FrontendHealth;
+  /** Every process runs and the frontend serves. */
+  healthy: boolean;
+}
+
+/** What runs of the cluster in `dir`; undefined when there is no cluster there. */
+export async function clusterStatus(dir: string): Promise<ClusterStatus | undefined> {
+  const files = clusterFiles(path.resolve(dir));
+  const state = await readClusterState(files.state);
+  if (!state) return undefined;
+  const postgres = runningPostgres(files);
+  const processes: ProcessStatus[] = [
+    {
+      name: 'postgres',
+      ...(postgres ? { pid: postgres.pid } : {}),
+      running: postgres !== undefined,
+      port: postgres?.port ?? state.postgresPort,
+      log: files.logOf('postgres'),
+    },
+    ...TEMPORAL_SERVICES.map((service) => {
+      const { pid, grpcPort, membershipPort } = state.services[service];
+      return {
+        name: service,
+        ...(pid !== undefined ? { pid } : {}),
+        running: serviceRunning(files, service, pid),
+        port: grpcPort,
+        membershipPort,
+        log: files.logOf(service),
+      };
+    }),
+  ];
+  const address = `127.0.0.1:${state.services.frontend.grpcPort}`;
+  const frontend = processes.find((process) => process.name === 'frontend')!.running
+    ? await frontendHealth(address)
+    : { serving: false, detail: 'its process is not running' };
+  return {
+    dir: files.dir,
+    address,
+    processes,
+    frontend,
+    healthy: frontend.serving && processes.every((process) => process.running),
+  };
+}
