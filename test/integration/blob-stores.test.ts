@@ -17,7 +17,7 @@ import { noiseTool } from '../support/test-tools';
 import { type TestHarness, startHarness } from '../support/test-worker';
 import { waitForEvent } from '../support/wait-for-event';
 
-/** Real servers on 127.0.0.1: s3rver for S3, PGlite over the Postgres wire protocol for PostgreSQL. */
+/** Real servers on 127.0.0.1: s3rver for S3, the distribution's PostgreSQL (PGlite where it is missing). */
 const BUCKET = 'durable-agent-blobs';
 /** Low, so a 60 KB incompressible tool result (and the transcripts carrying it) is offloaded. */
 const OFFLOAD_ABOVE_BYTES = 16 * 1024;
