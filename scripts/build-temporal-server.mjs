@@ -3,11 +3,11 @@
 // .tools/temporal-server/<version>/, with the module's PostgreSQL schema beside them, and prints
 // that directory. Run by `durable-agent cluster start` when the directory is missing; safe to run
 // by hand or by several processes at once. Needs `go` only to build: once built, nothing else.
-import { spawn } from 'node:child_process';
-import { accessSync, constants, existsSync } from 'node:fs';
-import { chmod, cp, mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { chmod, cp, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { goBuild, isExecutable, missingForBuild, runGo } from './go-build.mjs';
 
 export const TEMPORAL_SERVER_VERSION = '1.32.1';
 const MODULE = 'go.temporal.io/server';
@@ -22,8 +22,18 @@ export const POSTGRES_SCHEMA = path.join('schema', 'postgresql', 'v12');
 
 /** Which `go install` package becomes which file of the built directory. */
 const PROGRAMS = [
-  { pkg: `${MODULE}/cmd/server`, installedAs: 'server', file: SERVER_BINARY },
-  { pkg: `${MODULE}/cmd/tools/sql`, installedAs: 'sql', file: SQL_TOOL },
+  {
+    pkg: `${MODULE}/cmd/server`,
+    version: `v${TEMPORAL_SERVER_VERSION}`,
+    installedAs: 'server',
+    file: SERVER_BINARY,
+  },
+  {
+    pkg: `${MODULE}/cmd/tools/sql`,
+    version: `v${TEMPORAL_SERVER_VERSION}`,
+    installedAs: 'sql',
+    file: SQL_TOOL,
+  },
 ];
 
 /** Whether both programs and the schema are in place (the directory is only ever created whole). */
@@ -36,50 +46,24 @@ export function isBuilt() {
 
 /** The commands a build would need and PATH lacks: none once built. */
 export function missingCommands({ built = isBuilt() } = {}) {
-  return built || onPath('go') ? [] : ['go'];
+  return missingForBuild(built);
 }
 
 /** The built directory, building it first when it is not there yet. */
-export async function buildTemporalServer({ log = (line) => console.error(line) } = {}) {
-  if (isBuilt()) return TEMPORAL_SERVER_DIR;
-  if (missingCommands({ built: false }).length > 0) {
-    throw new Error(
-      `building Temporal server ${TEMPORAL_SERVER_VERSION} needs Go (1.24 or later) on PATH, which is missing; ` +
-        'install it from https://go.dev/dl/ or your distribution (Debian: apt-get install golang-go)',
-    );
-  }
-  log(
-    `Building Temporal server ${TEMPORAL_SERVER_VERSION} (go install ${MODULE}/cmd/server and cmd/tools/sql) ` +
-      `into ${TEMPORAL_SERVER_DIR}; this happens once and takes a few minutes.`,
-  );
-  const parent = path.dirname(TEMPORAL_SERVER_DIR);
-  await mkdir(parent, { recursive: true });
-  // Built in a scratch directory and renamed whole: a concurrent or interrupted build never leaves
-  // half a server, and the first of two concurrent builds to finish wins.
-  const scratch = await mkdtemp(path.join(parent, `.build-${TEMPORAL_SERVER_VERSION}-`));
-  try {
-    for (const { pkg, installedAs, file } of PROGRAMS) {
-      // Both programs are called after their folder; each gets a GOBIN of its own.
-      const gobin = path.join(scratch, `gobin-${installedAs}`);
-      await run('go', ['install', `${pkg}@v${TEMPORAL_SERVER_VERSION}`], { GOBIN: gobin });
-      await rename(path.join(gobin, installedAs), path.join(scratch, file));
-      await rm(gobin, { recursive: true, force: true });
-    }
-    await copySchema(path.join(scratch, POSTGRES_SCHEMA));
-    await chmod(scratch, 0o755);
-    await rename(scratch, TEMPORAL_SERVER_DIR).catch((error) => {
-      // Another process got there first; its build is as good as ours.
-      if (!isBuilt()) throw error;
-    });
-  } finally {
-    await rm(scratch, { recursive: true, force: true });
-  }
-  return TEMPORAL_SERVER_DIR;
+export function buildTemporalServer({ log = (line) => console.error(line) } = {}) {
+  return goBuild({
+    what: `Temporal server ${TEMPORAL_SERVER_VERSION}`,
+    target: TEMPORAL_SERVER_DIR,
+    programs: PROGRAMS,
+    isBuilt,
+    finish: (scratch) => copySchema(path.join(scratch, POSTGRES_SCHEMA)),
+    log,
+  });
 }
 
 /** The module's PostgreSQL schema (in the module cache once `go install` has run), made writable. */
 async function copySchema(target) {
-  const { stdout } = await run('go', ['mod', 'download', '-json', `${MODULE}@v${TEMPORAL_SERVER_VERSION}`]);
+  const { stdout } = await runGo(['mod', 'download', '-json', `${MODULE}@v${TEMPORAL_SERVER_VERSION}`]);
   const moduleDir = JSON.parse(stdout).Dir;
   if (typeof moduleDir !== 'string') throw new Error(`go mod download did not say where ${MODULE} is`);
   const source = path.join(moduleDir, POSTGRES_SCHEMA);
@@ -96,43 +80,6 @@ async function makeWritable(directory) {
     if (entry.isDirectory()) await makeWritable(entryPath);
     else await chmod(entryPath, 0o644);
   }
-}
-
-function isExecutable(file) {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function onPath(command) {
-  return (process.env.PATH ?? '')
-    .split(path.delimiter)
-    .filter(Boolean)
-    .some((dir) => isExecutable(path.join(dir, command)));
-}
-
-function run(command, args, extraEnv = {}) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
-      env: { ...process.env, ...extraEnv },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk) => {
-      stderr = (stderr + chunk.toString()).slice(-6_000);
-    });
-    child.on('error', reject);
-    child.on('close', (code) =>
-      code === 0
-        ? resolve({ stdout })
-        : reject(new Error(`${command} ${args.join(' ')} failed (exit ${code}):\n${stderr}`)),
-    );
-  });
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,18 +13,26 @@ import {
   runningPostgres,
 } from '../../src/worker/cluster/postgres-cluster';
 import { postgresUser } from '../../src/worker/cluster/postgres-user';
-import { freePort } from '../../src/worker/free-port';
+import { freePort, isListening } from '../../src/worker/free-port';
 
-export const S3_TEST_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+export const S3_TEST_CREDENTIALS = {
+  accessKeyId: 'DURABLEAGENTTEST',
+  secretAccessKey: 'durable-agent-test-secret',
+};
 
-/** A real S3-compatible server (s3rver) on 127.0.0.1 with `bucket` created, for the S3 blob store. */
+/**
+ * A real S3 server on 127.0.0.1 with `bucket` created, for the S3 blob store: versitygw (S3 over a
+ * directory, built once from the Go module proxy by scripts/build-versitygw.mjs). Where it cannot be
+ * built (no Go), s3rver, a Node emulator, stands in, saying so; in CI that fails instead.
+ */
 export async function startS3Server(bucket: string): Promise<{ endpoint: string; close(): Promise<void> }> {
   const directory = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-s3-'));
-  const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory });
-  const { port } = (await server.run()) as { port: number };
-  const endpoint = `http://127.0.0.1:${port}`;
+  const versitygw = buildVersitygw();
+  const server = versitygw
+    ? await startVersitygw(versitygw, directory)
+    : await startS3rver(directory, 'versitygw cannot be built here (no Go)');
   const client = new S3Client({
-    endpoint,
+    endpoint: server.endpoint,
     region: 'us-east-1',
     forcePathStyle: true,
     credentials: S3_TEST_CREDENTIALS,
@@ -32,12 +40,65 @@ export async function startS3Server(bucket: string): Promise<{ endpoint: string;
   await client.send(new CreateBucketCommand({ Bucket: bucket }));
   client.destroy();
   return {
-    endpoint,
+    endpoint: server.endpoint,
     async close() {
       await server.close();
       await rm(directory, { recursive: true, force: true });
     },
   };
+}
+
+const BUILD_VERSITYGW = path.resolve(__dirname, '..', '..', 'scripts', 'build-versitygw.mjs');
+
+/** versitygw's path, built first if need be; undefined where Go is missing and it is not built. */
+function buildVersitygw(): string | undefined {
+  const missing = spawnSync(process.execPath, [BUILD_VERSITYGW, '--missing'], { encoding: 'utf8' });
+  if (missing.status !== 0) throw new Error(`${BUILD_VERSITYGW} --missing failed: ${missing.stderr}`);
+  if ((JSON.parse(missing.stdout) as string[]).length > 0) return undefined;
+  const built = spawnSync(process.execPath, [BUILD_VERSITYGW], { encoding: 'utf8', maxBuffer: 1024 * 1024 });
+  if (built.status !== 0) throw new Error(`${BUILD_VERSITYGW} failed: ${built.stderr}`);
+  return built.stdout.trim();
+}
+
+async function startVersitygw(program: string, directory: string) {
+  const port = await freePort();
+  const child = spawn(program, ['--port', `127.0.0.1:${port}`, 'posix', directory], {
+    // The root account's keys in the environment, not on a command line.
+    env: {
+      PATH: process.env.PATH ?? '',
+      ROOT_ACCESS_KEY_ID: S3_TEST_CREDENTIALS.accessKeyId,
+      ROOT_SECRET_ACCESS_KEY: S3_TEST_CREDENTIALS.secretAccessKey,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4_000));
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const deadline = Date.now() + 30_000;
+  while (!(await isListening('127.0.0.1', port))) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`versitygw did not start on 127.0.0.1:${port}:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    async close() {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+async function startS3rver(directory: string, why: string) {
+  if (process.env.CI === 'true') throw new Error(`the S3 blob store tests need versitygw: ${why}`);
+  console.warn(`${why}: s3rver, a Node emulator, stands in for an S3 server`);
+  const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory });
+  const { port } = (await server.run()) as { port: number };
+  return { endpoint: `http://127.0.0.1:${port}`, close: () => server.close() };
 }
 
 /**
