@@ -165,14 +165,15 @@ export function createAcpAgent(deps: AcpAgentDeps): AgentApp {
       sessions.set(session.id, session);
       const follower = followerOf(client, session);
       const update = updater(client, session.id);
+      // The status before the transcript: a run that ends while the transcript is read is then
+      // still followed to its end (read the other way round, its end was missed and never shown).
+      const status =
+        execution.executionStatus === 'RUNNING' ? await deps.agent.status(session.id) : undefined;
       const { messages } = await deps.agent.transcriptTail(session.id, MAX_REPLAYED_MESSAGES);
       for (const replayed of replayUpdates(messages, follower)) await update(replayed);
       await announceCommands(client, session.id);
-      if (execution.executionStatus === 'RUNNING') {
-        const status = await deps.agent.status(session.id);
-        if (status.status === 'running')
-          session.attached = attach(session, follower, status, update, deps.log);
-      }
+      if (status?.status === 'running')
+        session.attached = attach(session, follower, status, update, deps.log);
       return { modes: modes(session) };
     })
     .onRequest(methods.agent.session.prompt, async ({ params, client }) => {
