@@ -1,31 +1,17 @@
-import { execFile, spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import type { ClusterStatus } from '../../src/worker/cluster/cluster';
 import { clusterFiles } from '../../src/worker/cluster/cluster-files';
 import { runningAs } from '../../src/worker/cluster/cluster-processes';
 import { readClusterState } from '../../src/worker/cluster/cluster-state';
-import { POSTGRES_MISSING, findPostgresBin } from '../../src/worker/cluster/postgres-cluster';
-import { BUILD_SCRIPT } from '../../src/worker/cluster/temporal-server-build';
 import { freePort } from '../../src/worker/free-port';
 import { assertCliBuilt, runCli, startCli } from '../support/cli-process';
 import { startScriptedModelServer } from '../support/scripted-model-server';
+import { buildTemporalServer, whatClusterNeeds } from '../support/test-cluster';
 import { waitFor } from '../support/test-worker';
 
-/** Why this machine cannot run a cluster (no PostgreSQL; no Go and no server built yet), if it cannot. */
-function whatIsMissing(): string | undefined {
-  if (!findPostgresBin()) return `the cluster test needs PostgreSQL: ${POSTGRES_MISSING}`;
-  const result = spawnSync(process.execPath, [BUILD_SCRIPT, '--missing'], { encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`${BUILD_SCRIPT} --missing failed: ${result.stderr}`);
-  const commands = JSON.parse(result.stdout) as string[];
-  return commands.length > 0
-    ? `the cluster test builds the Temporal server with ${commands.join(' and ')}, which is missing (https://go.dev/dl/)`
-    : undefined;
-}
-
-const missing = whatIsMissing();
+const missing = whatClusterNeeds('the cluster test');
 // In CI a missing prerequisite fails the run; on a developer's machine the test is skipped, saying why.
 if (missing && process.env.CI !== 'true') console.warn(`skipped: ${missing}`);
 const whenAvailable = missing && process.env.CI !== 'true' ? test.skip : test;
@@ -37,7 +23,7 @@ beforeAll(async () => {
     return;
   }
   // Built once (about 4 minutes with Go), then found at once.
-  await promisify(execFile)(process.execPath, [BUILD_SCRIPT], { maxBuffer: 1024 * 1024 });
+  await buildTemporalServer();
 }, 900_000);
 
 whenAvailable(

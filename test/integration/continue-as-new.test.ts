@@ -12,13 +12,20 @@ const MAX_HISTORY_EVENTS = 50;
 
 const usersSeen = (request: ChatRequest) => request.messages.filter((m) => m.role === 'user').length;
 
-/** The runs of a workflow id, oldest first, from visibility. */
+/**
+ * The runs of a workflow id, oldest first, from visibility, once it lists the current run: every
+ * server writes visibility after the fact (a cluster through its visibility queue into its
+ * database), so a listing taken at once can miss the newest runs.
+ */
 async function runsOf(id: string) {
-  const runs: { runId: string; historyLength: number }[] = [];
-  for await (const execution of harness().client.workflow.list({ query: `WorkflowId = '${id}'` })) {
-    runs.push({ runId: execution.runId, historyLength: execution.historyLength });
-  }
-  return runs.reverse();
+  return waitFor(async () => {
+    const { runId: current } = await harness().client.workflow.getHandle(id).describe();
+    const runs: { runId: string; historyLength: number }[] = [];
+    for await (const execution of harness().client.workflow.list({ query: `WorkflowId = '${id}'` })) {
+      runs.push({ runId: execution.runId, historyLength: execution.historyLength });
+    }
+    return runs.some((run) => run.runId === current) ? runs.reverse() : undefined;
+  }, `visibility to list the current run of ${id}`);
 }
 
 test('a long conversation continues as new with nothing lost: transcript, standing approvals, messages sent during the hand-over', async () => {

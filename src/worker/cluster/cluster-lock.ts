@@ -6,12 +6,14 @@ const POLL_MS = 200;
 /**
  * Holds `lockFile` for one `start` or `stop` at a time: two at once would start every service
  * twice. A lock left by a process that is gone is taken over; one held by a live process is
- * waited for, saying so, and refused after `timeoutMs`. Returns the release.
+ * waited for, saying so (`waitingFor`: what the holder is doing), and refused after `timeoutMs`.
+ * Returns the release.
  */
 export async function lockCluster(
   lockFile: string,
   log: (line: string) => void,
   timeoutMs = 180_000,
+  waitingFor = 'to finish with this cluster',
 ): Promise<() => void> {
   const deadline = Date.now() + timeoutMs;
   let toldWaiting = false;
@@ -36,7 +38,7 @@ export async function lockCluster(
       );
     }
     if (!toldWaiting && holder !== undefined) {
-      log(`waiting for durable-agent cluster (pid ${holder}) to finish with this cluster`);
+      log(`waiting for durable-agent cluster (pid ${holder}) ${waitingFor}`);
       toldWaiting = true;
     }
     // An undefined holder is a lock being written this very moment.

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { chmod, mkdir } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { isListening } from '../free-port';
 import { serviceEnvironment } from './cluster-config';
@@ -26,6 +27,14 @@ export const DEFAULT_FRONTEND_PORT = 7233;
 /** The namespace registered on start: the one conversations run in without TEMPORAL_NAMESPACE. */
 export const NAMESPACE = 'default';
 const READY_TIMEOUT_MS = 180_000;
+/**
+ * Held by a start from choosing its ports until its processes listen on them, by every cluster of
+ * this user on this machine: two starting at once chose the same free ports, and one failed.
+ */
+const STARTING_LOCK = path.join(
+  os.tmpdir(),
+  `durable-agent-cluster-starting-${process.getuid?.() ?? 0}.lock`,
+);
 
 export interface ClusterOptions {
   dir: string;
@@ -46,7 +55,14 @@ export async function startCluster(options: ClusterOptions & { port?: number }):
   const files = clusterFiles(path.resolve(options.dir));
   await mkdir(files.dir, { recursive: true, mode: 0o700 });
   const release = await lockCluster(files.lock, log);
+  let releaseStarting: (() => void) | undefined;
   try {
+    releaseStarting = await lockCluster(
+      STARTING_LOCK,
+      log,
+      READY_TIMEOUT_MS,
+      'to finish starting its cluster (one starts at a time: they choose free ports)',
+    );
     const user = postgresUser(files.dir, log);
     // Another user runs PostgreSQL: it must pass through DIR and DIR/logs (not list them) to its own files.
     const mode = user.other ? 0o711 : 0o700;
@@ -95,10 +111,13 @@ export async function startCluster(options: ClusterOptions & { port?: number }):
       await launch([service]);
       return true;
     });
+    releaseStarting();
+    releaseStarting = undefined;
     await prepareNamespace(address, NAMESPACE, log);
     log(`Temporal cluster ready on ${address} (${files.dir}).`);
     return address;
   } finally {
+    releaseStarting?.();
     release();
   }
 }

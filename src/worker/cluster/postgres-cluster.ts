@@ -161,15 +161,19 @@ export class PostgresCluster {
     }
   }
 
-  /** Stops PostgreSQL (`pg_ctl stop -m fast`: open connections are ended) and waits until it is gone. */
-  async stop(): Promise<void> {
+  /**
+   * Stops PostgreSQL and waits until it is gone: `fast` (`pg_ctl stop -m fast`, the default) ends
+   * open connections and writes a checkpoint; `immediate` quits at once, as a crash would (the chaos
+   * run's fault), and the next start recovers from the write-ahead log.
+   */
+  async stop(mode: 'fast' | 'immediate' = 'fast'): Promise<void> {
     const pid = this.pid();
     if (pid === undefined) return;
     await this.run('pg_ctl', [
       'stop',
       '--pgdata',
       this.files.postgresData,
-      '--mode=fast',
+      `--mode=${mode}`,
       '--wait',
       '--silent',
     ]);

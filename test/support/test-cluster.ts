@@ -1,0 +1,35 @@
+import { execFile, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
+import { startCluster, stopCluster } from '../../src/worker/cluster/cluster';
+import { POSTGRES_MISSING, findPostgresBin } from '../../src/worker/cluster/postgres-cluster';
+import { BUILD_SCRIPT } from '../../src/worker/cluster/temporal-server-build';
+import { freePort } from '../../src/worker/free-port';
+
+/**
+ * Why this machine cannot run a cluster (no PostgreSQL; no Go and no server built yet), if it
+ * cannot. `what` names who needs it in the message.
+ */
+export function whatClusterNeeds(what: string): string | undefined {
+  if (!findPostgresBin()) return `${what} needs PostgreSQL: ${POSTGRES_MISSING}`;
+  const result = spawnSync(process.execPath, [BUILD_SCRIPT, '--missing'], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`${BUILD_SCRIPT} --missing failed: ${result.stderr}`);
+  const commands = JSON.parse(result.stdout) as string[];
+  return commands.length > 0
+    ? `${what} builds the Temporal server with ${commands.join(' and ')}, which is missing (https://go.dev/dl/)`
+    : undefined;
+}
+
+/** Builds the Temporal server into .tools when it is not there yet (about 4 minutes with Go); else returns at once. */
+export async function buildTemporalServer(): Promise<void> {
+  await promisify(execFile)(process.execPath, [BUILD_SCRIPT], { maxBuffer: 1024 * 1024 });
+}
+
+/** A cluster in `dir` with its frontend on a free port; returns the frontend's address. */
+export async function startTestCluster(dir: string, log: (line: string) => void): Promise<string> {
+  return startCluster({ dir, env: process.env, log, port: await freePort() });
+}
+
+/** Stops the cluster in `dir`: its four services, then PostgreSQL. */
+export function stopTestCluster(dir: string, log: (line: string) => void): Promise<void> {
+  return stopCluster({ dir, env: process.env, log });
+}
