@@ -8,6 +8,8 @@ module.exports = {
   },
   transformIgnorePatterns: ['/node_modules/(?!@agentclientprotocol/)'],
   testMatch: ['<rootDir>/test/**/*.test.ts'],
+  // Built and fetched tools (Node releases with package.json files of their own among them).
+  modulePathIgnorePatterns: ['<rootDir>/.tools/'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 120_000,
