@@ -6,7 +6,7 @@
  * turn, fanout, throughput, control, history, replay, text, crash, uncached), `--server-config KEY=JSON` (a dynamic config
  * value for every dev server the run starts, repeatable: for experiments).
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -168,13 +168,11 @@ async function main(): Promise<number> {
     (await bundleWorkflowCode({ workflowsPath: require.resolve('./support/bare-workflow'), logger })).code,
   );
 
-  log('Starting the Temporal dev server and the scripted model ...');
+  log('Starting the embedded Temporal server and the scripted model ...');
   const server = await startBenchServer({ dynamicConfig: options.serverConfig, log });
   const about = {
     ...atStart,
-    temporal: server.cliPath
-      ? execFileSync(server.cliPath, ['--version'], { encoding: 'utf8' }).trim()
-      : 'dev server downloaded by @temporalio/testing',
+    temporal: server.version,
     quick: options.quick,
     serverConfig: options.serverConfig,
   };

@@ -7,11 +7,21 @@ import { chmod, mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
- * `target`, built unless `isBuilt()`: each of `programs` ({ pkg, version, installedAs, file }: go
- * install's package and version, the name it installs as, the file it becomes), then
- * `finish(scratch)` for anything else the directory holds. `what` names it in messages.
+ * `target`, built unless `isBuilt()`: `prepare(scratch)` first, then each of `programs` ({ pkg,
+ * version, installedAs, file, moduleDir, env }: go install's package and version, the name it
+ * installs as, the file it becomes; with `moduleDir(scratch)`, installed without a version inside
+ * that module, which says the versions, with `env` on top), then `finish(scratch)` for anything
+ * else the directory holds. `what` names it in messages.
  */
-export async function goBuild({ what, target, programs, isBuilt, finish = async () => {}, log }) {
+export async function goBuild({
+  what,
+  target,
+  programs,
+  isBuilt,
+  prepare = async () => {},
+  finish = async () => {},
+  log,
+}) {
   if (isBuilt()) return target;
   if (!onPath('go')) {
     throw new Error(
@@ -26,10 +36,15 @@ export async function goBuild({ what, target, programs, isBuilt, finish = async 
   await mkdir(parent, { recursive: true });
   const scratch = await mkdtemp(path.join(parent, `.build-${path.basename(target)}-`));
   try {
-    for (const { pkg, version, installedAs, file } of programs) {
+    await prepare(scratch);
+    for (const { pkg, version, installedAs, file, moduleDir, env = {} } of programs) {
       // Programs are called after their folder, which may be the same: each gets a GOBIN of its own.
       const gobin = path.join(scratch, `gobin-${file}`);
-      await runGo(['install', `${pkg}@${version}`], { GOBIN: gobin });
+      if (moduleDir) {
+        await runGo(['install', pkg], { ...env, GOBIN: gobin }, { cwd: moduleDir(scratch) });
+      } else {
+        await runGo(['install', `${pkg}@${version}`], { ...env, GOBIN: gobin });
+      }
       await rename(path.join(gobin, installedAs), path.join(scratch, file));
       await rm(gobin, { recursive: true, force: true });
     }
@@ -66,10 +81,11 @@ function onPath(command) {
     .some((dir) => isExecutable(path.join(dir, command)));
 }
 
-/** Runs `go` with `args`; resolves with its stdout, rejects with the end of its stderr. */
-export function runGo(args, extraEnv = {}) {
+/** Runs `go` with `args` (in `cwd` when given); resolves with its stdout, rejects with the end of its stderr. */
+export function runGo(args, extraEnv = {}, { cwd } = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn('go', args, {
+      cwd,
       env: { ...process.env, ...extraEnv },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -1,11 +1,10 @@
 import { type RunningServer, startDevServer } from '../../src/worker/dev-server';
+import { findOrBuildTemporalServer } from '../../src/worker/cluster/temporal-server-build';
 import { freePort } from '../../src/worker/free-port';
-import { PROJECT_TOOLS_DIR } from '../../src/platform/paths';
-import { findOrBuildTemporalCli } from '../../src/worker/temporal-cli';
 
 export interface BenchServer extends RunningServer {
-  /** The Temporal CLI found or built, or undefined when @temporalio/testing downloaded one. */
-  cliPath: string | undefined;
+  /** The Temporal server's version, as `temporal-server --version` says it. */
+  version: string;
 }
 
 /** Servers started and not yet stopped, so an interrupted run can stop them. */
@@ -16,7 +15,7 @@ export async function stopAllBenchServers(): Promise<void> {
 }
 
 /**
- * The project's embedded dev server (in memory unless `dbFile` is given, on a free port unless
+ * The project's embedded Temporal server (in memory unless `dbFile` is given, on a free port unless
  * `port` is, with the project's dynamic config), as `durable-agent run` starts it, with
  * `dynamicConfig` entries on top.
  */
@@ -28,13 +27,10 @@ export async function startBenchServer(
     port?: number;
   } = {},
 ): Promise<BenchServer> {
-  const cliPath = await findOrBuildTemporalCli({
-    env: process.env,
-    toolsDir: PROJECT_TOOLS_DIR,
-    log: options.log ?? console.log,
-  });
+  const log = options.log ?? console.log;
+  const build = await findOrBuildTemporalServer(process.env, log);
   const server = await startDevServer({
-    cliPath,
+    log,
     port: options.port ?? (await freePort()),
     ...(options.dbFile ? { dbFile: options.dbFile } : {}),
     dynamicConfig: options.dynamicConfig,
@@ -42,7 +38,7 @@ export async function startBenchServer(
   });
   const benchServer: BenchServer = {
     ...server,
-    cliPath,
+    version: `temporal-server ${build.version} (one process, SQLite)`,
     async stop() {
       running.delete(benchServer);
       await server.stop();

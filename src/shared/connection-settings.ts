@@ -3,7 +3,7 @@ import { DEFAULT_TASK_QUEUE } from './constants';
 
 /** How to reach Temporal, read from the same environment variables the `temporal` CLI uses. */
 export const ConnectionSettingsSchema = z.object({
-  /** host:port of a Temporal frontend; when absent the embedded dev server is used. */
+  /** host:port of a Temporal frontend; when absent the embedded Temporal server is used. */
   address: z.string().min(1).optional(),
   namespace: z.string().min(1).default('default'),
   taskQueue: z.string().min(1).default(DEFAULT_TASK_QUEUE),

@@ -13,7 +13,7 @@ export const SEARCH_ATTRIBUTES = {
 
 export type VisibleStatus = 'idle' | 'running' | 'awaiting_approval';
 
-/** What each attribute is, as the server's operator API and `temporal server start-dev --search-attribute` name types. */
+/** What each attribute is, as the server's operator API (and `temporal operator search-attribute create`) name types. */
 export const SEARCH_ATTRIBUTE_TYPES: Readonly<Record<string, 'Keyword' | 'Datetime'>> = {
   [SEARCH_ATTRIBUTES.agentId]: 'Keyword',
   [SEARCH_ATTRIBUTES.status]: 'Keyword',

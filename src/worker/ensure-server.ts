@@ -7,8 +7,7 @@ import { claimDataFile } from './data-file-claim';
 import { dataConverterVariables } from './data-converter';
 import { type RunningServer, startDevServer } from './dev-server';
 import { isListening } from './free-port';
-import { PROJECT_TOOLS_DIR, dataDir, ensurePrivateDirectory } from '../platform/paths';
-import { findOrBuildTemporalCli } from './temporal-cli';
+import { dataDir, ensurePrivateDirectory } from '../platform/paths';
 
 export interface EnsuredServer {
   address: string;
@@ -41,7 +40,7 @@ export function embeddedServerSettings(env: NodeJS.ProcessEnv): EmbeddedServerSe
 
 /**
  * TEMPORAL_ADDRESS when set; otherwise a server already answering on the embedded port (another
- * `durable-agent server`, say); otherwise the embedded dev server, started now.
+ * `durable-agent server`, say); otherwise the embedded Temporal server, started now.
  */
 export async function ensureTemporalServer(
   settings: ConnectionSettings,
@@ -71,7 +70,6 @@ export async function startEmbeddedServer(
   env: NodeJS.ProcessEnv,
   log: (line: string) => void,
 ): Promise<RunningServer> {
-  const cliPath = await findOrBuildTemporalCli({ env, toolsDir: PROJECT_TOOLS_DIR, log });
   ensurePrivateDirectory(path.dirname(embedded.dbFile));
   const claim = await claimDataFile(embedded.dbFile, {
     served: () => isListening('127.0.0.1', embedded.port),
@@ -88,13 +86,13 @@ export async function startEmbeddedServer(
   let server: RunningServer;
   try {
     server = await startDevServer({
-      cliPath,
       port: embedded.port,
       uiPort: embedded.uiPort,
       uiCodecEndpoint: `http://127.0.0.1:${embedded.codecPort}`,
       dbFile: embedded.dbFile,
       namespace,
       logFile: path.join(path.dirname(embedded.dbFile), 'temporal-server.log'),
+      log,
     });
   } catch (error) {
     claim.release();

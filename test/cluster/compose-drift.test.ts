@@ -99,7 +99,7 @@ test('the services read the same settings file, and set nothing the cluster does
   }
 });
 
-test('the same dynamic config, with the values the embedded dev server runs with', () => {
+test('the same dynamic config, with the values the embedded Temporal server runs with', () => {
   const mountedAt = '/etc/temporal/config/dynamicconfig';
   for (const name of TEMPORAL_SERVICES) {
     const server = service(`temporal-${name}`);

@@ -4,7 +4,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { chromium } from 'playwright-core';
+import { type Page, chromium } from 'playwright-core';
 import { BLOB_ENCODING } from '../../src/worker/large-payload-codec';
 import { freePort, isListening } from '../../src/worker/free-port';
 import { assertCliBuilt, runCli, startCli } from '../support/cli-process';
@@ -91,11 +91,13 @@ whenBrowser(
       );
       const page = await browser.newPage();
       await page.goto(`http://127.0.0.1:${ports.ui}/namespaces/default/workflows/ui-conv`);
-      // Activities appear by their summaries, not as runTool and callModel.
-      await page.getByText('read big.txt').first().waitFor({ timeout: 30_000 });
+      // Activities appear by their summaries, not as runTool and callModel (on the timeline the
+      // workflow page opens with).
+      await textInPage(page, 'read big.txt');
       await page.getByText('Completed').first().waitFor();
-      await page.getByText('model (worker default): run 1, turn 2').first().waitFor();
+      await textInPage(page, 'model (worker default): run 1, turn 2');
       // The tool's result, read back from the blob store by the codec server the UI asks.
+      await page.getByText('Event History').first().click();
       await page
         .getByText('MARKER-BEGIN of the big f', { exact: false })
         .first()
@@ -109,3 +111,21 @@ whenBrowser(
   },
   180_000,
 );
+
+/**
+ * Waits until `text` shows in the page or in a frame of it: the Web UI renders summaries (which are
+ * markdown) each in a sandboxed frame of its own.
+ */
+async function textInPage(page: Page, text: string): Promise<void> {
+  await waitFor(
+    async () => {
+      for (const frame of page.frames()) {
+        if ((await frame.innerText('body').catch(() => '')).includes(text)) return true;
+      }
+      return undefined;
+    },
+    `"${text}" in the Web UI`,
+    30_000,
+    250,
+  );
+}

@@ -36,8 +36,6 @@ import { ToolRegistry } from '../../src/tools/registry';
 import { createAgentWorker } from '../../src/worker/create-worker';
 import { startDevServer } from '../../src/worker/dev-server';
 import { freePort } from '../../src/worker/free-port';
-import { PROJECT_TOOLS_DIR } from '../../src/platform/paths';
-import { findOrBuildTemporalCli } from '../../src/worker/temporal-cli';
 import { bundleAgentWorkflows } from '../../src/worker/workflow-bundle';
 import { SUMMARY_SYSTEM_PROMPT } from '../../src/shared/compaction';
 import type { ChatRequest, ScriptStep } from './scripted-model';
@@ -312,12 +310,7 @@ async function main(names: string[]) {
     return;
   }
   Runtime.install({ logger: new DefaultLogger('ERROR') });
-  const cliPath = await findOrBuildTemporalCli({
-    env: process.env,
-    toolsDir: PROJECT_TOOLS_DIR,
-    log: console.log,
-  });
-  const server = await startDevServer({ cliPath, port: await freePort() });
+  const server = await startDevServer({ port: await freePort(), log: console.log });
   const code = await bundleAgentWorkflows();
   const workspace = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-record-'));
   // Bundled from source, never a stale dist/ bundle.

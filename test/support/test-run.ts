@@ -6,7 +6,7 @@ import { findOrBuildTemporalCli } from '../../src/worker/temporal-cli';
 import { bundleAgentWorkflows } from '../../src/worker/workflow-bundle';
 
 /**
- * What every test run shares, whichever Temporal server it runs on (the dev server of
+ * What every test run shares, whichever Temporal server it runs on (the embedded server of
  * global-setup.ts, the cluster of cluster-global-setup.ts): the `temporal` CLI, one workflow
  * bundle and one blob directory, handed to tests through the environment.
  */

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { connectionSettingsFromEnv } from '../../shared/connection-settings';
 import { type Cleanups, log } from '../cleanups';
 
-/** `server`: the embedded dev server in the foreground until stopped. */
+/** `server`: the embedded Temporal server in the foreground until stopped. */
 export async function serverCommand(args: string[], cleanups: Cleanups): Promise<number> {
   const { values } = parseArgs({
     args,
