@@ -49,6 +49,7 @@ import { signedApprovalModeText } from '../shared/signed-decisions';
 import { type RapNotice, RapConversationMessageSchema, UserChoiceAnswerSchema } from '../shared/rap';
 import type { ToolDescriptor } from '../shared/tool-descriptor';
 import { noticeActivities } from './activity-proxies';
+import { setUpdateHandlerHeldOnReplay } from './held-on-replay';
 import { ApprovalBook } from './approval-book';
 import { CompactionRequests } from './compaction';
 import { type CheckedSignature, DecisionSignatures } from './decision-signatures';
@@ -294,7 +295,12 @@ export class ConversationEntity {
       return { run: run.run };
     };
     setHandler(abortSignal, (input) => this.signalled('abort', () => abort(input)));
-    setHandler(abortUpdate, abort, { validator: (input) => void checkAbort(input) });
+    setUpdateHandlerHeldOnReplay(
+      abortUpdate,
+      abort,
+      (input) => void checkAbort(input),
+      () => this.current !== undefined,
+    );
 
     const checkApproval = (input: unknown): ApprovalDecision => {
       const decision = this.parse(ApprovalDecisionSchema, input);
@@ -303,7 +309,14 @@ export class ConversationEntity {
     };
     const approve = (input: unknown) => this.approvals.apply(checkApproval(input));
     setHandler(approveSignal, (input) => this.signalled('approve', () => approve(input)));
-    setHandler(approveUpdate, approve, { validator: (input) => void checkApproval(input) });
+    // Decisions for the calls of one model answer are all asked at once, and the next answer comes
+    // only after every one of them is settled: nothing pending, no decision in the history applies yet.
+    setUpdateHandlerHeldOnReplay(
+      approveUpdate,
+      approve,
+      (input) => void checkApproval(input),
+      () => this.approvals.pendingCount > 0,
+    );
 
     const checkMode = (input: unknown) => {
       if (this.ending) throw new Error('the conversation is ending');
