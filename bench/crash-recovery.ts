@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { BenchContext } from './support/context';
+import { type BenchContext, serversToMeasure } from './support/context';
 import type { Directive } from './support/model-server';
 import { durableStack } from './support/stacks';
 import { type Summary, summarize, table } from './support/stats';
@@ -7,8 +7,13 @@ import type { WorkerProcess } from './support/worker-process';
 
 export interface CrashRecoveryResult {
   samples: number;
-  /** SIGKILL of the worker running the step to the step's next attempt starting on the other worker. */
+  /**
+   * SIGKILL of the worker running the step to the step's next attempt starting on the other worker,
+   * on the embedded server.
+   */
   recoverySeconds: Record<CrashCase, Summary>;
+  /** The same on the self-hosted cluster, when the run has one. */
+  cluster?: { recoverySeconds: Record<CrashCase, Summary> };
   table: string;
 }
 
@@ -27,9 +32,38 @@ const CASES: Record<CrashCase, { directive: Omit<Directive, 'c' | 't'>; tool?: s
  * command, each waiting) starts on one of them, that worker is killed, and the time is taken until
  * the step's next attempt starts on the other: Temporal finds the dead worker only by the missed
  * heartbeats, so the heartbeat timeouts set it. A fresh worker replaces the killed one each time.
+ * On the embedded server, then the same on the cluster when the run has one.
  */
 export async function crashRecovery(context: BenchContext): Promise<CrashRecoveryResult> {
   const samples = context.quick ? 2 : 5;
+  const measured: Array<{ suffix: string; recovery: Record<CrashCase, Summary> }> = [];
+  for (const server of serversToMeasure(context)) {
+    const recovery = await measureRecovery(server.context, samples, server.suffix);
+    measured.push({ suffix: server.suffix, recovery });
+  }
+  const rows = measured.flatMap(({ suffix, recovery }) =>
+    (Object.keys(CASES) as CrashCase[]).map((name) => [
+      `${name}${suffix}`,
+      recovery[name].median.toFixed(1),
+      recovery[name].max.toFixed(1),
+    ]),
+  );
+  // serversToMeasure lists the embedded server first.
+  const [onEmbedded, onCluster] = measured;
+  return {
+    samples,
+    recoverySeconds: onEmbedded!.recovery,
+    ...(onCluster ? { cluster: { recoverySeconds: onCluster.recovery } } : {}),
+    table: table(['worker killed during', 'to next attempt, median (s)', 'worst (s)'], rows),
+  };
+}
+
+/** Every case's samples on the server of `context`; `suffix` labels its log lines. */
+async function measureRecovery(
+  context: BenchContext,
+  samples: number,
+  suffix: string,
+): Promise<Record<CrashCase, Summary>> {
   const stack = durableStack(context);
   const taskQueue = `bench-crash-${randomUUID()}`;
   const workers: WorkerProcess[] = await Promise.all([0, 1].map(() => stack.startWorker(taskQueue)));
@@ -73,21 +107,12 @@ export async function crashRecovery(context: BenchContext): Promise<CrashRecover
         }
       }
       recovery[name] = summarize(seconds);
-      context.log(`  ${name}: ${seconds.map((s) => s.toFixed(1)).join(' s, ')} s`);
+      context.log(`  ${name}${suffix}: ${seconds.map((s) => s.toFixed(1)).join(' s, ')} s`);
     }
   } finally {
     await Promise.all(workers.map((worker) => worker.stop().catch(() => undefined)));
   }
-  const rows = (Object.keys(CASES) as CrashCase[]).map((name) => [
-    name,
-    recovery[name].median.toFixed(1),
-    recovery[name].max.toFixed(1),
-  ]);
-  return {
-    samples,
-    recoverySeconds: recovery,
-    table: table(['worker killed during', 'to next attempt, median (s)', 'worst (s)'], rows),
-  };
+  return recovery;
 }
 
 /** The worker whose process runs the conversation's pending activity (its identity is `pid@host`). */

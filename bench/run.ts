@@ -1,19 +1,23 @@
 /**
- * `npm run bench`: every benchmark in one run against one local Temporal dev server, with a
- * scripted model on 127.0.0.1 that answers at once. Each bench prints a table and writes
+ * `npm run bench`: every benchmark in one run against one embedded Temporal server, with a
+ * scripted model on 127.0.0.1 that answers at once; benches 1, 3 and 8 measure again on a
+ * self-hosted cluster (`durable-agent cluster`: PostgreSQL and Temporal's four services) that the
+ * run starts in a temporary directory and stops at its end. Each bench prints a table and writes
  * bench/results/<bench>.json; the run ends with bench/results/summary.md, the tables of
  * BENCHMARKS.md. Arguments: `--quick` (fewer turns, to try it out), `--only a,b` (bench names:
- * turn, fanout, throughput, control, history, replay, text, crash, uncached), `--server-config KEY=JSON` (a dynamic config
- * value for every dev server the run starts, repeatable: for experiments).
+ * turn, fanout, throughput, control, history, replay, text, crash, uncached), `--no-cluster` (the
+ * embedded server only), `--server-config KEY=JSON` (a dynamic config value for every embedded
+ * server the run starts, repeatable: for experiments; the cluster reads
+ * deploy/dynamicconfig/durable-agent.yaml).
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import type { Connection } from '@temporalio/client';
 import { DefaultLogger, Runtime, bundleWorkflowCode } from '@temporalio/worker';
-import { agentDataConverter } from '../src/worker/data-converter';
+import { POSTGRES_MISSING, findPostgresBin } from '../src/worker/cluster/postgres-cluster';
 import { bundleAgentWorkflows } from '../src/worker/workflow-bundle';
 import { controlLatency } from './control-latency';
 import { crashRecovery } from './crash-recovery';
@@ -21,10 +25,15 @@ import { fanOut } from './fan-out';
 import { firstText } from './first-text';
 import { historyGrowth } from './history-growth';
 import { replay } from './replay';
-import type { BenchContext } from './support/context';
+import { type BenchContext, connectTo } from './support/context';
 import { AnswerHub } from './support/driven-conversation';
 import { startBenchModelServer } from './support/model-server';
-import { startBenchServer, stopAllBenchServers } from './support/server';
+import {
+  type BenchCluster,
+  startBenchCluster,
+  startBenchServer,
+  stopAllBenchServers,
+} from './support/server';
 import { REPO_ROOT } from './support/worker-process';
 import { throughput } from './throughput';
 import { turnOverhead } from './turn-overhead';
@@ -37,29 +46,34 @@ const BENCHES: Array<{
   name: string;
   title: string;
   run: (context: BenchContext) => Promise<{ table: string }>;
+  /** Measures on the cluster too (`serversToMeasure`): the run starts one when such a bench is selected. */
+  onCluster?: true;
 }> = [
-  { name: 'turn', title: '1. Turn overhead', run: turnOverhead },
+  { name: 'turn', title: '1. Turn overhead', run: turnOverhead, onCluster: true },
   { name: 'fanout', title: '2. Fan-out', run: fanOut },
-  { name: 'throughput', title: '3. Throughput and worker memory', run: throughput },
+  { name: 'throughput', title: '3. Throughput and worker memory', run: throughput, onCluster: true },
   { name: 'control', title: '4. Control latency', run: controlLatency },
   { name: 'history', title: '5. History growth', run: historyGrowth },
   { name: 'replay', title: '6. Replay', run: replay },
   { name: 'text', title: '7. First text', run: firstText },
-  { name: 'crash', title: '8. Crash recovery', run: crashRecovery },
+  { name: 'crash', title: '8. Crash recovery', run: crashRecovery, onCluster: true },
   { name: 'uncached', title: '9. Uncached first response', run: uncachedResponse },
 ];
 
 interface Options {
   quick: boolean;
   only: Set<string> | undefined;
+  /** Start a cluster for the benches that measure on one (`--no-cluster`: false). */
+  cluster: boolean;
   serverConfig: Record<string, unknown>;
 }
 
 function parseArguments(argv: string[]): Options {
-  const options: Options = { quick: false, only: undefined, serverConfig: {} };
+  const options: Options = { quick: false, only: undefined, cluster: true, serverConfig: {} };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--quick') options.quick = true;
+    else if (arg === '--no-cluster') options.cluster = false;
     else if (arg === '--only') options.only = new Set((argv[++i] ?? '').split(','));
     else if (arg === '--server-config') {
       const [key, ...value] = (argv[++i] ?? '').split('=');
@@ -72,6 +86,9 @@ function parseArguments(argv: string[]): Options {
   return options;
 }
 
+/** The 1, 5 and 15 minute load averages now. */
+const loadNow = () => os.loadavg().map((value) => Math.round(value * 100) / 100);
+
 function machine() {
   const cpus = os.cpus();
   return {
@@ -81,7 +98,7 @@ function machine() {
     platform: `${os.platform()} ${os.release()}`,
     node: process.version,
     /** 1, 5 and 15 minute load averages when the run started: other work on the machine skews every number. */
-    loadAverageAtStart: os.loadavg().map((value) => Math.round(value * 100) / 100),
+    loadAverageAtStart: loadNow(),
   };
 }
 
@@ -114,14 +131,82 @@ async function writeBundle(file: string, code: string): Promise<string> {
   return file;
 }
 
+/** What a server says of itself: its version, history shards and stores. */
+async function describeServer(connection: Connection): Promise<string> {
+  const info = await connection.workflowService.getClusterInfo({});
+  return (
+    `Temporal server ${info.serverVersion}, ${info.historyShardCount} history ` +
+    `shard${info.historyShardCount === 1 ? '' : 's'}, ${info.persistenceStore} store`
+  );
+}
+
+/** `postgres --version`'s answer, e.g. `PostgreSQL 15.8`. */
+function postgresVersion(bin: string): string {
+  const answer = execFileSync(path.join(bin, 'postgres'), ['--version'], { encoding: 'utf8' }).trim();
+  return answer.replace(/^postgres \(PostgreSQL\) /, 'PostgreSQL ');
+}
+
+/** The cluster of the run: how it was set up, or why there is none. */
+type ClusterAbout =
+  { server: string; postgres: string; startSeconds: number } | { skipped: string } | { error: string };
+
+/**
+ * The cluster that benches 1, 3 and 8 measure on beside the embedded server, and the runner's
+ * clients of it; none with --no-cluster or without PostgreSQL, or when it fails to start (the
+ * embedded server's rows are measured all the same, and the run counts it as a failure). `about`
+ * says which.
+ */
+async function startRunCluster(
+  options: Options,
+  log: (line: string) => void,
+): Promise<{ cluster?: BenchCluster; clients?: Awaited<ReturnType<typeof connectTo>>; about: ClusterAbout }> {
+  if (!options.cluster) return { about: { skipped: '--no-cluster.' } };
+  const postgresBin = findPostgresBin(process.env);
+  if (!postgresBin) {
+    log(`No cluster rows: ${POSTGRES_MISSING}`);
+    return { about: { skipped: POSTGRES_MISSING } };
+  }
+  log('Starting a Temporal cluster (PostgreSQL and four services) ...');
+  const started = Date.now();
+  let cluster: BenchCluster | undefined;
+  let clients: Awaited<ReturnType<typeof connectTo>> | undefined;
+  try {
+    cluster = await startBenchCluster(log);
+    clients = await connectTo(cluster.address);
+    return {
+      cluster,
+      clients,
+      about: {
+        server: await describeServer(clients.connection),
+        postgres: postgresVersion(postgresBin),
+        startSeconds: Math.round((Date.now() - started) / 100) / 10,
+      },
+    };
+  } catch (error) {
+    await clients?.close();
+    await cluster?.stop().catch(() => undefined);
+    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    log(`The cluster FAILED to start (the benches run on the embedded server only): ${message}`);
+    return { about: { error: message } };
+  }
+}
+
 /** The Markdown BENCHMARKS.md takes: the machine, then each bench's table. */
 function summaryMarkdown(
   about: ReturnType<typeof machine> & {
     temporal: string;
+    embeddedServer: string;
+    cluster?: ClusterAbout;
     quick: boolean;
     serverConfig: Record<string, unknown>;
   },
-  sections: Array<{ title: string; seconds?: number; table?: string; error?: string }>,
+  sections: Array<{
+    title: string;
+    seconds?: number;
+    loadAverage?: number[];
+    table?: string;
+    error?: string;
+  }>,
   totalSeconds: number,
 ): string {
   const load = about.loadAverageAtStart.join(', ');
@@ -130,12 +215,24 @@ function summaryMarkdown(
       `${about.cores} cores, ${about.memoryGb} GB, ${about.platform}, Node ${about.node}; ` +
       `load average at the start ${load} (1, 5, 15 min); ${about.temporal}; ${totalSeconds} s in all.`,
   ];
+  lines.push('', `Embedded server: ${about.embeddedServer}, in memory, one process.`);
+  const cluster = about.cluster;
+  if (cluster && 'server' in cluster)
+    lines.push(
+      '',
+      `Cluster (the rows marked "cluster"): ${cluster.server}, ${cluster.postgres}; ` +
+        `four services in processes of their own, started in ${cluster.startSeconds} s.`,
+    );
+  else if (cluster && 'skipped' in cluster) lines.push('', `No cluster rows: ${cluster.skipped}`);
+  else if (cluster)
+    lines.push('', `No cluster rows: the cluster FAILED to start: ${cluster.error.split('\n')[0]}`);
   if (Object.keys(about.serverConfig).length)
     lines.push('', `Dev server dynamic config: \`${JSON.stringify(about.serverConfig)}\`.`);
   for (const section of sections) {
     lines.push('', `### ${section.title}`, '');
     lines.push(section.table ?? `FAILED: ${section.error?.split('\n')[0]}`);
-    if (section.seconds !== undefined) lines.push('', `(${section.seconds} s)`);
+    if (section.seconds !== undefined)
+      lines.push('', `(${section.seconds} s; load average at its end ${section.loadAverage?.join(', ')})`);
   }
   return `${lines.join('\n')}\n`;
 }
@@ -170,18 +267,19 @@ async function main(): Promise<number> {
 
   log('Starting the embedded Temporal server and the scripted model ...');
   const server = await startBenchServer({ dynamicConfig: options.serverConfig, log });
-  const about = {
+  const model = await startBenchModelServer();
+  const clients = await connectTo(server.address);
+  const about: Parameters<typeof summaryMarkdown>[0] = {
     ...atStart,
     temporal: server.version,
+    embeddedServer: await describeServer(clients.connection),
     quick: options.quick,
     serverConfig: options.serverConfig,
   };
-  const model = await startBenchModelServer();
-  const connection = await Connection.connect({ address: server.address });
   const context: BenchContext = {
-    address: server.address,
-    durableClient: new Client({ connection, namespace: 'default', dataConverter: agentDataConverter() }),
-    peerClient: new Client({ connection, namespace: 'default' }),
+    address: clients.address,
+    durableClient: clients.durableClient,
+    peerClient: clients.peerClient,
     model,
     answers: new AnswerHub(model),
     durableBundle,
@@ -193,9 +291,27 @@ async function main(): Promise<number> {
     log,
   };
 
-  const sections: Array<{ name: string; title: string; seconds?: number; table?: string; error?: string }> =
-    [];
+  const sections: Array<{
+    name: string;
+    title: string;
+    seconds?: number;
+    loadAverage?: number[];
+    table?: string;
+    error?: string;
+  }> = [];
+  let cluster: BenchCluster | undefined;
+  let clusterClients: Awaited<ReturnType<typeof connectTo>> | undefined;
+  let stopFailure: unknown;
   try {
+    if (selected.some((bench) => bench.onCluster)) {
+      const started = await startRunCluster(options, log);
+      ({ cluster, clients: clusterClients } = started);
+      about.cluster = started.about;
+      if (clusterClients) {
+        const { address, durableClient, peerClient } = clusterClients;
+        context.cluster = { address, durableClient, peerClient };
+      }
+    }
     for (const bench of selected) {
       log(`\n## ${bench.title}`);
       const started = Date.now();
@@ -204,8 +320,10 @@ async function main(): Promise<number> {
         const result = await bench.run(context);
         const seconds = Math.round((Date.now() - started) / 100) / 10;
         log(`\n${result.table}\n\n(${seconds} s)`);
-        record = { seconds, result };
-        sections.push({ name: bench.name, title: bench.title, seconds, table: result.table });
+        // Other work on the machine moves the numbers; the run itself adds about 2.
+        const loadAverage = loadNow();
+        record = { seconds, loadAverageAtEnd: loadAverage, result };
+        sections.push({ name: bench.name, title: bench.title, seconds, loadAverage, table: result.table });
       } catch (error) {
         // One bench failing does not lose the others' numbers.
         const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
@@ -223,23 +341,33 @@ async function main(): Promise<number> {
       await writeFile(path.join(RESULTS_DIR, `${bench.name}.json`), `${JSON.stringify(file, null, 2)}\n`);
     }
   } finally {
-    await connection.close();
+    await clusterClients?.close();
+    await clients.close();
     await model.close();
-    await server.stop();
+    // Both even if one fails: no process of the run is left.
+    const stopped = await Promise.allSettled([server.stop(), ...(cluster ? [cluster.stop()] : [])]);
     await rm(scratch, { recursive: true, force: true });
+    for (const outcome of stopped) {
+      if (outcome.status === 'rejected') {
+        log(`Could not stop a server of the run: ${String(outcome.reason)}`);
+        stopFailure ??= outcome.reason;
+      }
+    }
   }
+  if (stopFailure !== undefined) throw stopFailure;
   const totalSeconds = Math.round((Date.now() - began) / 1000);
   const summary = { about, totalSeconds, benches: sections };
   await writeFile(path.join(RESULTS_DIR, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
   await writeFile(path.join(RESULTS_DIR, 'summary.md'), summaryMarkdown(about, sections, totalSeconds));
-  const failures = sections.filter((section) => section.error).length;
+  const failures =
+    sections.filter((section) => section.error).length + (about.cluster && 'error' in about.cluster ? 1 : 0);
   log(
     `\nBenches done in ${totalSeconds} s (${failures} failed); bench/results/ has the JSON and summary.md.`,
   );
   return failures;
 }
 
-// An interrupted run stops the dev servers it started (its worker processes stop with it).
+// An interrupted run stops the servers and the cluster it started (its worker processes stop with it).
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     void stopAllBenchServers().finally(() => process.exit(130));

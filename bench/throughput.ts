@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { preciseNow } from './support/clock';
-import type { BenchContext } from './support/context';
+import { type BenchContext, CLUSTER_SUFFIX, serversToMeasure } from './support/context';
 import { DrivenConversation } from './support/driven-conversation';
 import type { MemoryReport } from './support/protocol';
 import { type Stack, durableStack, peerStack } from './support/stacks';
@@ -28,7 +28,10 @@ export interface ThroughputLevel {
 
 export interface ThroughputResult {
   levelLimitSeconds: number;
+  /** On the embedded server. */
   stacks: Record<string, ThroughputLevel[]>;
+  /** The same levels on the self-hosted cluster, when the run has one. */
+  cluster?: { stacks: Record<string, ThroughputLevel[]> };
   table: string;
 }
 
@@ -133,7 +136,8 @@ async function measureLevel(
 /**
  * Bench 3: C conversations at once on one worker, each sending its next message as soon as its
  * previous run finished; turns per second over all of them and the worker process's memory. Turns
- * per conversation shrink as C grows so every level does a bounded amount of work.
+ * per conversation shrink as C grows so every level does a bounded amount of work. On the
+ * embedded server, then the same on the cluster when the run has one.
  */
 export async function throughput(context: BenchContext): Promise<ThroughputResult> {
   const levels: Array<[number, number]> = context.quick
@@ -151,19 +155,31 @@ export async function throughput(context: BenchContext): Promise<ThroughputResul
       ];
   const limitSeconds = 60;
   const result: ThroughputResult = { levelLimitSeconds: limitSeconds, stacks: {}, table: '' };
-  for (const stack of [durableStack(context), peerStack(context)]) {
-    const measured: ThroughputLevel[] = [];
-    for (const [conversations, turns] of levels) {
-      const level = await measureLevel(context, stack, conversations, turns, limitSeconds);
-      measured.push(level);
-      context.log(
-        `  ${stack.name} ${conversations} conversations: ${level.turnsPerSecond} turns/s, peak RSS ${level.rssPeakMb} MB`,
-      );
+  for (const server of serversToMeasure(context)) {
+    const on = server.context;
+    const stacks: Record<string, ThroughputLevel[]> = {};
+    for (const stack of [durableStack(on), peerStack(on)]) {
+      const measured: ThroughputLevel[] = [];
+      for (const [conversations, turns] of levels) {
+        const level = await measureLevel(on, stack, conversations, turns, limitSeconds);
+        measured.push(level);
+        context.log(
+          `  ${stack.name}${server.suffix} ${conversations} conversations: ${level.turnsPerSecond} turns/s, peak RSS ${level.rssPeakMb} MB`,
+        );
+      }
+      stacks[stack.name] = measured;
     }
-    result.stacks[stack.name] = measured;
+    if (server.name === 'cluster') result.cluster = { stacks };
+    else result.stacks = stacks;
   }
   const rows: Array<Array<string | number>> = [];
-  for (const [name, measured] of Object.entries(result.stacks)) {
+  const labelled = [
+    ...Object.entries(result.stacks),
+    ...Object.entries(result.cluster?.stacks ?? {}).map(
+      ([name, measured]) => [`${name}${CLUSTER_SUFFIX}`, measured] as const,
+    ),
+  ];
+  for (const [name, measured] of labelled) {
     for (const level of measured) {
       rows.push([
         name,

@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Connection } from '@temporalio/client';
 import { preciseNow } from './support/clock';
-import { type BenchContext, withServer } from './support/context';
+import {
+  type BenchContext,
+  CLUSTER_SUFFIX,
+  type MeasuredServer,
+  serversToMeasure,
+  withServer,
+} from './support/context';
 import { type DispatchProbe, probeDispatch } from './support/dispatch-probe';
 import { DrivenConversation } from './support/driven-conversation';
 import { InProcessLoop } from './support/floor';
@@ -10,6 +16,8 @@ import { type Stack, bareStack, durableStack, peerStack } from './support/stacks
 import { type Summary, round, summarize, table } from './support/stats';
 
 type StackTurns = TurnOverheadResult['stacks'][string];
+/** The dispatch probe and each stack's turns on one server. */
+type ServerTurns = Pick<TurnOverheadResult, 'dispatch' | 'stacks'>;
 
 const TRANSFER_READS = 'history.transferProcessorMaxPollRPS';
 
@@ -21,6 +29,11 @@ export interface TurnOverheadResult {
   dispatch: DispatchProbe;
   /** The same on the stock dev server. */
   stockDispatch?: DispatchProbe;
+  /**
+   * The probe and the same turns on the self-hosted cluster (PostgreSQL, four services, the same
+   * dynamic config), when the run has one.
+   */
+  cluster?: ServerTurns;
   /**
    * On a dev server with Temporal's default `history.transferProcessorMaxPollRPS` (20) instead of
    * the project's (DEV_SERVER_DYNAMIC_CONFIG): what that setting buys.
@@ -117,7 +130,8 @@ function dispatchRows(suffix: string, probed: DispatchProbe): Array<Array<string
 /**
  * Bench 1: a turn is one model call that asks for the no-op tool, the tool, and the model call that
  * answers. Timed from sending the message to the run having finished in the workflow, against the
- * same loop in-process (the floor).
+ * same loop in-process (the floor). On the embedded server, then the same on the cluster when the
+ * run has one, then on a dev server with Temporal's default transfer queue reads.
  */
 export async function turnOverhead(context: BenchContext): Promise<TurnOverheadResult> {
   const warmup = context.quick ? 3 : 5;
@@ -141,22 +155,13 @@ export async function turnOverhead(context: BenchContext): Promise<TurnOverheadR
     context.log(`  server dispatch: median ${probed.fresh.median} ms fresh, ${probed.warm.median} ms warm`);
     return probed;
   };
-  const dispatch = await probe(context.address);
 
-  const result: TurnOverheadResult = {
-    turns,
-    warmupTurns: warmup,
-    floor,
-    dispatch,
-    stacks: {},
-    stockServer: { turns: stockTurns, stacks: {} },
-    table: '',
-  };
-  const measure = async (on: BenchContext, into: Record<string, StackTurns>, count: number) => {
+  const measure = async (on: BenchContext, count: number) => {
+    const stacks: Record<string, StackTurns> = {};
     for (const stack of [bareStack(on), durableStack(on), peerStack(on)]) {
       const { times, profiles } = await measureStack(on, stack, warmup, count);
       const turnMs = summarize(times);
-      into[stack.name] = {
+      stacks[stack.name] = {
         turnMs,
         serverTurnMs: summarize(profiles.flatMap((profile) => profile.signalToEndMs ?? [])),
         addedMsMedian: round(turnMs.median - floor.median),
@@ -166,14 +171,32 @@ export async function turnOverhead(context: BenchContext): Promise<TurnOverheadR
       };
       context.log(`  ${stack.name}: median ${turnMs.median} ms`);
     }
+    return stacks;
   };
-  await measure(context, result.stacks, turns);
+  // The embedded server every bench shares, then the cluster: the same probe and turns on each.
+  const measured: Partial<Record<MeasuredServer['name'], ServerTurns>> = {};
+  for (const server of serversToMeasure(context)) {
+    context.log(`  on the ${server.name}:`);
+    const dispatch = await probe(server.context.address);
+    measured[server.name] = { dispatch, stacks: await measure(server.context, turns) };
+  }
+  const onEmbedded = measured['embedded server']!;
+  const result: TurnOverheadResult = {
+    turns,
+    warmupTurns: warmup,
+    floor,
+    dispatch: onEmbedded.dispatch,
+    stacks: onEmbedded.stacks,
+    ...(measured.cluster ? { cluster: measured.cluster } : {}),
+    stockServer: { turns: stockTurns, stacks: {} },
+    table: '',
+  };
   // The experiment behind the explanation: the same turns where each shard's transfer queue is read
   // at most 20 times a second, Temporal's default.
   context.log(`  on a dev server with Temporal's default ${TRANSFER_READS}:`);
   await withServer(context, { [TRANSFER_READS]: 20 }, async (stock) => {
     result.stockDispatch = await probe(stock.address);
-    await measure(stock, result.stockServer.stacks, stockTurns);
+    result.stockServer.stacks = await measure(stock, stockTurns);
   });
 
   const rows: Array<Array<string | number>> = [
@@ -206,6 +229,7 @@ export async function turnOverhead(context: BenchContext): Promise<TurnOverheadR
     }
   };
   addRows(result.stacks, '');
+  if (result.cluster) addRows(result.cluster.stacks, CLUSTER_SUFFIX);
   addRows(result.stockServer.stacks, ' (stock dev server)');
   result.table = `${table(
     [
@@ -231,7 +255,8 @@ export async function turnOverhead(context: BenchContext): Promise<TurnOverheadR
   )}\n\n${table(
     ['Temporal server dispatch (plain gRPC client, no worker)', 'median ms', 'p95 ms'],
     [
-      ...dispatchRows('', dispatch),
+      ...dispatchRows('', result.dispatch),
+      ...(result.cluster ? dispatchRows(CLUSTER_SUFFIX, result.cluster.dispatch) : []),
       ...(result.stockDispatch ? dispatchRows(' (stock dev server)', result.stockDispatch) : []),
     ],
   )}`;

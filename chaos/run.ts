@@ -8,16 +8,34 @@
  * chaos/results/summary.md (RELIABILITY.md holds one run). Arguments: `--trials N` (default 50),
  * `--workers N` (3), `--fault-rate R` (model faults per request, 0.25), `--server-kills N` (2),
  * `--seed N`, `--results DIR` (default chaos/results).
+ *
+ * `--cluster`: on a Temporal cluster instead of the dev server (`durable-agent cluster`:
+ * PostgreSQL and Temporal's four services, each a process of its own, in a directory of its own,
+ * `--cluster-dir DIR`, by default a new one in the temp directory). Spread over the trials,
+ * `--cluster-faults N` times (default 8, at least one of each kind while N allows) the history
+ * service, the matching service or the frontend is SIGKILLed, or PostgreSQL stopped with
+ * `pg_ctl stop -m immediate`, and brought back 0.5 to 5 s later (chaos/cluster-faults.ts); the
+ * server kills of `--server-kills` do not apply. The cluster is stopped at the end, also on failure.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { AgentClient } from '../src/client/agent-client';
 import { processAlive } from '../src/platform/process-alive';
+import { stopCluster } from '../src/worker/cluster/cluster';
+import { freePort } from '../src/worker/free-port';
 import { type BenchServer, startBenchServer, stopAllBenchServers } from '../bench/support/server';
+import {
+  CLUSTER_FAULT_KINDS,
+  type ChaosCluster,
+  type ClusterFaultKind,
+  FAULT_LABEL,
+  planClusterFaults,
+  startChaosCluster,
+} from './cluster-faults';
 import { type ModelFault, startFaultModel } from './fault-model';
 import { TRIAL_KINDS, type TrialResult, runTrial } from './trials';
 
@@ -41,6 +59,38 @@ function seeded(seed: number): () => number {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const figures = (values: number[]) => ({
+  samples: values.length,
+  median: median(values),
+  worst: Math.max(0, ...values),
+});
+
+/** What a failed or interrupted run must still undo: workers killed, the cluster stopped. */
+const cleanups: Array<() => unknown> = [];
+async function cleanUp(): Promise<void> {
+  for (const cleanup of cleanups.splice(0).reverse()) {
+    try {
+      await cleanup();
+    } catch (error) {
+      console.error(`cleaning up: ${(error as Error).message}`);
+    }
+  }
+}
+
+/** A cluster fault as the results tell it. */
+interface ClusterFaultRecord {
+  kind: ClusterFaultKind;
+  /** Trials started when it was injected. */
+  afterTrials: number;
+  /** Conversations running then (their next event is waited for). */
+  conversations: number;
+  /** From the fault until the cluster served again. */
+  downSeconds: number;
+  /** The processes the restart found down: the faulted one, and any that died of it. */
+  restarted: string[];
+  /** From the fault until each conversation running then recorded its next event. */
+  toProgress: number[];
+}
 
 async function main() {
   const trials = option('trials', 50);
@@ -51,6 +101,9 @@ async function main() {
   const resultsAt = process.argv.indexOf('--results');
   const resultsDir =
     resultsAt === -1 ? path.join(ROOT, 'chaos', 'results') : path.resolve(process.argv[resultsAt + 1]!);
+  const clusterMode = process.argv.includes('--cluster');
+  const clusterDirAt = process.argv.indexOf('--cluster-dir');
+  const faultPlan = clusterMode ? planClusterFaults(option('cluster-faults', 8), seeded(seed + 1)) : [];
   const random = seeded(seed);
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-chaos-'));
@@ -58,13 +111,27 @@ async function main() {
   await writeFile(ledger, '');
   // On a data file, as the embedded server runs for `durable-agent run`, so a killed server comes back with its conversations.
   const dbFile = path.join(scratch, 'temporal.db');
-  let server: BenchServer = await startBenchServer({ log: (line) => console.log(line), dbFile });
-  const port = Number(server.address.split(':').pop());
+  let server: BenchServer | undefined;
+  let cluster: ChaosCluster | undefined;
+  if (clusterMode) {
+    const dir =
+      clusterDirAt === -1
+        ? await mkdtemp(path.join(os.tmpdir(), 'durable-agent-chaos-cluster-'))
+        : path.resolve(process.argv[clusterDirAt + 1]!);
+    const log = (line: string) => console.log(`[cluster] ${line}`);
+    // Registered first: a start that fails half-way leaves processes running too.
+    cleanups.push(() => stopCluster({ dir, env: process.env, log }));
+    cluster = await startChaosCluster({ dir, port: await freePort(), log });
+  } else {
+    server = await startBenchServer({ log: (line) => console.log(line), dbFile });
+  }
+  const address = cluster?.address ?? server!.address;
+  const port = Number(address.split(':').pop());
   const model = await startFaultModel(faultRate, random);
   const taskQueue = `chaos-${seed}`;
   const workerEnv = {
     ...process.env,
-    TEMPORAL_ADDRESS: server.address,
+    TEMPORAL_ADDRESS: address,
     TASK_QUEUE: taskQueue,
     OPENAI_BASE_URL: model.baseUrl,
     WORKSPACE: scratch,
@@ -78,6 +145,10 @@ async function main() {
   const killedByUs = new Set<ChildProcess>();
   /** Slots whose worker is starting again. */
   const restarting = new Set<number>();
+  cleanups.push(() => {
+    finished = true;
+    for (const worker of workers) worker?.kill('SIGKILL');
+  });
   const startWorker = async (slot: number): Promise<void> => {
     for (let attempt = 1; !finished; attempt++) {
       const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'chaos-worker.ts')], {
@@ -106,7 +177,7 @@ async function main() {
   };
   await Promise.all(Array.from({ length: workerCount }, (_, slot) => startWorker(slot)));
 
-  const connection = await Connection.connect({ address: server.address });
+  const connection = await Connection.connect({ address });
   const client = new Client({ connection });
   const agent = new AgentClient(client, taskQueue);
 
@@ -167,20 +238,62 @@ async function main() {
   let trialsStarted = 0;
   const serverDowntime: number[] = [];
   const serverKiller = (async () => {
+    if (clusterMode) return;
     for (let kill = 1; kill <= serverKills; kill++) {
       while (!stopKilling && trialsStarted < (trials * kill) / (serverKills + 1)) await pause(200);
       if (stopKilling) return;
       await pause(random() * 2_000);
       const before = await snapshot();
       const killedAt = Date.now();
-      process.kill(server.pid!, 'SIGKILL');
-      while (processAlive(server.pid!)) await pause(50);
-      await server.stop();
+      process.kill(server!.pid!, 'SIGKILL');
+      while (processAlive(server!.pid!)) await pause(50);
+      await server!.stop();
       server = await startBenchServer({ dbFile, port });
       serverDowntime.push((Date.now() - killedAt) / 1_000);
       measure(before, killedAt, recovery.server);
     }
   })();
+
+  // The cluster faulter: fault K of N is injected once K/(N+1) of the trials have started (a trial
+  // due after it waits for it, so every fault lands among running conversations), and what it took
+  // down is started again 0.5 to 5 s later.
+  const clusterFaults: ClusterFaultRecord[] = [];
+  const faultDue = (fault: number) => (trials * fault) / (faultPlan.length + 1);
+  let faultsInjected = 0;
+  let faultFailure: Error | undefined;
+  const clusterFaulter = (async () => {
+    for (const [at, kind] of faultPlan.entries()) {
+      while (!stopKilling && trialsStarted < faultDue(at + 1)) await pause(200);
+      if (stopKilling) return;
+      await pause(random() * 2_000);
+      const before = await snapshot();
+      const record: ClusterFaultRecord = {
+        kind,
+        afterTrials: trialsStarted,
+        conversations: before.size,
+        downSeconds: 0,
+        restarted: [],
+        toProgress: [],
+      };
+      const faultAt = Date.now();
+      await cluster!.fault(kind);
+      faultsInjected++;
+      // Watched from the fault on: a conversation may go on and end while the restart still waits.
+      measure(before, faultAt, record.toProgress);
+      await pause(500 + random() * 4_500);
+      record.restarted = await cluster!.restore();
+      record.downSeconds = (Date.now() - faultAt) / 1_000;
+      console.log(
+        `[chaos] ${FAULT_LABEL[kind]}, back after ${record.downSeconds.toFixed(1)} s` +
+          ` (started again: ${record.restarted.join(', ') || 'nothing'})`,
+      );
+      clusterFaults.push(record);
+    }
+  })().catch((error: Error) => {
+    faultFailure = error;
+  });
+  /** Faults due before trial `index` starts. */
+  const faultsDueBefore = (index: number) => faultPlan.filter((_, at) => faultDue(at + 1) <= index).length;
 
   const results: TrialResult[] = [];
   const concurrency = 5;
@@ -189,6 +302,8 @@ async function main() {
     Array.from({ length: concurrency }, async () => {
       while (next < trials) {
         const index = next++;
+        while (!faultFailure && faultsInjected < faultsDueBefore(index)) await pause(100);
+        if (faultFailure) throw faultFailure;
         trialsStarted++;
         const id = `chaos-${seed}-${index}`;
         running.add(id);
@@ -209,10 +324,13 @@ async function main() {
     }),
   );
   stopKilling = true;
-  await Promise.all([workerKiller, serverKiller]);
+  await Promise.all([workerKiller, serverKiller, clusterFaulter]);
+  if (faultFailure) throw faultFailure;
   finished = true;
   await Promise.all(watchers);
   process.stdout.write('\n');
+  /** Processes of the cluster down at the end: dead on their own after the last restart. */
+  const clusterDownAtEnd = (await cluster?.down()) ?? [];
 
   // The side effect: each key at most once in the ledger (keys are `trial-N`, `trial-N-sub`, `trial-N-rK`).
   const written = (await readFile(ledger, 'utf8'))
@@ -262,17 +380,52 @@ async function main() {
       median: median(results.map((r) => r.seconds)),
       worst: Math.max(...results.map((r) => r.seconds)),
     },
+    ...(clusterMode
+      ? {
+          cluster: {
+            faults: clusterFaults.map(({ toProgress, ...fault }) => ({
+              ...fault,
+              toProgressSeconds: figures(toProgress),
+            })),
+            byKind: Object.fromEntries(
+              CLUSTER_FAULT_KINDS.map((kind) => {
+                const faults = clusterFaults.filter((fault) => fault.kind === kind);
+                return [
+                  kind,
+                  {
+                    faults: faults.length,
+                    downSeconds: faults.map((fault) => fault.downSeconds),
+                    toProgressSeconds: figures(faults.flatMap((fault) => fault.toProgress)),
+                  },
+                ];
+              }),
+            ) as Record<
+              ClusterFaultKind,
+              { faults: number; downSeconds: number[]; toProgressSeconds: ReturnType<typeof figures> }
+            >,
+            downAtEnd: clusterDownAtEnd,
+          },
+        }
+      : {}),
   };
   await mkdir(resultsDir, { recursive: true });
   await writeFile(path.join(resultsDir, 'chaos.json'), `${JSON.stringify({ summary, results }, null, 2)}\n`);
   const seconds = (figures: { median: number; worst: number; samples: number }) =>
     `${figures.median.toFixed(1)} s / ${figures.worst.toFixed(1)} s (${figures.samples} samples)`;
+  const downtimes = (down: number[]) =>
+    `${down.length === 1 ? 'once' : `${down.length} times`}${down.length ? `, down ${down.map((s) => `${s.toFixed(1)} s`).join(', ')}` : ''}`;
   const table = [
     '| measure | value |',
     '| --- | --- |',
     `| trials (conversations) | ${trials}: ${TRIAL_KINDS.map((kind) => `${kind} ${byKind[kind]}`).join(', ')} |`,
     `| workers | ${workerCount}, SIGKILLed ${kills} times, died on their own ${workerCrashes} times |`,
-    `| Temporal server | SIGKILLed and restarted ${serverDowntime.length} times, down ${serverDowntime.map((s) => `${s.toFixed(1)} s`).join(', ') || '-'} |`,
+    ...(summary.cluster
+      ? [
+          `| Temporal cluster | PostgreSQL and 4 services, processes of their own; ${CLUSTER_FAULT_KINDS.map((kind) => `${FAULT_LABEL[kind]} ${downtimes(summary.cluster!.byKind[kind].downSeconds)}`).join('; ')}; processes down at the end: ${clusterDownAtEnd.join(', ') || 'none'} |`,
+        ]
+      : [
+          `| Temporal server | SIGKILLed and restarted ${serverDowntime.length} times, down ${serverDowntime.map((s) => `${s.toFixed(1)} s`).join(', ') || '-'} |`,
+        ]),
     `| model faults injected | ${[...model.injected].map(([kind, count]) => `${kind} ${count}`).join(', ') || 'none'} |`,
     `| approvals asked for and given a moment later | ${summary.approvalsDecided} |`,
     `| continued as new | ${summary.continuedAsNew} times |`,
@@ -280,7 +433,12 @@ async function main() {
     `| side effects done twice (goal 0) | ${doubled.length} |`,
     `| tool calls cut off by a kill, reported to the model as such | ${summary.toolCallsCutOffAndReported} |`,
     `| worker kill to progress, median / worst | ${seconds(summary.faultToProgressSeconds)} |`,
-    `| server kill to progress, median / worst | ${seconds(summary.serverRestartToProgressSeconds)} |`,
+    ...(summary.cluster
+      ? CLUSTER_FAULT_KINDS.map(
+          (kind) =>
+            `| ${FAULT_LABEL[kind]}, to progress, median / worst | ${seconds(summary.cluster!.byKind[kind].toProgressSeconds)} |`,
+        )
+      : [`| server kill to progress, median / worst | ${seconds(summary.serverRestartToProgressSeconds)} |`]),
     `| trial time, median / worst | ${summary.trialSeconds.median.toFixed(1)} s / ${summary.trialSeconds.worst.toFixed(1)} s |`,
   ].join('\n');
   await writeFile(
@@ -293,11 +451,29 @@ async function main() {
   await connection.close();
   await model.close();
   await stopAllBenchServers();
-  process.exit(lost || doubled.length ? 1 : 0);
+  await cleanUp();
+  const failed = lost > 0 || doubled.length > 0;
+  if (cluster && clusterDirAt === -1) {
+    // Kept when something was lost: its logs (DIR/logs) say what the services saw.
+    if (failed) console.log(`the cluster's directory, with its logs: ${cluster.dir}`);
+    else await rm(cluster.dir, { recursive: true, force: true });
+  }
+  process.exit(failed ? 1 : 0);
 }
 
-main().catch(async (error: Error) => {
+async function fail(error: Error) {
   console.error(error.stack);
   await stopAllBenchServers();
+  await cleanUp();
   process.exit(1);
-});
+}
+
+process.on('unhandledRejection', (error: Error) => void fail(error));
+// The cluster's processes run in sessions of their own: a Ctrl-C reaches only this process.
+if (process.argv.includes('--cluster')) {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => void fail(new Error(`stopped by ${signal}`)));
+  }
+}
+
+main().catch(fail);

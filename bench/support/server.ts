@@ -1,4 +1,8 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { type RunningServer, startDevServer } from '../../src/worker/dev-server';
+import { startCluster, stopCluster } from '../../src/worker/cluster/cluster';
 import { findOrBuildTemporalServer } from '../../src/worker/cluster/temporal-server-build';
 import { freePort } from '../../src/worker/free-port';
 
@@ -7,8 +11,8 @@ export interface BenchServer extends RunningServer {
   version: string;
 }
 
-/** Servers started and not yet stopped, so an interrupted run can stop them. */
-const running = new Set<BenchServer>();
+/** Servers and clusters started and not yet stopped, so an interrupted run can stop them. */
+const running = new Set<{ stop(): Promise<void> }>();
 
 export async function stopAllBenchServers(): Promise<void> {
   await Promise.all([...running].map((server) => server.stop()));
@@ -46,4 +50,46 @@ export async function startBenchServer(
   };
   running.add(benchServer);
   return benchServer;
+}
+
+export interface BenchCluster {
+  /** The frontend's address. */
+  address: string;
+  /** Stops its processes (the four services, then PostgreSQL) and removes its directory. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A self-hosted cluster as `durable-agent cluster start` runs it (PostgreSQL and Temporal's four
+ * services, the project's dynamic config file), in a temporary directory with its frontend on a
+ * free port. The services run detached, so the cluster is registered for `stopAllBenchServers`
+ * before it starts: an interrupted start leaves nothing running either.
+ */
+export async function startBenchCluster(log: (line: string) => void): Promise<BenchCluster> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-bench-cluster-'));
+  let stopping: Promise<void> | undefined;
+  const cluster: BenchCluster = {
+    address: '',
+    stop() {
+      stopping ??= (async () => {
+        running.delete(cluster);
+        try {
+          await stopCluster({ dir, env: process.env, log });
+        } catch (error) {
+          // Its directory stays: `durable-agent cluster stop --dir` stops what is left.
+          throw new Error(`could not stop the bench's cluster in ${dir}: ${(error as Error).message}`);
+        }
+        await rm(dir, { recursive: true, force: true });
+      })();
+      return stopping;
+    },
+  };
+  running.add(cluster);
+  try {
+    cluster.address = await startCluster({ dir, env: process.env, log, port: await freePort() });
+  } catch (error) {
+    await cluster.stop().catch(() => undefined);
+    throw error;
+  }
+  return cluster;
 }

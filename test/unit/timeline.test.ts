@@ -39,12 +39,15 @@ const recorded = readdirSync(HISTORIES)
   .filter((file) => file.endsWith('.json'))
   .map((file) => file.replace(/\.json$/, ''));
 
+/** Taken from a conversation still open, as the run that found what it replays left it. */
+const OPEN = new Set(['approval-decided-with-its-request']);
+
 describe.each(recorded)('the timeline of %s', (name) => {
   const timeline = timelineOf(name);
 
   test('numbers runs as the workflow did (its result counts them)', () => {
     const closed = itemsOf(timeline, 'execution_closed')[0] ?? itemsOf(timeline, 'continued_as_new')[0];
-    expect(closed).toBeDefined();
+    expect(closed !== undefined).toBe(!OPEN.has(name));
     const lastRun = Math.max(0, ...timeline.items.map((item) => item.run ?? 0));
     if (closed?.kind === 'execution_closed') expect(lastRun).toBe((closed.detail as { runs: number }).runs);
     for (const started of itemsOf(timeline, 'run_started'))
