@@ -203,13 +203,18 @@ whenAvailable('commands in sandbox mode', () => {
   test('background commands run in the sandbox too', async () => {
     const started = await run(`cat ${parent}/outside.txt 2>&1; env`, { background: true });
     const id = (started.details as { id: string }).id;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const polled = await processes.poll('c', id, {
-      waitMs: 10_000,
-      maxBytes: 64 * 1024,
-      signal: new AbortController().signal,
-    });
-    expect(polled.output.text).toContain('No such file or directory');
-    expect(polled.output.text).not.toContain(secret);
+    // Output arrives in pieces (one poll may see only "cat: "): read it all, until the command has exited.
+    let text = '';
+    for (let polls = 0; polls < 50; polls++) {
+      const polled = await processes.poll('c', id, {
+        waitMs: 10_000,
+        maxBytes: 64 * 1024,
+        signal: new AbortController().signal,
+      });
+      text += polled.output.text;
+      if (polled.summary.status === 'exited' && polled.summary.unreadBytes === 0) break;
+    }
+    expect(text).toContain('No such file or directory');
+    expect(text).not.toContain(secret);
   });
 });
