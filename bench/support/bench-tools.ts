@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import { z } from 'zod';
 import type { ToolCategory } from '../../src/shared/tool-descriptor';
 import { type AgentTool, defineTool, textResult } from '../../src/tools/tool';
@@ -62,18 +63,23 @@ export function benchTools(report: (signal: ToolSignal) => void = () => undefine
       return textResult('ok');
     },
   });
-  /** Waits until cancelled (at most `maxMs`), reporting when it starts and when it is told to stop. */
-  const waitTool = (name: string, category: ToolCategory, maxMs: number) =>
+  /**
+   * Waits until cancelled (at most `maxMs`), reporting when it starts and when it is told to stop.
+   * `idempotent` tools are tried again when their worker dies; the next attempt answers at once, as
+   * a step finishing on the worker that took it over.
+   */
+  const waitTool = (name: string, category: ToolCategory, maxMs: number, idempotent = true) =>
     defineTool({
       name,
       label: 'Wait',
       description: `Waits until cancelled (at most ${maxMs / 1_000} s), reporting when it starts and when it is told to stop.`,
       parameters: z.object({}),
       category,
-      idempotent: true,
+      idempotent,
       risk: 'low',
       async execute(toolCallId, _params, signal) {
         report({ event: 'start', tool: name, toolCallId, at: preciseNow() });
+        if (Context.current().info.attempt > 1) return textResult('resumed');
         signal.addEventListener(
           'abort',
           () => report({ event: 'abort', tool: name, toolCallId, at: preciseNow() }),
@@ -84,8 +90,9 @@ export function benchTools(report: (signal: ToolSignal) => void = () => undefine
       },
     });
   const wait = waitTool('wait', 'other', 30_000);
-  // With the heartbeat timeouts of a file tool and of a command, for the crash-recovery bench.
+  // With the heartbeat timeouts and retries of a file tool and of a command (which, having side
+  // effects, is not tried again: the model is told it was cut off), for the crash-recovery bench.
   const waitFile = waitTool('wait_file', 'files', 25_000);
-  const waitCommand = waitTool('wait_command', 'commands', 120_000);
+  const waitCommand = waitTool('wait_command', 'commands', 120_000, false);
   return [noop, sleepTool, probe, wait, waitFile, waitCommand];
 }

@@ -8,6 +8,7 @@ import { workerBoundTaskQueue } from '../shared/worker-bound';
 import type { ToolRegistry } from '../tools/registry';
 import { AgentWorker } from './agent-worker';
 import { agentDataConverter } from './data-converter';
+import { lostWorkerStickiness } from './lost-worker-stickiness';
 import { applyWorkerToolPolicy } from './worker-tool-policy';
 import { workflowCodeOption, workflowSourcesOption } from './workflow-bundle';
 import type { Tracing } from './tracing';
@@ -29,6 +30,12 @@ export interface AgentWorkerOptions {
    * that stops (a deploy, a `run` ending) does not cut off another conversation's tool mid-way.
    */
   shutdownGraceTimeMs?: number;
+  /**
+   * How long a workflow task waits on this worker's sticky queue (the worker that holds the
+   * conversation in its cache) before any worker of the task queue may take it, in ms. Default
+   * `STICKY_QUEUE_TIMEOUT_MS`.
+   */
+  stickyQueueTimeoutMs?: number;
   /** Clients of these conversations need the same one. Default: `agentDataConverter()` from the environment. */
   dataConverter?: DataConverter;
   /**
@@ -42,6 +49,14 @@ export interface AgentWorkerOptions {
    */
   tracing?: Tracing;
 }
+
+/**
+ * A workflow task for a conversation goes first to the worker that holds it in its cache. When that
+ * worker has died (SIGKILL, a lost machine) nothing says so but this timeout: Temporal's default, 10
+ * s, was most of the 13 s a conversation stood still after its worker was killed. At 1 s a worker
+ * that is alive but slower than that to take its own task only costs a replay elsewhere.
+ */
+export const STICKY_QUEUE_TIMEOUT_MS = 1_000;
 
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<AgentWorker> {
   const throttle = options.heartbeatThrottleMs ?? 1_000;
@@ -63,6 +78,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Ag
     maxHeartbeatThrottleInterval: throttle,
     defaultHeartbeatThrottleInterval: throttle,
     shutdownGraceTime: options.shutdownGraceTimeMs ?? 300_000,
+    interceptors: { activity: [lostWorkerStickiness((context) => context.client.workflowService)] },
     ...(plugins.length ? { plugins } : {}),
   };
   const main = await Worker.create({
@@ -71,6 +87,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Ag
     sinks: cancelRequestSinks(options.activities.cancelRequests ?? processLocalCancelRequests),
     ...(options.tracing ? workflowSourcesOption() : workflowCodeOption(options.workflowBundlePath)),
     maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? 200,
+    stickyQueueScheduleToStartTimeout: options.stickyQueueTimeoutMs ?? STICKY_QUEUE_TIMEOUT_MS,
   });
   // Activities only: calls naming a background process this worker holds.
   const bound = await Promise.all(

@@ -10,7 +10,8 @@ import { circuitBreakerSettingsFromEnv } from './circuit-breaker-settings';
 import { connectWorker } from './connect';
 import type { Tracing } from './tracing';
 import { ensureSearchAttributes } from './search-attribute-registration';
-import { createAgentWorker } from './create-worker';
+import { STICKY_QUEUE_TIMEOUT_MS, createAgentWorker } from './create-worker';
+import { wholeNumberFromEnv } from './env-number';
 import { modelStreamTimeoutsFromEnv } from './model-stream-timeouts-settings';
 import { execEnvPassFromEnv, execLimitsFromEnv, execPolicyFromEnv } from './exec-settings';
 import { externalToolsFromEnv } from './external-tools';
@@ -92,6 +93,12 @@ export async function startWorkerFromEnv(
       ...(env.DURABLE_AGENT_GATEWAY_URL ? { gatewayUrl: env.DURABLE_AGENT_GATEWAY_URL } : {}),
     },
     toolPolicy: toolPolicyFromEnv(env),
+    stickyQueueTimeoutMs: wholeNumberFromEnv(
+      env,
+      'AGENT_STICKY_QUEUE_TIMEOUT_MS',
+      STICKY_QUEUE_TIMEOUT_MS,
+      1,
+    ),
     ...(tracing ? { tracing } : {}),
   });
   await external.start();
