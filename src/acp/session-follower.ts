@@ -290,7 +290,9 @@ export function stopReasonOf(event: RunFinished): 'end_turn' | 'max_turn_request
   switch (event.outcome) {
     case 'answered':
       return 'end_turn';
+    // ACP has no reason for a spending limit; the nearest is the limit on a turn's requests.
     case 'max_tool_iterations':
+    case 'budget_exhausted':
       return 'max_turn_requests';
     case 'aborted':
       return 'cancelled';

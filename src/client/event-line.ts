@@ -1,4 +1,5 @@
 import { oneLine } from '../shared/one-line';
+import { budgetKindWords } from '../shared/budget';
 import type { ApprovalDecisionKind } from '../shared/approvals';
 import type { AgentEvent } from '../shared/events';
 import { type ToolOutcomeStatus, outcomeFieldsOf } from '../shared/tool-outcome';
@@ -45,6 +46,8 @@ export function eventLine(event: AgentEvent): string | undefined {
       return `■ aborted${event.by ? ` by ${event.by}` : ''}${interruptedTools(event.interrupted)}${event.reason ? `: ${oneLine(event.reason, 120)}` : ''}`;
     case 'run_finished':
       return undefined;
+    case 'budget_exhausted':
+      return `■ ${budgetExhaustedText(event)}`;
     case 'error':
       return `! ${event.message}`;
     case 'warning':
@@ -67,4 +70,14 @@ export function eventLine(event: AgentEvent): string | undefined {
     case 'compacted':
       return `⇣ compacted: ${event.removedMessages} older messages summarised (about ${event.tokensBefore} → ${event.tokensAfter} tokens)`;
   }
+}
+
+/** Why a run stopped at its budget, and who stopped it, as people read it. */
+export function budgetExhaustedText(event: Extract<AgentEvent, { type: 'budget_exhausted' }>): string {
+  const amount =
+    event.budget === 'deadlineMs'
+      ? `${Math.round(event.used / 1000)}s of ${Math.round(event.limit / 1000)}s since the conversation started`
+      : `${event.used} of ${event.limit} ${event.budget === 'tokens' ? 'tokens' : 'tool calls'} used`;
+  const by = event.by === 'timeout' ? 'nobody decided in time' : `stopped by ${event.by}`;
+  return `run stopped: ${budgetKindWords(event.budget)} exhausted (${amount}); ${by}${event.reason ? `: ${oneLine(event.reason, 120)}` : ''}`;
 }

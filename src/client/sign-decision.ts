@@ -25,7 +25,7 @@ export function readSigningKey(file: string): KeyObject {
   return key;
 }
 
-/** The decision with its signature over conversation, call, arguments hash, decision, approver and expiry. */
+/** The decision with its signature over conversation, call, arguments hash, decision, approver, expiry and any budget raise. */
 export function signDecision(
   conversationId: string,
   decision: ApprovalDecision & { argumentsSha256: string },
@@ -44,6 +44,7 @@ export function signDecision(
           decision: decision.decision,
           by: decision.by,
           expiresAt,
+          ...(decision.raise ? { raise: decision.raise } : {}),
         }),
       key,
       now,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type BudgetPause, BudgetRaiseSchema } from './budget';
 
 /** Risk levels: what a tool can do to the world, from reading (low) to destroying (critical). */
 export const RiskLevelSchema = z.enum(['low', 'medium', 'high', 'critical']);
@@ -53,6 +54,12 @@ export const ApprovalDecisionSchema = z.strictObject({
   signature: z.string().trim().min(1).max(200).optional(),
   /** When the signature stops counting, in ms since the epoch. */
   signatureExpiresAt: z.number().int().positive().optional(),
+  /**
+   * Only on an allow of a budget pause: how much more the run may spend (tokens, tool calls, ms),
+   * counted from what it has used. It must name the part that ran out; without it, that part is
+   * raised by the conversation's original budget for it.
+   */
+  raise: BudgetRaiseSchema.optional(),
 });
 export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>;
 
@@ -81,6 +88,8 @@ export interface PendingApproval {
   /** Workflow time in ms when it is rejected for want of a decision, if the conversation has a timeout. */
   expiresAt?: number;
   run: number;
+  /** Set when this is no tool call but a run paused at its budget: allow raises it, reject stops the run. */
+  budget?: BudgetPause;
 }
 
 /** Arguments longer than this are shown cut (with their length and hash); far more than a model sends. */

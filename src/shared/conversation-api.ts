@@ -5,6 +5,7 @@ import { ImageContentSchema } from './content';
 /** Images one user message may carry. */
 export const MAX_MESSAGE_IMAGES = 8;
 import type { ApprovalDecision, ApprovalDecisionKind, PendingApproval, StandingDecision } from './approvals';
+import type { BudgetStatus } from './budget';
 import type { ConversationOptionsInput } from './conversation-options';
 import type { CompactionReceipt } from './compaction';
 import type { AgentEvent } from './events';
@@ -125,6 +126,8 @@ export interface ConversationStatusSummary {
   root?: string;
   /** The approval mode now (see `setApprovalMode`); absent from older workers. */
   approvalMode?: ApprovalModeInput['mode'];
+  /** Tokens and tool calls spent (by the conversation and its latest run) and the budget's limits; absent from older workers. */
+  budget?: BudgetStatus;
 }
 export const statusQuery = defineQuery<ConversationStatusSummary>('status');
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AgentIdSchema } from './agent-id';
 import { ApprovalSettingsSchema } from './approvals';
+import { BudgetSchema } from './budget';
 import { CompactionSettingsSchema } from './compaction';
 import { DEFAULT_MAX_TOOL_ITERATIONS } from './constants';
 import { ExecSecurityModeSchema } from './exec-security';
@@ -63,6 +64,11 @@ export const ConversationOptionsSchema = z.strictObject({
   ancestors: z.array(z.string()).optional(),
   /** The conversation ends after this long without a message; never when absent. */
   idleTimeoutMs: z.number().int().positive().optional(),
+  /**
+   * What the conversation's runs may spend (tokens, tool calls, time from its start) before one
+   * pauses with a pending decision: raise the budget, or stop the run. Unlimited when absent.
+   */
+  budget: BudgetSchema.optional(),
 });
 export type ConversationOptions = z.infer<typeof ConversationOptionsSchema>;
 export type ConversationOptionsInput = z.input<typeof ConversationOptionsSchema>;

@@ -1,11 +1,21 @@
 import { z } from 'zod';
 import { ApprovalDecisionKindSchema, RiskLevelSchema } from './approvals';
+import { BUDGET_KINDS, type BudgetKind } from './budget';
 import { ToolOutcomeFieldsSchema } from './tool-outcome';
 
 const base = { seq: z.number().int(), at: z.number(), run: z.number().int() };
 
-/** How a run ended: the model answered, ran out of tool iterations, an activity failed for good, or it was aborted. */
-export const RunFinishedOutcomeSchema = z.enum(['answered', 'max_tool_iterations', 'error', 'aborted']);
+/**
+ * How a run ended: the model answered, ran out of tool iterations, an activity failed for good, it
+ * was aborted, or it reached its budget and a person (or the approval timeout) stopped it.
+ */
+export const RunFinishedOutcomeSchema = z.enum([
+  'answered',
+  'max_tool_iterations',
+  'error',
+  'aborted',
+  'budget_exhausted',
+]);
 export type RunFinishedOutcome = z.infer<typeof RunFinishedOutcomeSchema>;
 
 /** The event log of a conversation, snake_case as in pi-mono's agent loop. `at` is workflow time in ms. */
@@ -135,6 +145,22 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
     messageIds: z.array(z.string()),
     outcome: RunFinishedOutcomeSchema,
     answer: z.string(),
+    /** Tokens the endpoint reported and tool calls run in this run; absent in events of older workers. */
+    usage: z.object({ tokens: z.number().int(), toolCalls: z.number().int() }).optional(),
+  }),
+  /**
+   * The run reached its budget and was stopped there instead of raising it: by whom (`timeout` when
+   * nobody decided in time), how much of which part was used of how much. `run_finished` follows.
+   */
+  z.object({
+    ...base,
+    type: z.literal('budget_exhausted'),
+    budget: z.enum(BUDGET_KINDS as [BudgetKind, ...BudgetKind[]]),
+    /** Tokens, tool calls, or ms since the conversation's start. */
+    used: z.number(),
+    limit: z.number(),
+    by: z.string(),
+    reason: z.string().optional(),
   }),
   /** A RAP subscription's event entered the transcript as a `receive_event__injected` call. */
   z.object({

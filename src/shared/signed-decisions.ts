@@ -1,5 +1,6 @@
 import { ed25519 } from '@noble/curves/ed25519';
 import type { ApprovalDecisionKind } from './approvals';
+import { BUDGET_KINDS, type BudgetRaise } from './budget';
 
 /**
  * Signed approval decisions. When a worker's operator names approver keys, a decision counts only
@@ -13,6 +14,10 @@ import type { ApprovalDecisionKind } from './approvals';
  *     decision:<allow_once | allow_always | reject_once | reject_always>
  *     by:<approver name>
  *     expires_at:<milliseconds since the epoch, an integer>
+ *
+ * and, only for a decision that raises a budget, a last line naming each part raised in this order:
+ *
+ *     raise:tokens=<n>,toolCalls=<n>,deadlineMs=<n>
  *
  * So a signature approves one call with one set of arguments in one conversation, by one approver,
  * for a short while, and nothing else. Verification is pure code, so workflow code runs it.
@@ -29,6 +34,7 @@ export interface SignedDecisionFields {
   decision: ApprovalDecisionKind;
   by: string;
   expiresAt: number;
+  raise?: BudgetRaise;
 }
 
 /** The exact text an approver signs. */
@@ -40,7 +46,14 @@ export function signedDecisionText(fields: SignedDecisionFields): string {
     ['decision', fields.decision],
     ['by', fields.by],
     ['expires_at', fields.expiresAt],
+    ...(fields.raise ? [['raise', raiseText(fields.raise)] as [string, string]] : []),
   ]);
+}
+
+function raiseText(raise: BudgetRaise): string {
+  return BUDGET_KINDS.filter((kind) => raise[kind] !== undefined)
+    .map((kind) => `${kind}=${raise[kind]}`)
+    .join(',');
 }
 
 /** A version line, then `label:value` lines; a value with a line break could forge another line, so it is refused. */

@@ -24,7 +24,7 @@ export type ToolOutcomeStatus = z.infer<typeof ToolOutcomeStatusSchema>;
  * open circuit breaker are not blocks: the model reads them as errors (NotFound, PermissionDenied,
  * InvalidArgs, Unavailable), so their status says `error`.
  */
-export const ToolBlockerSchema = z.enum(['approval', 'approval_timeout', 'hook']);
+export const ToolBlockerSchema = z.enum(['approval', 'approval_timeout', 'hook', 'budget']);
 export type ToolBlocker = z.infer<typeof ToolBlockerSchema>;
 
 /** An outcome's fields besides what the model reads; each is absent where it does not apply. */

@@ -19,6 +19,7 @@ export const CARRIED_PARTS = [
   'rap',
   'paused',
   'usedSignatures',
+  'budget',
 ] as const;
 export const CarriedPartSchema = z.enum(CARRIED_PARTS);
 export type CarriedPart = z.infer<typeof CarriedPartSchema>;

@@ -9,6 +9,7 @@ import {
   type StandingDecision,
   isAllow,
 } from '../shared/approvals';
+import { BUDGET_PAUSE_TOOL, type BudgetPause, budgetKindWords, budgetPauseText } from '../shared/budget';
 import { EVENT_ARGUMENTS_CHARS } from '../shared/constants';
 import { sha256Hex } from '../shared/sha256';
 import type { ToolBlocker } from '../shared/tool-outcome';
@@ -122,6 +123,7 @@ export class ApprovalBook {
         `the decision is for other arguments (SHA-256 ${decision.argumentsSha256}) than tool call ${decision.toolCallId} has (${pending.argumentsSha256})`,
       );
     }
+    checkBudgetRaise(decision, pending);
     const signature = this.signatures.check(decision, (expiresAt) =>
       signedDecisionText({
         conversationId: this.conversationId,
@@ -131,6 +133,7 @@ export class ApprovalBook {
         decision: decision.decision,
         by: decision.by,
         expiresAt,
+        ...(decision.raise ? { raise: decision.raise } : {}),
       }),
     );
     return { pending, signature };
@@ -141,6 +144,9 @@ export class ApprovalBook {
     const { pending, signature } = this.checked(decision);
     this.decisions.set(decision.toolCallId, decision);
     this.signatures.spend(signature);
+    // A budget pause is decided each time: an "always" holds for that pause alone.
+    if (pending.budget)
+      return { toolCallId: pending.toolCallId, toolName: pending.toolName, decision: decision.decision };
     if (decision.decision === 'allow_always')
       this.standing.set(pending.scope, { decision: 'allow', by: decision.by });
     if (decision.decision === 'reject_always')
@@ -169,7 +175,58 @@ export class ApprovalBook {
       };
     }
     if (standing?.decision === 'allow' && mode === 'ask') return { allowed: true };
+    const coveredByStanding = () => {
+      const entry = this.standing.get(request.scope);
+      return entry?.decision === 'reject' || (entry?.decision === 'allow' && mode === 'ask');
+    };
+    const { decision, timedOut } = await this.waitForDecision(request, coveredByStanding);
+    if (timedOut)
+      return {
+        allowed: false,
+        blockedBy: 'approval_timeout',
+        reason: `approval timed out: ${decision.reason}`,
+      };
+    if (isAllow(decision.decision)) return { allowed: true };
+    return {
+      allowed: false,
+      blockedBy: 'approval',
+      reason: `rejected by ${decision.by}${decision.reason ? `: ${decision.reason}` : ''}`,
+    };
+  }
 
+  /**
+   * Asks whether a run that reached its budget goes on, as a pending approval under `toolCallId`
+   * (so every client shows and decides it like one); no standing decision covers it. Returns the
+   * decision: an allow (with any `raise`), a reject, or on the conversation's approval timeout a
+   * reject by `timeout`. Throws CancelledFailure when the run is steered or aborted meanwhile.
+   */
+  async askBudget(request: {
+    toolCallId: string;
+    run: number;
+    pause: BudgetPause;
+  }): Promise<ApprovalDecision> {
+    const pending = pendingOf({
+      toolCallId: request.toolCallId,
+      toolName: BUDGET_PAUSE_TOOL,
+      arguments: budgetPauseText(request.pause),
+      scope: BUDGET_PAUSE_TOOL,
+      risk: 'medium',
+      mode: 'always',
+      run: request.run,
+      budget: request.pause,
+    });
+    return (await this.waitForDecision(pending, () => false)).decision;
+  }
+
+  /** Whether an id is taken by a request waiting now. */
+  isPending(toolCallId: string): boolean {
+    return this.pending.has(toolCallId);
+  }
+
+  private async waitForDecision(
+    request: Omit<PendingApproval, 'requestedAt' | 'expiresAt'>,
+    coveredByStanding: () => boolean,
+  ): Promise<{ decision: ApprovalDecision; timedOut: boolean }> {
     const requestedAt = workflowTime();
     const { timeoutMs } = this.settings;
     this.pending.set(request.toolCallId, {
@@ -185,9 +242,9 @@ export class ApprovalBook {
       argsSha256: request.argumentsSha256,
       risk: request.risk,
     });
-    let outcome: ApprovalOutcome | undefined;
+    let outcome: { decision: ApprovalDecision; timedOut: boolean } | undefined;
     try {
-      outcome = await this.awaitDecision(request, mode);
+      outcome = await this.awaitDecision(request, coveredByStanding);
       return outcome;
     } finally {
       this.pending.delete(request.toolCallId);
@@ -202,12 +259,8 @@ export class ApprovalBook {
 
   private async awaitDecision(
     request: Omit<PendingApproval, 'requestedAt' | 'expiresAt'>,
-    mode: ApprovalMode,
-  ): Promise<ApprovalOutcome> {
-    const coveredByStanding = () => {
-      const entry = this.standing.get(request.scope);
-      return entry?.decision === 'reject' || (entry?.decision === 'allow' && mode === 'ask');
-    };
+    coveredByStanding: () => boolean,
+  ): Promise<{ decision: ApprovalDecision; timedOut: boolean }> {
     const answered = () => this.decisions.has(request.toolCallId) || coveredByStanding();
     const { timeoutMs } = this.settings;
     const inTime =
@@ -215,22 +268,17 @@ export class ApprovalBook {
     const decision =
       this.decisions.get(request.toolCallId) ?? (inTime ? this.standingDecision(request) : undefined);
     if (!decision) {
-      const reason = `no decision within ${timeoutMs! / 1000}s`;
-      this.record(request, {
+      const timedOut: ApprovalDecision = {
         toolCallId: request.toolCallId,
         decision: 'reject_once',
         by: 'timeout',
-        reason,
-      });
-      return { allowed: false, blockedBy: 'approval_timeout', reason: `approval timed out: ${reason}` };
+        reason: `no decision within ${timeoutMs! / 1000}s`,
+      };
+      this.record(request, timedOut);
+      return { decision: timedOut, timedOut: true };
     }
     this.record(request, decision);
-    if (isAllow(decision.decision)) return { allowed: true };
-    return {
-      allowed: false,
-      blockedBy: 'approval',
-      reason: `rejected by ${decision.by}${decision.reason ? `: ${decision.reason}` : ''}`,
-    };
+    return { decision, timedOut: false };
   }
 
   pendingApprovals(): PendingApproval[] {
@@ -261,4 +309,19 @@ export class ApprovalBook {
       ...(decision.reason !== undefined ? { reason: decision.reason } : {}),
     });
   }
+}
+
+/** A raise belongs to an allow of a budget pause, and names the part of the budget that ran out, nothing else. */
+function checkBudgetRaise(decision: ApprovalDecision, pending: PendingApproval): void {
+  const { raise } = decision;
+  if (!raise) return;
+  if (!pending.budget)
+    throw new Error(`tool call ${pending.toolCallId} is no budget pause: a raise does not apply to it`);
+  if (!isAllow(decision.decision)) throw new Error('a rejection stops the run: it cannot raise the budget');
+  const { kind } = pending.budget;
+  const named = Object.keys(raise).filter((key) => raise[key as keyof typeof raise] !== undefined);
+  if (raise[kind] === undefined || named.length !== 1)
+    throw new Error(
+      `the run is paused at its ${budgetKindWords(kind)}: the raise must name ${kind}, and only it`,
+    );
 }

@@ -2,6 +2,7 @@ import type { ConversationStartInput } from '../shared/conversation-api';
 import type { CarriedPart } from '../shared/worker-floors';
 import type { UserMessage } from '../shared/messages';
 import type { StandingDecisions } from './approval-book';
+import type { CarriedBudget } from './conversation-budget';
 import type { UsedSignatures } from './decision-signatures';
 import type { CarriedEvents } from './event-log';
 import type { CarriedRapThread } from './rap-thread';
@@ -30,6 +31,8 @@ export interface CarriedConversation {
   paused?: PausedRun;
   /** Signed decisions taken and not yet expired, so none counts twice; absent before signed decisions. */
   usedSignatures?: UsedSignatures;
+  /** Spending, the budget as raised, and the conversation's start; absent in runs from before budgets. */
+  budget?: CarriedBudget;
 }
 
 /**

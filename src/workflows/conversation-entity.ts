@@ -52,6 +52,7 @@ import { noticeActivities } from './activity-proxies';
 import { setUpdateHandlerHeldOnReplay } from './held-on-replay';
 import { ApprovalBook } from './approval-book';
 import { CompactionRequests } from './compaction';
+import { ConversationBudget } from './conversation-budget';
 import { type CheckedSignature, DecisionSignatures } from './decision-signatures';
 import type { InputParsing } from './input-parsing';
 import type { CarriedConversation } from './conversation-carry';
@@ -98,6 +99,7 @@ export class ConversationEntity {
   /** Set once the approval mode was changed in this execution: the next one is started with the new mode. */
   approvalModeChanged = false;
   readonly compactionRequests = new CompactionRequests();
+  readonly budget: ConversationBudget;
   readonly rap: RapThread;
   private state: ConversationStatus;
   private runs: number;
@@ -134,6 +136,7 @@ export class ConversationEntity {
       carried?.standingApprovals,
     );
     this.rap = new RapThread(this.events, carried?.rap);
+    this.budget = new ConversationBudget(options.budget, this.approvals, this.events, carried?.budget);
   }
 
   get status(): ConversationStatus {
@@ -180,6 +183,7 @@ export class ConversationEntity {
   beginRun(resuming: boolean): RunControl {
     this.state = 'running';
     if (!resuming) this.runs++;
+    this.budget.runStarted(this.runs);
     this.running = new RunControl(this.runs);
     return this.running;
   }
@@ -238,6 +242,7 @@ export class ConversationEntity {
       agentId: this.options.agentId ?? DEFAULT_AGENT_ID,
       root: this.options.ancestors?.[0] ?? this.conversationId,
       approvalMode: this.approvals.mode ?? 'default',
+      budget: this.budget.status(),
     };
   }
 
@@ -254,6 +259,7 @@ export class ConversationEntity {
       rap: this.rap.carry(),
       ...(paused ? { paused } : {}),
       usedSignatures: this.signatures.carry(),
+      budget: this.budget.carry(),
     };
   }
 

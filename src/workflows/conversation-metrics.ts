@@ -3,8 +3,8 @@ import { METRIC, recordCount } from '../shared/agent-metrics';
 import type { AgentEvent } from '../shared/events';
 
 /**
- * Approval metrics, from the conversation's events: requests and decisions per tool and how long
- * each decision took (workflow time). The workflow's meter stays silent while a history replays,
+ * Approval and budget metrics, from the conversation's events: requests and decisions per tool and
+ * how long each decision took (workflow time), tokens per finished run, runs stopped at their budget. The workflow's meter stays silent while a history replays,
  * so a worker that picks a conversation up does not count its past again.
  */
 export class ConversationMetrics {
@@ -14,6 +14,12 @@ export class ConversationMetrics {
     if (event.type === 'approval_requested') {
       this.requestedAt.set(event.toolCallId, event.at);
       recordCount(metricMeter, METRIC.approvalsRequested, { tool: event.toolName });
+    } else if (event.type === 'run_finished' && event.usage) {
+      metricMeter
+        .createHistogram(METRIC.runTokens, 'int', 'tokens')
+        .record(event.usage.tokens, { outcome: event.outcome });
+    } else if (event.type === 'budget_exhausted') {
+      recordCount(metricMeter, METRIC.budgetStops, { budget: event.budget });
     } else if (event.type === 'approval_decided') {
       recordCount(metricMeter, METRIC.approvalsDecided, { tool: event.toolName, decision: event.decision });
       const askedAt = this.requestedAt.get(event.toolCallId);

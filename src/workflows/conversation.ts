@@ -65,7 +65,7 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
   }
   const { carried } = input;
   const self = new ConversationEntity(options, carried, inputs);
-  const { conversationId, transcript, events, queue, approvals, compactionRequests, rap } = self;
+  const { conversationId, transcript, events, queue, approvals, compactionRequests, rap, budget } = self;
   // Before any signal: a scheduled conversation's prompt comes first. Never carried by continue-as-new.
   if (initialMessage) queue.push(userMessageOf(initialMessage.data));
   self.installHandlers();
@@ -178,6 +178,7 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
             approvals,
             control,
             compactionRequests,
+            budget,
             rap,
             notify: self.notify,
             historyIsLong,

@@ -3,6 +3,7 @@ import type { RapNotice } from '../shared/rap';
 import type { ToolDescriptor } from '../shared/tool-descriptor';
 import type { ApprovalBook } from './approval-book';
 import type { CompactionRequests } from './compaction';
+import type { ConversationBudget } from './conversation-budget';
 import type { EventLog } from './event-log';
 import type { RapThread } from './rap-thread';
 import type { RunControl } from './run-control';
@@ -21,6 +22,8 @@ export interface RunContext {
   /** Steer and abort for this run; the loop runs inside `control.scope`. */
   control: RunControl;
   compactionRequests: CompactionRequests;
+  /** What the conversation has spent, and where its runs pause for a decision on their budget. */
+  budget: ConversationBudget;
   /** RAP subscriptions and their waiting events, user choices, views. */
   rap: RapThread;
   /** Sends a best-effort notice to the RAP tool servers without waiting for it. */

@@ -106,6 +106,7 @@ export class RunInProgress {
       messageIds: this.messageIds,
       outcome,
       answer,
+      usage: this.context.budget.usageOf(this.run),
     });
   }
 

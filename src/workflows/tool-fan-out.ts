@@ -16,6 +16,7 @@ import {
 import { toolActivitiesFor } from './activity-proxies';
 import { toolCallSummary } from '../shared/activity-summary';
 import type { ApprovalBook } from './approval-book';
+import type { ConversationBudget } from './conversation-budget';
 import type { EventLog } from './event-log';
 import { outcomeOfToolFailure } from './tool-failure';
 import { workflowTime } from './workflow-time';
@@ -41,6 +42,8 @@ export interface FanOutContext {
   events: EventLog;
   approvals: ApprovalBook;
   approvalSettings: ApprovalSettings;
+  /** Counts the calls that run, and pauses the run before one that would pass its budget. */
+  budget: Pick<ConversationBudget, 'beforeToolCall'>;
   /** Why a call was cancelled (steer or abort), for the model to read. */
   interruption: () => string;
   /** A call of a tool that answers by callback was interrupted: its server may stop the work. */
@@ -145,6 +148,10 @@ async function outcomeOf(call: ToolCall, context: FanOutContext, start: () => vo
     mode,
   );
   if (!approval.allowed) return blockedOutcome(call.name, approval.blockedBy, approval.reason);
+  const verdict = context.budget.beforeToolCall(context.run);
+  if (verdict !== 'go' && (await verdict) === 'stop') {
+    return blockedOutcome(call.name, 'budget', 'not run: the run reached its budget and was stopped');
+  }
   start();
   const inWorkflow = context.workflowTools.get(call.name);
   if (inWorkflow) return inWorkflow(call, parsed.value);

@@ -11,6 +11,7 @@ import {
 import type { ToolResultMessage } from '../shared/messages';
 import { modelActivities } from './activity-proxies';
 import { compactIfNeeded } from './compaction';
+import type { BudgetVerdict } from './conversation-budget';
 import type { PausedRun, RunContext } from './run-context';
 import { RunInProgress } from './run-in-progress';
 import { type WorkflowToolRunner, notStartedResults, runToolCalls } from './tool-fan-out';
@@ -52,6 +53,8 @@ export async function runTurnLoop(
       if (handOver === 'failed') return undefined;
       if (handOver === 'now') return run.pausedAt(turn);
     }
+    const verdict = context.budget.beforeModelCall(run.run);
+    if (verdict !== 'go' && !(await goesOnAfterBudget(run, verdict))) return undefined;
     const reply = await callModel(context, run, offered, turn);
     if (!reply) return undefined;
     const calls = toolCallsOf(reply);
@@ -65,6 +68,7 @@ export async function runTurnLoop(
     const results = await runTools(context, run, offered, workflowTools, calls);
     const interrupted = results.filter((result) => result.aborted).map((result) => result.toolCallId);
     if (control.aborted) return void run.abort(interrupted);
+    if (context.budget.stoppedRun(run.run)) return void run.finish('budget_exhausted');
     if (control.hasSteering) {
       // A person just spoke: the model answers them even when the tool iteration limit is reached.
       run.applySteering(interrupted);
@@ -141,6 +145,24 @@ async function readyToHandOver(context: RunContext, run: RunInProgress): Promise
   return context.control.hasSteering || context.control.aborted ? 'later' : 'now';
 }
 
+/**
+ * A run that reached its budget before a model call goes on once a person raised it; when they
+ * stopped it (or aborted meanwhile) it ends here, and false says so.
+ */
+async function goesOnAfterBudget(
+  run: RunInProgress,
+  verdict: 'stop' | Promise<BudgetVerdict>,
+): Promise<boolean> {
+  try {
+    if ((await verdict) === 'go') return true;
+  } catch (error) {
+    run.fail('budget', error);
+    return false;
+  }
+  run.finish('budget_exhausted');
+  return false;
+}
+
 /** The model's reply to what is new in the transcript, appended to it; undefined when the call failed (the run ended). */
 async function callModel(
   context: RunContext,
@@ -169,6 +191,7 @@ async function callModel(
   }
   transcript.markSent(delta);
   transcript.append(reply);
+  context.budget.modelReplied(reply.usage);
   events.record(run.run, {
     type: 'model_response',
     iteration: turn,
@@ -204,6 +227,7 @@ async function runTools(
           events: context.events,
           approvals: context.approvals,
           approvalSettings: options.approval,
+          budget: context.budget,
           interruption: () => (control.aborted ? ABORTED : STEERED),
           asyncCallInterrupted: (call) =>
             context.notify({

@@ -41,6 +41,15 @@ describe('signed decisions', () => {
     expect(() => signedDecisionText({ ...fields, by: 'alice\nby:bob' })).toThrow(/line break/);
   });
 
+  test('a budget raise is signed too, so its amount cannot be changed under the signature', () => {
+    const raised = signedDecisionText({ ...fields, toolCallId: 'budget-1', raise: { tokens: 50 } });
+    expect(raised.split('\n').at(-1)).toBe('raise:tokens=50');
+    expect(raised).not.toBe(
+      signedDecisionText({ ...fields, toolCallId: 'budget-1', raise: { tokens: 5000 } }),
+    );
+    expect(signedDecisionText({ ...fields, toolCallId: 'budget-1' })).not.toContain('raise');
+  });
+
   test('a signature made by node crypto verifies in the pure verifier, in base64 and base64url', () => {
     const text = signedDecisionText(fields);
     const signature = signText(text);

@@ -126,7 +126,9 @@ export function reportRunEnd(conversationId: string, followed: FollowedRun, json
     log(
       event.outcome === 'aborted'
         ? 'run aborted; the conversation takes the next message'
-        : `run ended without an answer (${event.outcome}); see the error above`,
+        : event.outcome === 'budget_exhausted'
+          ? 'run stopped at its budget (see above); the conversation takes the next message'
+          : `run ended without an answer (${event.outcome}); see the error above`,
     );
   }
   return 1;

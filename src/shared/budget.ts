@@ -1,0 +1,137 @@
+import { z } from 'zod';
+
+const positiveWhole = (what: string) => z.number().int().positive(`${what} is a whole number of at least 1`);
+
+/**
+ * A conversation's budget: what its runs may spend before a person decides whether they go on.
+ * Each part is optional; a conversation without one spends freely, as before budgets existed.
+ */
+export const BudgetSchema = z.strictObject({
+  /** Tokens (input plus output, as the endpoint reports them) across the conversation's model calls. */
+  tokens: positiveWhole('budget.tokens').optional(),
+  /** Tool calls that run (after any approval) across the conversation. */
+  toolCalls: positiveWhole('budget.toolCalls').optional(),
+  /** Milliseconds of workflow time from the conversation's start. */
+  deadlineMs: positiveWhole('budget.deadlineMs').optional(),
+});
+export type Budget = z.infer<typeof BudgetSchema>;
+
+/** What a budget decision raises, in the units of the budget (tokens, tool calls, ms). */
+export const BudgetRaiseSchema = BudgetSchema;
+export type BudgetRaise = Budget;
+
+export type BudgetKind = keyof Budget;
+export const BUDGET_KINDS: readonly BudgetKind[] = ['tokens', 'toolCalls', 'deadlineMs'];
+
+/** The id a budget pause is asked under: `budget-N`, N counting the conversation's pauses. */
+export const BUDGET_PAUSE_PREFIX = 'budget-';
+/** The tool name a budget pause shows under, in pending approvals and approval events. */
+export const BUDGET_PAUSE_TOOL = 'budget';
+
+/** The limits now in force: the options' budget, raised by decisions; the deadline as a workflow time. */
+export interface BudgetLimits {
+  tokens?: number;
+  toolCalls?: number;
+  /** Workflow time (ms since the epoch) after which the conversation's runs pause. */
+  deadlineAt?: number;
+}
+
+/** What the conversation has spent. */
+export interface BudgetUsage {
+  tokens: number;
+  toolCalls: number;
+}
+
+/** Where a run may pause: before a model call, or before a tool call runs (which would count one). */
+export type BudgetCheckpoint = 'model_call' | 'tool_call';
+
+export function limitsOf(budget: Budget | undefined, startedAt: number): BudgetLimits {
+  return {
+    ...(budget?.tokens !== undefined ? { tokens: budget.tokens } : {}),
+    ...(budget?.toolCalls !== undefined ? { toolCalls: budget.toolCalls } : {}),
+    ...(budget?.deadlineMs !== undefined ? { deadlineAt: startedAt + budget.deadlineMs } : {}),
+  };
+}
+
+/**
+ * The part of the budget a run would pass at `checkpoint`, or undefined when it may go on: tokens
+ * once used reach the limit (checked before a model call, whose cost is known only after it), tool
+ * calls when one more would pass the limit, the deadline once `now` is past it (at either checkpoint).
+ */
+export function exhaustedBudget(
+  limits: BudgetLimits,
+  usage: BudgetUsage,
+  now: number,
+  checkpoint: BudgetCheckpoint,
+): BudgetKind | undefined {
+  if (limits.deadlineAt !== undefined && now > limits.deadlineAt) return 'deadlineMs';
+  if (checkpoint === 'model_call' && limits.tokens !== undefined && usage.tokens >= limits.tokens)
+    return 'tokens';
+  if (checkpoint === 'tool_call' && limits.toolCalls !== undefined && usage.toolCalls + 1 > limits.toolCalls)
+    return 'toolCalls';
+  return undefined;
+}
+
+/**
+ * The limits after a raise. A raise gives that much more from where the conversation stands, not
+ * from the old limit: the tokens a model call used past the limit, or the time a person took to
+ * decide after the deadline, are not taken out of it.
+ */
+export function raisedLimits(
+  limits: BudgetLimits,
+  usage: BudgetUsage,
+  now: number,
+  raise: BudgetRaise,
+): BudgetLimits {
+  const raised = { ...limits };
+  if (raise.tokens !== undefined) raised.tokens = Math.max(limits.tokens ?? 0, usage.tokens) + raise.tokens;
+  if (raise.toolCalls !== undefined)
+    raised.toolCalls = Math.max(limits.toolCalls ?? 0, usage.toolCalls) + raise.toolCalls;
+  if (raise.deadlineMs !== undefined)
+    raised.deadlineAt = Math.max(limits.deadlineAt ?? now, now) + raise.deadlineMs;
+  return raised;
+}
+
+/** An allow that names no amount raises the exhausted part by as much as the conversation was given at first. */
+export function defaultRaise(kind: BudgetKind, budget: Budget): BudgetRaise {
+  return { [kind]: budget[kind]! };
+}
+
+/** A pause as a pending approval shows it: which part ran out, how much is used of how much, and what allowing raises. */
+export interface BudgetPause {
+  kind: BudgetKind;
+  /** Tokens, tool calls, or ms since the conversation's start. */
+  used: number;
+  limit: number;
+  /** What an allow without `raise` adds. */
+  defaultRaise: number;
+}
+
+/** The pause in the words `status` and approval prompts show as the request's arguments. */
+export function budgetPauseText(pause: BudgetPause): string {
+  return JSON.stringify(pause);
+}
+
+/** The words for a part of the budget, in messages people read. */
+export function budgetKindWords(kind: BudgetKind): string {
+  switch (kind) {
+    case 'tokens':
+      return 'token budget';
+    case 'toolCalls':
+      return 'tool-call budget';
+    case 'deadlineMs':
+      return 'deadline';
+  }
+}
+
+/** What a conversation's status shows of its budget and spending. */
+export interface BudgetStatus {
+  /** Spent across the conversation (every run, across continue-as-new). */
+  used: BudgetUsage;
+  /** Spent by the latest run (the one in progress, or the last one). */
+  run: BudgetUsage & { run: number };
+  /** The limits in force (after raises); absent parts are unlimited. */
+  limits: BudgetLimits;
+  /** Workflow time the conversation started at, which the deadline counts from. */
+  startedAt: number;
+}

@@ -1,0 +1,195 @@
+import { condition } from '@temporalio/workflow';
+import { isAllow } from '../shared/approvals';
+import {
+  BUDGET_PAUSE_PREFIX,
+  type Budget,
+  type BudgetCheckpoint,
+  type BudgetKind,
+  type BudgetLimits,
+  type BudgetPause,
+  type BudgetStatus,
+  type BudgetUsage,
+  defaultRaise,
+  exhaustedBudget,
+  limitsOf,
+  raisedLimits,
+} from '../shared/budget';
+import type { Usage } from '../shared/messages';
+import type { ApprovalBook } from './approval-book';
+import type { EventLog } from './event-log';
+import { workflowTime } from './workflow-time';
+
+/** What continue-as-new hands over: spending, the limits as raised, and where the deadline counts from. */
+export interface CarriedBudget {
+  startedAt: number;
+  used: BudgetUsage;
+  run: BudgetUsage & { run: number };
+  limits: BudgetLimits;
+  /** Pauses asked so far, so pause ids stay unique in the conversation. */
+  pauses: number;
+}
+
+/** Whether a run may go on past a checkpoint: yes, or no because its budget was not raised. */
+export type BudgetVerdict = 'go' | 'stop';
+
+/**
+ * A conversation's spending and its budget. Counting is state only, for every conversation; only a
+ * conversation with a budget ever pauses, so one without behaves (and schedules) as before. A pause
+ * is a pending approval in the ApprovalBook: an allow raises the budget and the run goes on, a
+ * reject stops the run (recorded as `budget_exhausted`; the run then ends at its next step).
+ */
+export class ConversationBudget {
+  private readonly startedAt: number;
+  private readonly used: BudgetUsage;
+  private runUsage: BudgetUsage & { run: number };
+  private limits: BudgetLimits;
+  private pauses: number;
+  /** A pause being decided: other checkpoints of the run wait for its decision instead of asking again. */
+  private pausing = false;
+  /** The run a rejection stopped. */
+  private stopped: number | undefined;
+
+  constructor(
+    private readonly budget: Budget | undefined,
+    private readonly approvals: ApprovalBook,
+    private readonly events: EventLog,
+    carried: CarriedBudget | undefined,
+  ) {
+    this.startedAt = carried?.startedAt ?? workflowTime();
+    this.used = { ...(carried?.used ?? { tokens: 0, toolCalls: 0 }) };
+    this.runUsage = { ...(carried?.run ?? { run: 0, tokens: 0, toolCalls: 0 }) };
+    this.limits = carried?.limits ?? limitsOf(budget, this.startedAt);
+    this.pauses = carried?.pauses ?? 0;
+  }
+
+  /** A run begins; a run resumed after continue-as-new goes on counting where it was. */
+  runStarted(run: number): void {
+    if (this.runUsage.run !== run) this.runUsage = { run, tokens: 0, toolCalls: 0 };
+  }
+
+  /** Counts the tokens the endpoint reported for a model call (none when it reported no usage). */
+  modelReplied(usage: Usage | undefined): void {
+    if (!usage) return;
+    const tokens = usage.inputTokens + usage.outputTokens;
+    this.used.tokens += tokens;
+    this.runUsage.tokens += tokens;
+  }
+
+  /**
+   * Before a model call: 'go', after a pause and a raise if the budget is spent, or 'stop'. Answers
+   * at once (no promise, so nothing in the workflow waits a tick longer than before budgets) unless
+   * the run pauses.
+   */
+  beforeModelCall(run: number): BudgetVerdict | Promise<BudgetVerdict> {
+    return this.admit(run, 'model_call');
+  }
+
+  /** Before a tool call runs: as `beforeModelCall`, and on 'go' the call is counted. */
+  beforeToolCall(run: number): BudgetVerdict | Promise<BudgetVerdict> {
+    return this.admit(run, 'tool_call');
+  }
+
+  /** Whether a rejected pause stopped this run. */
+  stoppedRun(run: number): boolean {
+    return this.stopped === run;
+  }
+
+  /** What the run spent, for its `run_finished`. */
+  usageOf(run: number): BudgetUsage {
+    return this.runUsage.run === run
+      ? { tokens: this.runUsage.tokens, toolCalls: this.runUsage.toolCalls }
+      : { tokens: 0, toolCalls: 0 };
+  }
+
+  status(): BudgetStatus {
+    return {
+      used: { ...this.used },
+      run: { ...this.runUsage },
+      limits: { ...this.limits },
+      startedAt: this.startedAt,
+    };
+  }
+
+  carry(): CarriedBudget {
+    return {
+      startedAt: this.startedAt,
+      used: { ...this.used },
+      run: { ...this.runUsage },
+      limits: { ...this.limits },
+      pauses: this.pauses,
+    };
+  }
+
+  private admit(run: number, checkpoint: BudgetCheckpoint): BudgetVerdict | Promise<BudgetVerdict> {
+    if (this.stopped === run) return 'stop';
+    const kind = this.budget && exhaustedBudget(this.limits, this.used, workflowTime(), checkpoint);
+    if (kind) return this.paused(run, checkpoint, kind);
+    // Counted as the check passes, with no await between: calls of one turn check one after another.
+    if (checkpoint === 'tool_call') {
+      this.used.toolCalls++;
+      this.runUsage.toolCalls++;
+    }
+    return 'go';
+  }
+
+  /** Waits for a pause (this one's, or one another call of the run asked), then checks again. */
+  private async paused(run: number, checkpoint: BudgetCheckpoint, kind: BudgetKind): Promise<BudgetVerdict> {
+    if (this.pausing) await condition(() => !this.pausing);
+    else await this.pause(run, kind);
+    return this.admit(run, checkpoint);
+  }
+
+  /** Asks a person whether the run goes on, and applies what they decide. */
+  private async pause(run: number, kind: BudgetKind): Promise<void> {
+    this.pausing = true;
+    try {
+      const pause = this.pauseOf(kind);
+      const decision = await this.approvals.askBudget({ toolCallId: this.nextPauseId(), run, pause });
+      if (isAllow(decision.decision)) {
+        this.limits = raisedLimits(
+          this.limits,
+          this.used,
+          workflowTime(),
+          decision.raise ?? defaultRaise(kind, this.budget!),
+        );
+        return;
+      }
+      this.stopped = run;
+      this.events.record(run, {
+        type: 'budget_exhausted',
+        budget: kind,
+        used: pause.used,
+        limit: pause.limit,
+        by: decision.by,
+        ...(decision.reason !== undefined ? { reason: decision.reason } : {}),
+      });
+    } finally {
+      this.pausing = false;
+    }
+  }
+
+  private pauseOf(kind: BudgetKind): BudgetPause {
+    const raise = this.budget![kind]!;
+    switch (kind) {
+      case 'tokens':
+        return { kind, used: this.used.tokens, limit: this.limits.tokens!, defaultRaise: raise };
+      case 'toolCalls':
+        return { kind, used: this.used.toolCalls, limit: this.limits.toolCalls!, defaultRaise: raise };
+      case 'deadlineMs':
+        return {
+          kind,
+          used: workflowTime() - this.startedAt,
+          limit: this.limits.deadlineAt! - this.startedAt,
+          defaultRaise: raise,
+        };
+    }
+  }
+
+  /** `budget-N`, skipping an id a tool call of the model waiting for approval already has. */
+  private nextPauseId(): string {
+    let id: string;
+    do id = `${BUDGET_PAUSE_PREFIX}${++this.pauses}`;
+    while (this.approvals.isPending(id));
+    return id;
+  }
+}
