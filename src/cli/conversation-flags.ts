@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { ConversationOptionsInput } from '../shared/conversation-options';
 import { ExecSecurityModeSchema } from '../shared/exec-security';
 import { ToolProfileSchema } from '../shared/tool-catalog';
-import { positiveInteger } from './parse-command-args';
+import { durationArg, positiveInteger } from './parse-command-args';
 import { UsageError } from './usage-error';
 
 /** Flags that set a conversation's options; they count only when the message starts the conversation. */
@@ -18,6 +18,9 @@ export const CONVERSATION_OPTION_FLAGS = {
   deny: { type: 'string' },
   owners: { type: 'string' },
   'exec-security': { type: 'string' },
+  'budget-tokens': { type: 'string' },
+  'budget-tool-calls': { type: 'string' },
+  deadline: { type: 'string' },
 } as const;
 
 export interface ConversationOptionValues {
@@ -33,6 +36,10 @@ export interface ConversationOptionValues {
   deny?: string;
   owners?: string;
   'exec-security'?: string;
+  'budget-tokens'?: string;
+  'budget-tool-calls'?: string;
+  /** A duration from the conversation's start: `90s`, `30m`, `2h`. */
+  deadline?: string;
 }
 
 /** A comma-separated flag as a list; an empty flag is an empty list (`--allow ''` allows nothing). */
@@ -80,5 +87,21 @@ export function conversationOptionsFromFlags(values: ConversationOptionValues): 
     ...listFlag('deny', values.deny),
     ...(owners !== undefined ? { owners } : {}),
     ...(execSecurity !== undefined ? { execSecurity: execSecurity.data } : {}),
+    ...budgetFromFlags(values),
+  };
+}
+
+/** `--budget-tokens`, `--budget-tool-calls`, `--deadline` as the `budget` option; none of them, no budget. */
+function budgetFromFlags(values: ConversationOptionValues): Pick<ConversationOptionsInput, 'budget'> {
+  const tokens = positiveInteger(values['budget-tokens'], '--budget-tokens');
+  const toolCalls = positiveInteger(values['budget-tool-calls'], '--budget-tool-calls');
+  const deadlineMs = values.deadline === undefined ? undefined : durationArg(values.deadline, '--deadline');
+  if (tokens === undefined && toolCalls === undefined && deadlineMs === undefined) return {};
+  return {
+    budget: {
+      ...(tokens !== undefined ? { tokens } : {}),
+      ...(toolCalls !== undefined ? { toolCalls } : {}),
+      ...(deadlineMs !== undefined ? { deadlineMs } : {}),
+    },
   };
 }

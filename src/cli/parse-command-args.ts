@@ -1,4 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { msToNumber } from '@temporalio/common/lib/time';
 import { assertConversationId } from '../shared/ids';
 import { UsageError } from './usage-error';
 
@@ -48,6 +49,19 @@ export function positiveInteger(value: string | undefined, flag: string): number
     throw new UsageError(`${flag} takes a whole number of at least 1, got ${value}`);
   }
   return number;
+}
+
+/** A duration given as a flag value (`90s`, `30m`, `2h`, `2d`), in whole milliseconds of at least 1. */
+export function durationArg(value: string, flag: string): number {
+  let ms: number;
+  try {
+    ms = msToNumber(value as Parameters<typeof msToNumber>[0]);
+  } catch {
+    ms = Number.NaN;
+  }
+  if (!Number.isInteger(ms) || ms < 1)
+    throw new UsageError(`${flag} takes a duration such as 90s, 30m, 12h or 2d, got ${value}`);
+  return ms;
 }
 
 /** A conversation id typed on the command line; a malformed one is a usage error. */

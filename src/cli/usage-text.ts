@@ -12,13 +12,14 @@ Usage:
   durable-agent run [--id ID] [--workspace DIR] [--json] [--no-worker] [--model NAME] [--system TEXT]
                     [--max-tool-iterations N] [--approval auto|ask] [--profile minimal|coding|messaging|full]
                     [--allow LIST] [--also-allow LIST] [--deny LIST] [--owners NAMES] [--sender NAME]
-                    [--exec-security full|sandbox|safe-bin] "<prompt>"
+                    [--exec-security full|sandbox|safe-bin] [--budget-tokens N] [--budget-tool-calls N]
+                    [--deadline DURATION] "<prompt>"
   durable-agent send ID [--no-wait] [--json] [--sender NAME] [conversation flags of run] "<text>"
   durable-agent steer ID [--no-wait] [--json] [--sender NAME] "<text>"
   durable-agent abort ID [--reason TEXT] [--by NAME] [--json]
   durable-agent end ID [--reason TEXT] [--json]
   durable-agent approve ID TOOL_CALL_ID [--always] [--reject] [--reason TEXT] [--by NAME] [--sha256 HASH]
-                    [--key FILE] [--json]
+                    [--key FILE] [--raise-tokens N] [--raise-tool-calls N] [--raise-deadline DURATION] [--json]
   durable-agent mode ID default|ask|auto [--by NAME] [--key FILE] [--json]
   durable-agent choose ID TOOL_CALL_ID [N] [--by NAME] [--json]
   durable-agent compact ID [--json]
@@ -47,7 +48,7 @@ export const COMMAND_SUMMARIES: Readonly<Record<string, string>> = {
   steer: 'redirect the run in progress: its tools stop, the message joins, the run goes on',
   abort: 'stop the run in progress',
   end: 'end a conversation once its current run is done',
-  approve: 'allow or reject a tool call that waits for approval',
+  approve: 'allow or reject a tool call that waits for approval, or raise a budget a run has reached',
   mode: 'set the approval mode of a running conversation (asking for less is a signed decision)',
   choose: 'answer a question a tool asked the person',
   compact: 'summarise the oldest turns of a conversation now',

@@ -210,6 +210,48 @@ describe('approve', () => {
   });
 });
 
+describe('budgets', () => {
+  test('run and send take a budget of tokens, tool calls and a deadline; no flag, no budget', () => {
+    expect(
+      parseRunArgs(['--budget-tokens', '100', '--budget-tool-calls', '5', '--deadline', '90s', 'go'], '/w')
+        .options.budget,
+    ).toEqual({ tokens: 100, toolCalls: 5, deadlineMs: 90_000 });
+    expect(parseRunArgs(['--deadline', '2h', 'go'], '/w').options.budget).toEqual({ deadlineMs: 7_200_000 });
+    expect(parseSendArgs(['c-1', '--budget-tokens', '5000', 'hi']).options.budget).toEqual({ tokens: 5000 });
+    expect(parseRunArgs(['go'], '/w').options.budget).toBeUndefined();
+  });
+
+  test.each([
+    [['--budget-tokens', '0'], '--budget-tokens takes a whole number of at least 1, got 0'],
+    [['--budget-tokens', 'lots'], '--budget-tokens takes a whole number of at least 1, got lots'],
+    [['--budget-tool-calls', '2.5'], '--budget-tool-calls takes a whole number of at least 1, got 2.5'],
+    [['--deadline', 'soon'], '--deadline takes a duration such as 90s, 30m, 12h or 2d, got soon'],
+  ])('%j is a usage error', (flags, message) => {
+    expect(usageError(() => parseRunArgs([...flags, 'go'], '/w'))).toBe(message);
+  });
+
+  test('approve raises a paused budget by an amount, and a reject cannot raise', () => {
+    expect(parseApproveArgs(['c-1', 'budget-1', '--raise-tokens', '500'], me).decision).toEqual({
+      toolCallId: 'budget-1',
+      decision: 'allow_once',
+      by: 'alice',
+      raise: { tokens: 500 },
+    });
+    expect(parseApproveArgs(['c-1', 'budget-2', '--raise-deadline', '30m'], me).decision.raise).toEqual({
+      deadlineMs: 1_800_000,
+    });
+    expect(parseApproveArgs(['c-1', 'budget-3', '--raise-tool-calls', '4'], me).decision.raise).toEqual({
+      toolCalls: 4,
+    });
+    expect(
+      usageError(() => parseApproveArgs(['c-1', 'budget-1', '--reject', '--raise-tokens', '5'], me)),
+    ).toBe('approve: --reject stops the run; it cannot go with a --raise-… flag');
+    expect(usageError(() => parseApproveArgs(['c-1', 'budget-1', '--raise-tokens', '-5'], me))).toContain(
+      '--raise-tokens',
+    );
+  });
+});
+
 describe('abort, watch, status, list', () => {
   test('abort records who and why', () => {
     expect(parseAbortArgs(['c-1', '--reason', 'wrong path'], me)).toEqual({
@@ -250,7 +292,7 @@ describe('abort, watch, status, list', () => {
 describe('help, version and end', () => {
   test('a command’s usage is its own lines, continuation lines included', () => {
     expect(usageOf('run')).toMatch(
-      /^ {2}durable-agent run \[--id ID\][^]*--exec-security full\|sandbox\|safe-bin\] "<prompt>"$/,
+      /^ {2}durable-agent run \[--id ID\][^]*--exec-security full\|sandbox\|safe-bin\][^]*\[--deadline DURATION\] "<prompt>"$/,
     );
     expect(
       usageOf('schedule')!

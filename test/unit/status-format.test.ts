@@ -82,3 +82,42 @@ test('an approval mode other than the default is said', () => {
     'approval mode',
   );
 });
+
+test('what the conversation spent and its budget are said; a budget pause says how to raise it or stop the run', () => {
+  const text = formatStatus({
+    execution,
+    summary: {
+      ...summary,
+      budget: {
+        used: { tokens: 105, toolCalls: 7 },
+        run: { run: 3, tokens: 45, toolCalls: 1 },
+        limits: { tokens: 100, deadlineAt: Date.parse('2025-03-01T12:00:00Z') },
+        startedAt: Date.parse('2025-03-01T10:00:00Z'),
+      },
+    },
+    pendingApprovals: [
+      {
+        toolCallId: 'budget-1',
+        toolName: 'budget',
+        arguments: '{}',
+        argumentsLength: 2,
+        argumentsSha256: 'cd'.repeat(32),
+        scope: 'budget',
+        risk: 'medium',
+        mode: 'always',
+        requestedAt: Date.parse('2025-03-01T10:05:00Z'),
+        run: 3,
+        budget: { kind: 'tokens', used: 105, limit: 100, defaultRaise: 100 },
+      },
+    ],
+  });
+  expect(text).toContain(
+    [
+      '  spent 105 tokens, 7 tool calls (run 3: 45 tokens, 1 tool call)',
+      '  budget: 100 tokens, until 2025-03-01T12:00:00.000Z',
+      '  waiting for approval (1):',
+      '    budget-1  run 3 reached its token budget: 105 of 100 tokens (asked 2025-03-01T10:05:00.000Z)',
+      '      durable-agent approve conv-1 budget-1 [--raise-tokens N] (default: 100 tokens more), or --reject to stop the run',
+    ].join('\n'),
+  );
+});

@@ -3,7 +3,15 @@ import { readSigningKey, signDecision } from '../../client/sign-decision';
 import { decisionFromFlags } from '../approval-choices';
 import type { Cleanups } from '../cleanups';
 import { connectAgent } from '../connect-agent';
-import { conversationIdArg, namedPositionals, parseCommandArgs } from '../parse-command-args';
+import type { BudgetRaise } from '../../shared/budget';
+import {
+  conversationIdArg,
+  durationArg,
+  namedPositionals,
+  parseCommandArgs,
+  positiveInteger,
+} from '../parse-command-args';
+import { UsageError } from '../usage-error';
 import { currentUserName } from '../user-name';
 
 export interface ApproveArgs {
@@ -25,9 +33,15 @@ export function parseApproveArgs(args: string[], defaultBy: () => string = curre
       by: { type: 'string' },
       sha256: { type: 'string' },
       key: { type: 'string' },
+      'raise-tokens': { type: 'string' },
+      'raise-tool-calls': { type: 'string' },
+      'raise-deadline': { type: 'string' },
       json: { type: 'boolean', default: false },
     },
   });
+  const raise = raiseFromFlags(values);
+  if (raise && values.reject)
+    throw new UsageError('approve: --reject stops the run; it cannot go with a --raise-… flag');
   const { ID, TOOL_CALL_ID } = namedPositionals('approve', positionals, ['ID', 'TOOL_CALL_ID'] as const);
   return {
     conversationId: conversationIdArg(ID),
@@ -38,9 +52,30 @@ export function parseApproveArgs(args: string[], defaultBy: () => string = curre
       ...(values.reason !== undefined ? { reason: values.reason } : {}),
       // The hash `status` shows: the decision then holds only for exactly those arguments.
       ...(values.sha256 !== undefined ? { argumentsSha256: values.sha256.trim().toLowerCase() } : {}),
+      ...(raise ? { raise } : {}),
     },
     json: values.json,
     ...(values.key !== undefined ? { keyFile: values.key } : {}),
+  };
+}
+
+/** A run paused at its budget goes on with this much more: tokens, tool calls, or time (`30m`). */
+function raiseFromFlags(values: {
+  'raise-tokens'?: string;
+  'raise-tool-calls'?: string;
+  'raise-deadline'?: string;
+}): BudgetRaise | undefined {
+  const tokens = positiveInteger(values['raise-tokens'], '--raise-tokens');
+  const toolCalls = positiveInteger(values['raise-tool-calls'], '--raise-tool-calls');
+  const deadlineMs =
+    values['raise-deadline'] === undefined
+      ? undefined
+      : durationArg(values['raise-deadline'], '--raise-deadline');
+  if (tokens === undefined && toolCalls === undefined && deadlineMs === undefined) return undefined;
+  return {
+    ...(tokens !== undefined ? { tokens } : {}),
+    ...(toolCalls !== undefined ? { toolCalls } : {}),
+    ...(deadlineMs !== undefined ? { deadlineMs } : {}),
   };
 }
 

@@ -1,10 +1,9 @@
-import { msToNumber } from '@temporalio/common/lib/time';
 import type { ConversationOptionsInput } from '../../shared/conversation-options';
 import { type ConversationScheduleListing, ConversationSchedules } from '../../client/conversation-schedules';
 import { type Cleanups, log } from '../cleanups';
 import { connectAgent } from '../connect-agent';
 import { CONVERSATION_OPTION_FLAGS, conversationOptionsFromFlags } from '../conversation-flags';
-import { conversationIdArg, namedPositionals, parseCommandArgs } from '../parse-command-args';
+import { conversationIdArg, durationArg, namedPositionals, parseCommandArgs } from '../parse-command-args';
 import { UsageError } from '../usage-error';
 
 export type ScheduleArgs =
@@ -61,18 +60,6 @@ export function parseScheduleArgs(args: string[]): ScheduleArgs {
     options,
     json: values.json,
   };
-}
-
-function durationArg(value: string, flag: string): number {
-  let ms: number;
-  try {
-    ms = msToNumber(value as Parameters<typeof msToNumber>[0]);
-  } catch {
-    ms = Number.NaN;
-  }
-  if (!Number.isInteger(ms) || ms < 1)
-    throw new UsageError(`${flag} takes a duration such as 90m, 12h or 2d, got ${value}`);
-  return ms;
 }
 
 export function formatScheduleListing(listing: ConversationScheduleListing): string {

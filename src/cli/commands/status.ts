@@ -1,4 +1,5 @@
 import type { PendingApproval } from '../../shared/approvals';
+import { type BudgetPause, type BudgetStatus, budgetKindWords } from '../../shared/budget';
 import type { ConversationStatusSummary } from '../../shared/conversation-api';
 import type { ConversationExecution } from '../../client/agent-client';
 import { approveCommandLine } from '../approval-choices';
@@ -57,6 +58,7 @@ export function formatStatus(report: StatusReport): string {
   if (summary.approvalMode && summary.approvalMode !== 'default') {
     lines.push(`  approval mode: ${summary.approvalMode}`);
   }
+  lines.push(...budgetLines(summary.budget));
   for (const { tool, until } of report.disabledTools ?? []) {
     lines.push(
       `  ${tool} is disabled on a worker until ${until} (it failed too often: its circuit breaker is open)`,
@@ -65,6 +67,10 @@ export function formatStatus(report: StatusReport): string {
   if (pendingApprovals.length) {
     lines.push(`  waiting for approval (${pendingApprovals.length}):`);
     for (const approval of pendingApprovals) {
+      if (approval.budget) {
+        lines.push(...budgetPauseLines(id, approval, approval.budget));
+        continue;
+      }
       const expires = approval.expiresAt ? `, rejected at ${new Date(approval.expiresAt).toISOString()}` : '';
       const length = approval.argumentsLength ?? approval.arguments.length;
       const cut =
@@ -79,6 +85,43 @@ export function formatStatus(report: StatusReport): string {
     lines.push('  no tool call is waiting for approval');
   }
   return `${lines.join('\n')}\n`;
+}
+
+const spent = (usage: { tokens: number; toolCalls: number }) =>
+  `${plural(usage.tokens, 'token')}, ${plural(usage.toolCalls, 'tool call')}`;
+
+/** What the conversation has spent (and its latest run), and its budget when it has one. */
+function budgetLines(budget: BudgetStatus | undefined): string[] {
+  if (!budget) return [];
+  const lines = [`  spent ${spent(budget.used)} (run ${budget.run.run}: ${spent(budget.run)})`];
+  const { tokens, toolCalls, deadlineAt } = budget.limits;
+  const limits = [
+    ...(tokens !== undefined ? [plural(tokens, 'token')] : []),
+    ...(toolCalls !== undefined ? [plural(toolCalls, 'tool call')] : []),
+    ...(deadlineAt !== undefined ? [`until ${new Date(deadlineAt).toISOString()}`] : []),
+  ];
+  if (limits.length) lines.push(`  budget: ${limits.join(', ')}`);
+  return lines;
+}
+
+const RAISE_FLAGS: Record<BudgetPause['kind'], string> = {
+  tokens: '--raise-tokens N',
+  toolCalls: '--raise-tool-calls N',
+  deadlineMs: '--raise-deadline DURATION',
+};
+
+/** A run paused at its budget: what ran out, and the commands that raise it or stop the run. */
+function budgetPauseLines(id: string, approval: PendingApproval, pause: BudgetPause): string[] {
+  const seconds = (ms: number) => `${Math.round(ms / 1000)}s`;
+  const [used, limit, raise] =
+    pause.kind === 'deadlineMs'
+      ? [seconds(pause.used), seconds(pause.limit), seconds(pause.defaultRaise)]
+      : [String(pause.used), String(pause.limit), String(pause.defaultRaise)];
+  const unit = pause.kind === 'tokens' ? ' tokens' : pause.kind === 'toolCalls' ? ' tool calls' : '';
+  return [
+    `    ${approval.toolCallId}  run ${approval.run} reached its ${budgetKindWords(pause.kind)}: ${used} of ${limit}${unit} (asked ${new Date(approval.requestedAt).toISOString()})`,
+    `      ${approveCommandLine(id, approval.toolCallId)} [${RAISE_FLAGS[pause.kind]}] (default: ${raise}${unit} more), or --reject to stop the run`,
+  ];
 }
 
 /** `status`: one conversation's state and pending approvals, on stdout. */
