@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ApprovalDecisionKindSchema } from '../shared/approvals';
+import { BudgetRaiseSchema } from '../shared/budget';
 import { ConversationOptionsSchema } from '../shared/conversation-options';
 
 /** What a gateway token may do; each route needs one. */
@@ -67,4 +68,6 @@ export const ApproveBodySchema = z.strictObject({
   /** A signature the service made itself, as the token's identity; otherwise the gateway signs when it has a key. */
   signature: z.string().min(1).optional(),
   signatureExpiresAt: z.number().int().positive().optional(),
+  /** On an allow of a budget pause (`budget-N`): how much more the run may spend; the original budget's amount when absent. */
+  raise: BudgetRaiseSchema.optional(),
 });

@@ -186,6 +186,7 @@ export function createGateway(deps: GatewayDeps): FastifyInstance {
       by: token.name,
       argumentsSha256: body.argumentsSha256,
       ...(body.reason !== undefined ? { reason: body.reason } : {}),
+      ...(body.raise !== undefined ? { raise: body.raise } : {}),
     };
     if (body.signature !== undefined) {
       if (body.signatureExpiresAt === undefined)

@@ -327,3 +327,31 @@ test('the client library’s errors are answered by their class: an id used befo
   });
   await harness.agent.end(id);
 });
+
+test('a service raises a budget through the gateway; the raise is signed with the decision, so the worker takes it', async () => {
+  nockModel([{ text: 'Answered in the extra time.' }]);
+  // The desk's token (ticket-bot, whose signature the worker takes) decides held- conversations, which the receiver cannot.
+  const id = `held-${randomUUID()}`;
+  await harness.agent.send(id, 'quick', { options: { budget: { deadlineMs: 1 } } });
+  const pending = await waitFor(async () => {
+    const { body } = await call('GET', `/v1/conversations/${id}/approvals`, TOKENS.desk);
+    const { pending } = body as {
+      pending: Array<{ toolCallId: string; argumentsSha256: string; budget?: unknown }>;
+    };
+    return pending.find((approval) => approval.toolCallId === 'budget-1');
+  }, 'the budget pause');
+  expect(pending.budget).toMatchObject({ kind: 'deadlineMs', limit: 1 });
+
+  const decided = await call('POST', `/v1/conversations/${id}/approvals/budget-1`, TOKENS.desk, {
+    decision: 'allow_once',
+    argumentsSha256: pending.argumentsSha256,
+    raise: { deadlineMs: 600_000 },
+  });
+  expect(decided).toMatchObject({ status: 200, body: { toolCallId: 'budget-1', decision: 'allow_once' } });
+  const finished = await waitFor(async () => {
+    const events = await harness.agent.events(id);
+    return events.find((event) => event.type === 'run_finished');
+  }, 'the run to finish');
+  expect(finished).toMatchObject({ outcome: 'answered', answer: 'Answered in the extra time.' });
+  expect((await harness.agent.status(id)).budget?.limits.deadlineAt).toBeGreaterThan(Date.now() + 500_000);
+});
