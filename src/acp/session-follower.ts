@@ -5,6 +5,7 @@ import type {
   SessionNotification,
   ToolCallContent,
 } from '@agentclientprotocol/sdk';
+import { BUDGET_PAUSE_PREFIX, BUDGET_PAUSE_TOOL } from '../shared/budget';
 import type { AgentClient, RunToFollow } from '../client/agent-client';
 import type { RunEnd } from '../client/run-end';
 import type { ApprovalDecisionKind } from '../shared/approvals';
@@ -129,6 +130,14 @@ export class SessionFollower {
         return;
       case 'approval_decided':
         this.asking.get(event.toolCallId)?.abort();
+        // A budget pause runs nothing afterwards: the decision is where its card in the editor ends.
+        if (isBudgetPause(event.toolCallId, event.toolName)) {
+          await update({
+            sessionUpdate: 'tool_call_update',
+            toolCallId: event.toolCallId,
+            status: event.decision.startsWith('allow') ? 'completed' : 'failed',
+          });
+        }
         return;
       case 'tool_execution_start':
         if (!(await this.announce(event.toolCallId, event.toolName, event.args, 'in_progress'))) {
@@ -299,4 +308,9 @@ export function stopReasonOf(event: RunFinished): 'end_turn' | 'max_turn_request
     case 'error':
       throw new Error(event.answer || 'the run ended with an error; `durable-agent history` shows it');
   }
+}
+
+/** A run paused at its budget, asked as an approval: not a tool call of the model's. */
+function isBudgetPause(toolCallId: string, toolName: string): boolean {
+  return toolName === BUDGET_PAUSE_TOOL && toolCallId.startsWith(BUDGET_PAUSE_PREFIX);
 }
