@@ -6,7 +6,7 @@ import { type CliProcess, assertCliBuilt, runCli, startCli } from '../support/cl
 import type { ScriptStep } from '../support/scripted-model';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server';
 import { type TestHarness, startHarness, waitFor } from '../support/test-worker';
-import { recordTool, tickerTool } from '../support/test-tools';
+import { echoTool, recordTool, tickerTool } from '../support/test-tools';
 import { waitForEvent } from '../support/wait-for-event';
 
 // The command line against the suite's dev server (TEMPORAL_ADDRESS), each test on its own task queue.
@@ -302,3 +302,54 @@ test('run says why the conversation failed when the worker refuses it', async ()
   expect(result.stderr).toMatch(/failed: .*lies outside the directories this worker serves/);
   expect(model.script.requests).toHaveLength(0);
 }, 120_000);
+
+test('send starts a conversation with a token budget; status shows the pause and approve --raise-tokens lets the run go on', async () => {
+  const model = await startScriptedModelServer([
+    { toolCalls: [{ id: 'call_echo', name: 'echo', arguments: { text: 'once' } }] },
+    { text: 'Echoed once.' },
+  ]);
+  opened.push(model);
+  const harness = await startHarness({ modelBaseUrl: model.baseUrl, tools: [echoTool] });
+  opened.push(harness);
+  const env = cliEnv(model, harness.taskQueue);
+  const id = newId();
+
+  const refused = await runCli(['send', id, '--budget-tokens', 'many', 'Echo once'], env);
+  expect(refused.code).toBe(2);
+  expect(refused.stderr).toContain('--budget-tokens takes a whole number of at least 1, got many');
+
+  expect((await runCli(['send', id, '--no-wait', '--budget-tokens', '15', 'Echo once'], env)).code).toBe(0);
+  // The first model call reports 15 tokens: the budget is spent before the second.
+  await waitFor(async () => (await harness.agent.pendingApprovals(id))[0], 'the budget pause');
+
+  const status = await runCli(['status', id], env);
+  expect(status.stdout).toContain(
+    '  spent 15 tokens, 1 tool call (run 1: 15 tokens, 1 tool call)\n  budget: 15 tokens\n',
+  );
+  expect(status.stdout).toContain('budget-1  run 1 reached its token budget: 15 of 15 tokens');
+  expect(status.stdout).toContain(
+    `durable-agent approve ${id} budget-1 [--raise-tokens N] (default: 15 tokens more), or --reject to stop the run`,
+  );
+  const json = JSON.parse((await runCli(['status', id, '--json'], env)).stdout) as {
+    budget: { used: { tokens: number } };
+    pendingApprovals: Array<{ toolCallId: string; budget: { kind: string } }>;
+  };
+  expect(json.budget.used.tokens).toBe(15);
+  expect(json.pendingApprovals).toEqual([
+    expect.objectContaining({ toolCallId: 'budget-1', budget: expect.objectContaining({ kind: 'tokens' }) }),
+  ]);
+
+  const raised = await runCli(['approve', id, 'budget-1', '--raise-tokens', '100', '--by', 'ops'], env);
+  expect(raised.code).toBe(0);
+  expect(raised.stdout).toBe(`allow once: budget (budget-1) in ${id}\n`);
+  const handle = harness.client.workflow.getHandle(id);
+  expect(await waitForEvent(handle, 'run_finished')).toMatchObject({
+    outcome: 'answered',
+    answer: 'Echoed once.',
+  });
+  expect((await harness.agent.status(id)).budget?.limits).toEqual({ tokens: 115 });
+
+  const history = await runCli(['history', id], env);
+  expect(history.code).toBe(0);
+  expect(history.stdout).toContain('budget-1');
+});
