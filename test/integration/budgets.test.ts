@@ -138,3 +138,32 @@ test('a deadline passed pauses before the model call; more time lets the run go 
     by: 'alice',
   });
 });
+
+test('spending, the budget and its pauses carry over when a long run continues as new between turns', async () => {
+  const turns = 10;
+  nockModel(Array.from({ length: turns }, (_, turn) => ({ toolCalls: [echoCall(`call_turn_${turn + 1}`)] })));
+  const id = newId();
+  const handle = harness().client.workflow.getHandle(id);
+  await agent().start(id, { maxHistoryEvents: 50, budget: { tokens: turns * 15 } });
+  const firstRunId = (await handle.describe()).runId;
+  const { startedAt } = await waitFor(async () => (await agent().status(id)).budget, 'the budget status');
+  const sent = await agent().send(id, 'Echo, turn after turn.');
+
+  // Ten calls of 15 tokens reach the budget only after the run has handed over to a fresh history.
+  expect(await pendingBudget(id)).toMatchObject({
+    run: 1,
+    budget: { kind: 'tokens', used: 150, limit: 150 },
+  });
+  expect((await handle.describe()).runId).not.toBe(firstRunId);
+  expect((await agent().status(id)).budget).toEqual({
+    used: { tokens: 150, toolCalls: turns },
+    run: { run: 1, tokens: 150, toolCalls: turns },
+    limits: { tokens: 150 },
+    startedAt,
+  });
+  await agent().approve(id, { toolCallId: 'budget-1', decision: 'reject_once', by: 'alice' });
+  expect((await followToEnd(agent(), sent)).finished).toMatchObject({
+    outcome: 'budget_exhausted',
+    usage: { tokens: 150, toolCalls: turns },
+  });
+});
