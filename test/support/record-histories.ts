@@ -281,6 +281,38 @@ const SCENARIOS: Scenario[] = [
     drive: ({ say }) => say('Delegate a look around'),
   },
   {
+    // Budget pauses: tool calls raised by update, tokens raised by signal with no amount, then a stop.
+    name: 'budget',
+    options: { budget: { tokens: 30, toolCalls: 2 } },
+    model: [
+      { toolCalls: [{ id: 'call_budget_1', name: 'list_directory', arguments: {} }] },
+      {
+        toolCalls: [
+          { id: 'call_budget_2', name: 'list_directory', arguments: {} },
+          { id: 'call_budget_3', name: 'read', arguments: { path: 'notes.txt' } },
+        ],
+      },
+      { text: 'Listed and read.' },
+      { toolCalls: [{ id: 'call_budget_4', name: 'list_directory', arguments: {} }] },
+    ],
+    drive: async ({ send, handle, pending, runFinished }) => {
+      await send('List and read');
+      await pending('budget-1');
+      await handle.executeUpdate(approveUpdate, {
+        args: [{ ...decision('budget-1', 'allow_once', 'alice'), raise: { toolCalls: 1 } }],
+      });
+      await pending('budget-2');
+      await handle.signal(approveSignal, decision('budget-2', 'allow_once', 'bob'));
+      await runFinished(1);
+      await send('Once more');
+      await pending('budget-3');
+      await handle.executeUpdate(approveUpdate, {
+        args: [decision('budget-3', 'reject_once', 'alice', 'enough')],
+      });
+      await runFinished(2);
+    },
+  },
+  {
     name: 'abort',
     options: { approval: { mode: 'auto' } },
     model: [
