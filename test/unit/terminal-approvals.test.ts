@@ -124,6 +124,18 @@ test('arguments too long for the terminal: their start, their length, the hash a
   expect(text).toContain(`[… ${long.length - 4000} more characters not shown]`);
 });
 
+test('a budget pause is shown as what ran out and what allowing gives, not as arguments', () => {
+  const text = argumentsShown('conv 1', {
+    ...pendingFor('budget-1'),
+    toolName: 'budget',
+    run: 2,
+    budget: { kind: 'deadlineMs', used: 95_000, limit: 90_000, defaultRaise: 90_000 },
+  });
+  expect(text).toBe(
+    "  run 2 reached its deadline: 95s of 90s; allowing gives it 90s more (or decide with durable-agent approve 'conv 1' budget-1 --raise-deadline DURATION), rejecting stops the run\n",
+  );
+});
+
 test('a sub-agent’s request is asked with its conversation named and decided on that conversation', async () => {
   const input = new PassThrough();
   const output = new PassThrough();

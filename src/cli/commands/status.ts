@@ -1,5 +1,6 @@
 import type { PendingApproval } from '../../shared/approvals';
-import { type BudgetPause, type BudgetStatus, budgetKindWords } from '../../shared/budget';
+import type { BudgetPause, BudgetStatus } from '../../shared/budget';
+import { RAISE_FLAGS, budgetPauseText } from '../budget-pause-text';
 import type { ConversationStatusSummary } from '../../shared/conversation-api';
 import type { ConversationExecution } from '../../client/agent-client';
 import { approveCommandLine } from '../approval-choices';
@@ -104,23 +105,12 @@ function budgetLines(budget: BudgetStatus | undefined): string[] {
   return lines;
 }
 
-const RAISE_FLAGS: Record<BudgetPause['kind'], string> = {
-  tokens: '--raise-tokens N',
-  toolCalls: '--raise-tool-calls N',
-  deadlineMs: '--raise-deadline DURATION',
-};
-
 /** A run paused at its budget: what ran out, and the commands that raise it or stop the run. */
 function budgetPauseLines(id: string, approval: PendingApproval, pause: BudgetPause): string[] {
-  const seconds = (ms: number) => `${Math.round(ms / 1000)}s`;
-  const [used, limit, raise] =
-    pause.kind === 'deadlineMs'
-      ? [seconds(pause.used), seconds(pause.limit), seconds(pause.defaultRaise)]
-      : [String(pause.used), String(pause.limit), String(pause.defaultRaise)];
-  const unit = pause.kind === 'tokens' ? ' tokens' : pause.kind === 'toolCalls' ? ' tool calls' : '';
+  const { reached, defaultRaise } = budgetPauseText(pause);
   return [
-    `    ${approval.toolCallId}  run ${approval.run} reached its ${budgetKindWords(pause.kind)}: ${used} of ${limit}${unit} (asked ${new Date(approval.requestedAt).toISOString()})`,
-    `      ${approveCommandLine(id, approval.toolCallId)} [${RAISE_FLAGS[pause.kind]}] (default: ${raise}${unit} more), or --reject to stop the run`,
+    `    ${approval.toolCallId}  run ${approval.run} reached its ${reached} (asked ${new Date(approval.requestedAt).toISOString()})`,
+    `      ${approveCommandLine(id, approval.toolCallId)} [${RAISE_FLAGS[pause.kind]}] (default: ${defaultRaise}), or --reject to stop the run`,
   ];
 }
 
