@@ -1,4 +1,4 @@
-import { condition } from '@temporalio/workflow';
+import { condition, workflowInfo } from '@temporalio/workflow';
 import { isAllow } from '../shared/approvals';
 import {
   BUDGET_PAUSE_PREFIX,
@@ -55,7 +55,8 @@ export class ConversationBudget {
     private readonly events: EventLog,
     carried: CarriedBudget | undefined,
   ) {
-    this.startedAt = carried?.startedAt ?? workflowTime();
+    // The conversation's start as its history records it (deterministic); carried from execution to execution.
+    this.startedAt = carried?.startedAt ?? workflowInfo().startTime.getTime();
     this.used = { ...(carried?.used ?? { tokens: 0, toolCalls: 0 }) };
     this.runUsage = { ...(carried?.run ?? { run: 0, tokens: 0, toolCalls: 0 }) };
     this.limits = carried?.limits ?? limitsOf(budget, this.startedAt);
