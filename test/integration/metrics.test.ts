@@ -126,3 +126,48 @@ test('a worker started with --metrics-port serves the SDK metrics and tool, mode
     await model.close();
   }
 }, 120_000);
+
+test('tokens per run and runs stopped at their budget are series of the workflow', async () => {
+  const model = await startScriptedModelServer([{ text: 'Answered within budget.' }]);
+  const taskQueue = `metrics-budget-${randomUUID()}`;
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
+    AGENT_TASK_QUEUE: taskQueue,
+    OPENAI_BASE_URL: model.baseUrl,
+    AGENT_MODEL: 'scripted-model',
+  };
+  const workspace = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-metrics-'));
+  const worker = startCli(['worker', '--workspace', workspace, '--metrics-port', String(port)], env);
+  const connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
+  try {
+    await worker.stderrMatching(/worker on task queue/);
+    const client = new Client({ connection, dataConverter: agentDataConverter() });
+    const agent = new AgentClient(client, taskQueue);
+    const id = `conv-${randomUUID()}`;
+    const handle = client.workflow.getHandle(id);
+    // The first run spends the whole budget (15 tokens); the second is stopped before its model call.
+    await agent.send(id, 'Answer once', { options: { budget: { tokens: 15 } } });
+    await waitForEvent(handle, 'run_finished', (event) => event.run === 1);
+    await agent.send(id, 'And again');
+    await waitForEvent(handle, 'approval_requested', (event) => event.toolCallId === 'budget-1');
+    await agent.approve(id, { toolCallId: 'budget-1', decision: 'reject_once', by: 'alice' });
+    await waitForEvent(handle, 'run_finished', (event) => event.run === 2);
+
+    const ours = { taskQueue };
+    const text = await waitFor(async () => {
+      const body = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      return total(body, 'durable_agent_run_tokens_count', ours) === 2 ? body : undefined;
+    }, 'the metrics of both runs');
+    expect(total(text, 'durable_agent_run_tokens_sum', { ...ours, outcome: 'answered' })).toBe(15);
+    expect(total(text, 'durable_agent_run_tokens_count', { ...ours, outcome: 'budget_exhausted' })).toBe(1);
+    expect(total(text, 'durable_agent_budget_stops_total', { ...ours, budget: 'tokens' })).toBe(1);
+    expect(total(text, 'durable_agent_approvals_requested_total', { ...ours, tool: 'budget' })).toBe(1);
+  } finally {
+    worker.kill('SIGTERM');
+    await worker.done;
+    await connection.close();
+    await model.close();
+  }
+}, 120_000);
