@@ -145,4 +145,38 @@ describeWithTimeSkipping('conversation timeouts on a time-skipping server', (har
     });
     expect(model.unanswered).toBe(0);
   });
+  test('a deadline counts from the conversation’s start, idle time included; a budget pause nobody decides stops the run', async () => {
+    const model = new ScriptedModel([{ text: 'In time.' }]);
+    const { activities } = mockedActivities({ model });
+    const id = conversationId();
+
+    await harness().withWorker(activities, async ({ agent }) => {
+      await agent.send(id, 'First', {
+        options: { budget: { deadlineMs: 2 * HOUR }, approval: { timeoutMs: 10 * 60_000 } },
+      });
+      expect(await waitForEvent(handleOf(id), 'run_finished')).toMatchObject({ outcome: 'answered' });
+
+      // Three hours later the deadline has passed: the next run asks before calling the model.
+      await harness().env.sleep(3 * HOUR);
+      await agent.send(id, 'Second');
+      const pause = await waitFor(
+        async () => (await agent.pendingApprovals(id)).find((approval) => approval.toolCallId === 'budget-1'),
+        'the deadline pause',
+      );
+      expect(pause.budget).toMatchObject({ kind: 'deadlineMs', limit: 2 * HOUR, defaultRaise: 2 * HOUR });
+      expect(pause.budget!.used).toBeGreaterThanOrEqual(3 * HOUR);
+      expect(pause.expiresAt).toBe(pause.requestedAt + 10 * 60_000);
+
+      await harness().env.sleep(10 * 60_000);
+      expect(await waitForEvent(handleOf(id), 'run_finished', (event) => event.run === 2)).toMatchObject({
+        outcome: 'budget_exhausted',
+      });
+      expect(ofType(await eventsOf(handleOf(id)), 'budget_exhausted')).toEqual([
+        expect.objectContaining({ budget: 'deadlineMs', limit: 2 * HOUR, by: 'timeout' }),
+      ]);
+      await agent.end(id);
+      await handleOf(id).result();
+    });
+    expect(model.calls).toHaveLength(1);
+  });
 });
