@@ -5,10 +5,10 @@ import { UpdateRefusedError } from '../../src/shared/conversation-errors';
 import { ask, followToEnd } from '../support/ask';
 import { nockModel } from '../support/nock-model';
 import { useNockedHarness } from '../support/nocked-harness';
-import { echoTool } from '../support/test-tools';
+import { echoTool, recordTool } from '../support/test-tools';
 import { waitFor } from '../support/test-worker';
 
-const harness = useNockedHarness([echoTool]);
+const harness = useNockedHarness([echoTool, recordTool]);
 const agent = () => harness().agent;
 const newId = () => `conv-${randomUUID()}`;
 const echoCall = (id: string) => ({ id, name: 'echo', arguments: { text: id } });
@@ -17,10 +17,10 @@ function send(id: string, text: string, options: ConversationOptionsInput) {
   return agent().send(id, text, { options });
 }
 
-function pendingBudget(id: string, toolCallId = 'budget-1') {
+function pendingDecision(id: string, toolCallId = 'budget-1') {
   return waitFor<PendingApproval>(
     async () => (await agent().pendingApprovals(id)).find((pending) => pending.toolCallId === toolCallId),
-    `the budget pause ${toolCallId}`,
+    `a decision pending for ${toolCallId}`,
   );
 }
 
@@ -52,7 +52,7 @@ test('a tool-call budget holds the call that would pass it; a raise must name to
   ]);
   const id = newId();
   const sent = await send(id, 'Echo three times.', { budget: { toolCalls: 2 } });
-  expect(await pendingBudget(id)).toMatchObject({
+  expect(await pendingDecision(id)).toMatchObject({
     toolName: 'budget',
     budget: { kind: 'toolCalls', used: 2, limit: 2, defaultRaise: 2 },
   });
@@ -87,7 +87,7 @@ test('a rejected tool-call budget answers the held call as blocked and ends the 
   const script = nockModel([{ toolCalls: [echoCall('call_one'), echoCall('call_two')] }]);
   const id = newId();
   const sent = await send(id, 'Echo twice.', { budget: { toolCalls: 1 } });
-  await pendingBudget(id);
+  await pendingDecision(id);
   await agent().approve(id, { toolCallId: 'budget-1', decision: 'reject_once', by: 'carol' });
 
   const { finished, seen } = await followToEnd(agent(), sent);
@@ -112,7 +112,7 @@ test('a deadline passed pauses before the model call; more time lets the run go 
   const id = newId();
   // A millisecond: gone before the first model call, which waits for the worker's admission and tool listing.
   const sent = await send(id, 'Be quick.', { budget: { deadlineMs: 1 } });
-  const paused = await pendingBudget(id);
+  const paused = await pendingDecision(id);
   expect(paused.budget).toMatchObject({ kind: 'deadlineMs', limit: 1, defaultRaise: 1 });
   expect(paused.budget!.used).toBeGreaterThan(1);
   expect(script.requests).toHaveLength(0);
@@ -129,7 +129,7 @@ test('a deadline passed pauses before the model call; more time lets the run go 
 
   const late = newId();
   const stopped = await send(late, 'Be quick.', { budget: { deadlineMs: 1 } });
-  await pendingBudget(late);
+  await pendingDecision(late);
   await agent().approve(late, { toolCallId: 'budget-1', decision: 'reject_once', by: 'alice' });
   const { finished, seen } = await followToEnd(agent(), stopped);
   expect(finished.outcome).toBe('budget_exhausted');
@@ -150,7 +150,7 @@ test('spending, the budget and its pauses carry over when a long run continues a
   const sent = await agent().send(id, 'Echo, turn after turn.');
 
   // Ten calls of 15 tokens reach the budget only after the run has handed over to a fresh history.
-  expect(await pendingBudget(id)).toMatchObject({
+  expect(await pendingDecision(id)).toMatchObject({
     run: 1,
     budget: { kind: 'tokens', used: 150, limit: 150 },
   });
@@ -166,4 +166,26 @@ test('spending, the budget and its pauses carry over when a long run continues a
     outcome: 'budget_exhausted',
     usage: { tokens: 150, toolCalls: turns },
   });
+});
+
+test('a raise is only for a budget pause: on a tool call’s approval it is refused, and the call still waits', async () => {
+  nockModel([
+    { toolCalls: [{ id: 'call_rec', name: 'record', arguments: { value: 'x' } }] },
+    { text: 'Recorded.' },
+  ]);
+  const id = newId();
+  const sent = await send(id, 'Record x.', {});
+  await pendingDecision(id, 'call_rec');
+  expect(
+    await refusal(
+      agent().approve(id, {
+        toolCallId: 'call_rec',
+        decision: 'allow_once',
+        by: 'alice',
+        raise: { tokens: 5 },
+      }),
+    ),
+  ).toBe('tool call call_rec is no budget pause: a raise does not apply to it');
+  await agent().approve(id, { toolCallId: 'call_rec', decision: 'allow_once', by: 'alice' });
+  expect((await followToEnd(agent(), sent)).finished).toMatchObject({ outcome: 'answered' });
 });
