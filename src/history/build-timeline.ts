@@ -1,5 +1,6 @@
 import type { Payload, PayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
+import { isBudgetPauseId } from '../shared/budget';
 import { int64, timestampMs } from './history-numbers';
 import { RunNumbering } from './run-numbering';
 import {
@@ -240,7 +241,10 @@ class TimelineBuilder {
       if (via === 'signal') this.runs.aborted();
     } else if (name === 'approve') {
       const decision = readApprovalDecision(arg);
-      if (decision) item = { ...base, ...inRun, kind: 'approval', ...decision, via };
+      const budgetPause = decision !== undefined && isBudgetPauseId(decision.toolCallId);
+      const run = budgetPause ? { run: this.runs.runOfBudgetPause } : inRun;
+      if (decision) item = { ...base, ...run, kind: 'approval', ...decision, via };
+      if (budgetPause && decision.decision.startsWith('reject')) this.runs.budgetStopped();
     } else if (name === 'end' && via === 'signal') {
       const reason = stringOf((arg as { reason?: unknown } | undefined)?.reason);
       item = { ...base, kind: 'end_requested', ...(reason !== undefined ? { reason } : {}) };

@@ -4,7 +4,8 @@ import { DEFAULT_MAX_TOOL_ITERATIONS } from '../shared/constants';
  * Numbers a conversation's runs as the workflow does, from what its history shows: a run starts
  * with the first model call after the conversation was idle and takes the messages waiting then; it
  * ends when a model call answers without tool calls (and no steering is waiting), when a model call
- * fails for good, on abort, or once `maxToolIterations` model calls have asked for tools.
+ * fails for good, on abort, once `maxToolIterations` model calls have asked for tools, or when a
+ * person stops it at its budget (it makes no model call after that).
  */
 export class RunNumbering {
   private count = 0;
@@ -78,6 +79,19 @@ export class RunNumbering {
     this.iteration++;
     this.steered = false;
     return { run: this.count, iteration: this.iteration, ...(took ? { took } : {}) };
+  }
+
+  /** A rejected budget pause ends the run: it makes no further model call. */
+  budgetStopped(): void {
+    this.open = false;
+  }
+
+  /**
+   * The run a budget decision belongs to: the one in progress, or, when none is, the run about to
+   * start (a run may pause at its budget before its first model call, which is what starts it here).
+   */
+  get runOfBudgetPause(): number {
+    return this.open ? this.count : this.count + 1;
   }
 
   /** A model call that failed for good, or was cancelled by an abort, ends its run. */

@@ -25,6 +25,11 @@ export const BUDGET_KINDS: readonly BudgetKind[] = ['tokens', 'toolCalls', 'dead
 
 /** The id a budget pause is asked under: `budget-N`, N counting the conversation's pauses. */
 export const BUDGET_PAUSE_PREFIX = 'budget-';
+/** Whether a decision's tool call id names a budget pause (as the workflow numbers them). */
+export function isBudgetPauseId(toolCallId: string): boolean {
+  return new RegExp(`^${BUDGET_PAUSE_PREFIX}\\d+$`).test(toolCallId);
+}
+
 /** The tool name a budget pause shows under, in pending approvals and approval events. */
 export const BUDGET_PAUSE_TOOL = 'budget';
 

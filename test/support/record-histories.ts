@@ -281,7 +281,7 @@ const SCENARIOS: Scenario[] = [
     drive: ({ say }) => say('Delegate a look around'),
   },
   {
-    // Budget pauses: tool calls raised by update, tokens raised by signal with no amount, then a stop.
+    // Budget pauses: tool calls raised by update, tokens raised by signal with no amount, a stop, a run after it.
     name: 'budget',
     options: { budget: { tokens: 30, toolCalls: 2 } },
     model: [
@@ -294,6 +294,7 @@ const SCENARIOS: Scenario[] = [
       },
       { text: 'Listed and read.' },
       { toolCalls: [{ id: 'call_budget_4', name: 'list_directory', arguments: {} }] },
+      { text: 'Going on after the stop.' },
     ],
     drive: async ({ send, handle, pending, runFinished }) => {
       await send('List and read');
@@ -310,6 +311,13 @@ const SCENARIOS: Scenario[] = [
         args: [decision('budget-3', 'reject_once', 'alice', 'enough')],
       });
       await runFinished(2);
+      // The next run's model call carries the stopped call's blocked result, which history shows.
+      await send('Go on');
+      await pending('budget-4');
+      await handle.executeUpdate(approveUpdate, {
+        args: [{ ...decision('budget-4', 'allow_once', 'alice'), raise: { tokens: 15 } }],
+      });
+      await runFinished(3);
     },
   },
   {

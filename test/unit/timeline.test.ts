@@ -358,3 +358,27 @@ test('a payload the codecs cannot decode is counted and left as stored', async (
   expect(decoded.undecoded).toBeGreaterThan(0);
   expect(decoded.firstError).toBe('blob missing');
 });
+
+test('budget pauses: each decision is in its run, a stop ends the run, and the call it held is not run', () => {
+  const timeline = timelineOf('budget');
+  expect(
+    itemsOf(timeline, 'approval').map((item) => [item.toolCallId, item.decision, item.by, item.run]),
+  ).toEqual([
+    ['budget-1', 'allow_once', 'alice', 1],
+    ['budget-2', 'allow_once', 'bob', 1],
+    ['budget-3', 'reject_once', 'alice', 2],
+    ['budget-4', 'allow_once', 'alice', 3],
+  ]);
+  expect(itemsOf(timeline, 'model_call').map((call) => [call.run, call.iteration])).toEqual([
+    [1, 1],
+    [1, 2],
+    [1, 3],
+    [2, 1],
+    [3, 1],
+  ]);
+  expect(itemsOf(timeline, 'tool_call').find((call) => call.toolCallId === 'call_budget_4')).toMatchObject({
+    run: 2,
+    outcome: 'not_run',
+    blockedBy: 'budget',
+  });
+});
