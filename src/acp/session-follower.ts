@@ -5,7 +5,7 @@ import type {
   SessionNotification,
   ToolCallContent,
 } from '@agentclientprotocol/sdk';
-import { BUDGET_PAUSE_PREFIX, BUDGET_PAUSE_TOOL } from '../shared/budget';
+import { BUDGET_PAUSE_TOOL, isBudgetPauseId } from '../shared/budget';
 import type { AgentClient, RunToFollow } from '../client/agent-client';
 import type { RunEnd } from '../client/run-end';
 import type { ApprovalDecisionKind } from '../shared/approvals';
@@ -131,7 +131,7 @@ export class SessionFollower {
       case 'approval_decided':
         this.asking.get(event.toolCallId)?.abort();
         // A budget pause runs nothing afterwards: the decision is where its card in the editor ends.
-        if (isBudgetPause(event.toolCallId, event.toolName)) {
+        if (event.toolName === BUDGET_PAUSE_TOOL && isBudgetPauseId(event.toolCallId)) {
           await update({
             sessionUpdate: 'tool_call_update',
             toolCallId: event.toolCallId,
@@ -308,9 +308,4 @@ export function stopReasonOf(event: RunFinished): 'end_turn' | 'max_turn_request
     case 'error':
       throw new Error(event.answer || 'the run ended with an error; `durable-agent history` shows it');
   }
-}
-
-/** A run paused at its budget, asked as an approval: not a tool call of the model's. */
-function isBudgetPause(toolCallId: string, toolName: string): boolean {
-  return toolName === BUDGET_PAUSE_TOOL && toolCallId.startsWith(BUDGET_PAUSE_PREFIX);
 }
