@@ -112,8 +112,8 @@ export interface BudgetPause {
   defaultRaise: number;
 }
 
-/** The pause in the words `status` and approval prompts show as the request's arguments. */
-export function budgetPauseText(pause: BudgetPause): string {
+/** The pause as the pending approval's arguments text (what its hash is over). */
+export function budgetPauseArguments(pause: BudgetPause): string {
   return JSON.stringify(pause);
 }
 

@@ -9,7 +9,7 @@ import {
   type StandingDecision,
   isAllow,
 } from '../shared/approvals';
-import { BUDGET_PAUSE_TOOL, type BudgetPause, budgetKindWords, budgetPauseText } from '../shared/budget';
+import { BUDGET_PAUSE_TOOL, type BudgetPause, budgetKindWords, budgetPauseArguments } from '../shared/budget';
 import { EVENT_ARGUMENTS_CHARS } from '../shared/constants';
 import { sha256Hex } from '../shared/sha256';
 import type { ToolBlocker } from '../shared/tool-outcome';
@@ -208,7 +208,7 @@ export class ApprovalBook {
     const pending = pendingOf({
       toolCallId: request.toolCallId,
       toolName: BUDGET_PAUSE_TOOL,
-      arguments: budgetPauseText(request.pause),
+      arguments: budgetPauseArguments(request.pause),
       scope: BUDGET_PAUSE_TOOL,
       risk: 'medium',
       mode: 'always',

@@ -1,6 +1,6 @@
 import type { PendingApproval } from '../../shared/approvals';
 import type { BudgetPause, BudgetStatus } from '../../shared/budget';
-import { RAISE_FLAGS, budgetPauseText } from '../budget-pause-text';
+import { RAISE_FLAGS, budgetPauseWords } from '../budget-pause-words';
 import type { ConversationStatusSummary } from '../../shared/conversation-api';
 import type { ConversationExecution } from '../../client/agent-client';
 import { approveCommandLine } from '../approval-choices';
@@ -107,7 +107,7 @@ function budgetLines(budget: BudgetStatus | undefined): string[] {
 
 /** A run paused at its budget: what ran out, and the commands that raise it or stop the run. */
 function budgetPauseLines(id: string, approval: PendingApproval, pause: BudgetPause): string[] {
-  const { reached, defaultRaise } = budgetPauseText(pause);
+  const { reached, defaultRaise } = budgetPauseWords(pause);
   return [
     `    ${approval.toolCallId}  run ${approval.run} reached its ${reached} (asked ${new Date(approval.requestedAt).toISOString()})`,
     `      ${approveCommandLine(id, approval.toolCallId)} [${RAISE_FLAGS[pause.kind]}] (default: ${defaultRaise}), or --reject to stop the run`,

@@ -3,7 +3,7 @@ import type { ApprovalDecisionKind, PendingApproval } from '../../shared/approva
 import type { AgentEvent } from '../../shared/events';
 import type { AgentClient } from '../../client/agent-client';
 import { PROMPT_CHOICES, decisionFromAnswer, shellWord } from '../approval-choices';
-import { RAISE_FLAGS, budgetPauseText } from '../budget-pause-text';
+import { RAISE_FLAGS, budgetPauseWords } from '../budget-pause-words';
 import { log } from '../cleanups';
 
 type ApprovalRequest = Extract<AgentEvent, { type: 'approval_requested' }>;
@@ -121,7 +121,7 @@ const SHOWN_ARGUMENTS_CHARS = 4_000;
 /** The arguments a pending call will run with, as the terminal shows them before asking. */
 export function argumentsShown(conversationId: string, approval: PendingApproval): string {
   if (approval.budget) {
-    const { reached, defaultRaise } = budgetPauseText(approval.budget);
+    const { reached, defaultRaise } = budgetPauseWords(approval.budget);
     return `  run ${approval.run} reached its ${reached}; allowing gives it ${defaultRaise} (or decide with durable-agent approve ${shellWord(conversationId)} ${shellWord(approval.toolCallId)} ${RAISE_FLAGS[approval.budget.kind]}), rejecting stops the run\n`;
   }
   const { arguments: text, argumentsLength = text.length, argumentsSha256 } = approval;

@@ -8,7 +8,7 @@ export const RAISE_FLAGS: Record<BudgetPause['kind'], string> = {
 };
 
 /** What ran out, in the units people read: `token budget: 105 of 100 tokens`. */
-export function budgetPauseText(pause: BudgetPause): { reached: string; defaultRaise: string } {
+export function budgetPauseWords(pause: BudgetPause): { reached: string; defaultRaise: string } {
   const seconds = (ms: number) => `${Math.round(ms / 1000)}s`;
   const unit = pause.kind === 'tokens' ? ' tokens' : pause.kind === 'toolCalls' ? ' tool calls' : '';
   const [used, limit, raise] =
