@@ -1,5 +1,6 @@
 import { oneLine } from '../shared/one-line';
-import { budgetKindWords } from '../shared/budget';
+import { BUDGET_PAUSE_TOOL } from '../shared/budget';
+import { budgetExhaustedWords, budgetPauseOf, budgetPauseWords } from './budget-words';
 import type { ApprovalDecisionKind } from '../shared/approvals';
 import type { AgentEvent } from '../shared/events';
 import { type ToolOutcomeStatus, outcomeFieldsOf } from '../shared/tool-outcome';
@@ -36,8 +37,14 @@ export function eventLine(event: AgentEvent): string | undefined {
       const { status } = outcomeFieldsOf(event);
       return `${TOOL_END_MARKS[status]} ${event.toolName}${status === 'aborted' ? ' (interrupted)' : ''} ${oneLine(event.preview, 120)}`;
     }
-    case 'approval_requested':
+    case 'approval_requested': {
+      const pause = event.toolName === BUDGET_PAUSE_TOOL ? budgetPauseOf(event) : undefined;
+      if (pause) {
+        const { reached, defaultRaise } = budgetPauseWords(pause);
+        return `? run ${event.run} reached its ${reached}; ${event.toolCallId} waits: allowing gives ${defaultRaise}, rejecting stops the run`;
+      }
       return `? ${event.toolName} needs approval (risk ${event.risk}, call ${event.toolCallId}): ${oneLine(event.args, 120)}`;
+    }
     case 'approval_decided':
       return `${event.decision.startsWith('allow') ? '✓' : '✗'} ${event.toolName} ${DECISION_WORDS[event.decision]} by ${event.by}${event.reason ? `: ${oneLine(event.reason, 120)}` : ''}`;
     case 'steered':
@@ -47,7 +54,7 @@ export function eventLine(event: AgentEvent): string | undefined {
     case 'run_finished':
       return undefined;
     case 'budget_exhausted':
-      return `■ ${budgetExhaustedText(event)}`;
+      return `■ ${budgetExhaustedWords(event)}`;
     case 'error':
       return `! ${event.message}`;
     case 'warning':
@@ -70,14 +77,4 @@ export function eventLine(event: AgentEvent): string | undefined {
     case 'compacted':
       return `⇣ compacted: ${event.removedMessages} older messages summarised (about ${event.tokensBefore} → ${event.tokensAfter} tokens)`;
   }
-}
-
-/** Why a run stopped at its budget, and who stopped it, as people read it. */
-export function budgetExhaustedText(event: Extract<AgentEvent, { type: 'budget_exhausted' }>): string {
-  const amount =
-    event.budget === 'deadlineMs'
-      ? `${Math.round(event.used / 1000)}s of ${Math.round(event.limit / 1000)}s since the conversation started`
-      : `${event.used} of ${event.limit} ${event.budget === 'tokens' ? 'tokens' : 'tool calls'} used`;
-  const by = event.by === 'timeout' ? 'nobody decided in time' : `stopped by ${event.by}`;
-  return `run stopped: ${budgetKindWords(event.budget)} exhausted (${amount}); ${by}${event.reason ? `: ${oneLine(event.reason, 120)}` : ''}`;
 }

@@ -123,6 +123,33 @@ test.each<[AgentEvent, string | undefined]>([
   [{ ...base, type: 'aborted', interrupted: [] }, '■ aborted'],
   [{ ...base, type: 'run_finished', messageIds: ['m'], outcome: 'aborted', answer: '' }, undefined],
   [{ ...base, type: 'error', message: 'model said 401' }, '! model said 401'],
+  [
+    {
+      ...base,
+      type: 'approval_requested',
+      toolCallId: 'budget-1',
+      toolName: 'budget',
+      args: '{"kind":"tokens","used":105,"limit":100,"defaultRaise":100}',
+      risk: 'medium',
+    },
+    '? run 2 reached its token budget: 105 of 100 tokens; budget-1 waits: allowing gives 100 tokens more, rejecting stops the run',
+  ],
+  [
+    {
+      ...base,
+      type: 'budget_exhausted',
+      budget: 'toolCalls',
+      used: 3,
+      limit: 3,
+      by: 'alice',
+      reason: 'enough',
+    },
+    '■ run stopped: tool-call budget exhausted (3 of 3 tool calls used); stopped by alice: enough',
+  ],
+  [
+    { ...base, type: 'budget_exhausted', budget: 'deadlineMs', used: 95_000, limit: 90_000, by: 'timeout' },
+    '■ run stopped: deadline exhausted (95s of 90s since the conversation started); nobody decided in time',
+  ],
 ])('%j renders as %j', (event, line) => {
   expect(eventLine(event)).toBe(line);
 });

@@ -1,6 +1,7 @@
 import type { PendingApproval } from '../../shared/approvals';
 import type { BudgetPause, BudgetStatus } from '../../shared/budget';
-import { RAISE_FLAGS, budgetPauseWords } from '../budget-pause-words';
+import { budgetPauseWords } from '../../client/budget-words';
+import { RAISE_FLAGS } from '../raise-flags';
 import type { ConversationStatusSummary } from '../../shared/conversation-api';
 import type { ConversationExecution } from '../../client/agent-client';
 import { approveCommandLine } from '../approval-choices';

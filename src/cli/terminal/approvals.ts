@@ -3,7 +3,8 @@ import type { ApprovalDecisionKind, PendingApproval } from '../../shared/approva
 import type { AgentEvent } from '../../shared/events';
 import type { AgentClient } from '../../client/agent-client';
 import { PROMPT_CHOICES, decisionFromAnswer, shellWord } from '../approval-choices';
-import { RAISE_FLAGS, budgetPauseWords } from '../budget-pause-words';
+import { budgetPauseWords } from '../../client/budget-words';
+import { RAISE_FLAGS } from '../raise-flags';
 import { log } from '../cleanups';
 
 type ApprovalRequest = Extract<AgentEvent, { type: 'approval_requested' }>;

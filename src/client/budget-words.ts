@@ -1,0 +1,50 @@
+import { type BudgetKind, type BudgetPause, budgetKindWords, isBudgetPauseId } from '../shared/budget';
+import type { AgentEvent } from '../shared/events';
+import { oneLine } from '../shared/one-line';
+
+/** An amount of a part of the budget as people read it: `105 tokens`, `3 tool calls`, `95s`. */
+function amountWords(kind: BudgetKind, amount: number): string {
+  switch (kind) {
+    case 'tokens':
+      return `${amount} tokens`;
+    case 'toolCalls':
+      return `${amount} tool calls`;
+    case 'deadlineMs':
+      return `${Math.round(amount / 1000)}s`;
+  }
+}
+
+/** What ran out (`token budget: 105 of 100 tokens`) and what an allow with no amount adds (`100 tokens more`). */
+export function budgetPauseWords(pause: BudgetPause): { reached: string; defaultRaise: string } {
+  const limit = amountWords(pause.kind, pause.limit);
+  const used = pause.kind === 'deadlineMs' ? amountWords(pause.kind, pause.used) : String(pause.used);
+  return {
+    reached: `${budgetKindWords(pause.kind)}: ${used} of ${limit}`,
+    defaultRaise: `${amountWords(pause.kind, pause.defaultRaise)} more`,
+  };
+}
+
+/** The pause an `approval_requested` event asks about, when it is a budget pause (its arguments are the pause). */
+export function budgetPauseOf(
+  event: Extract<AgentEvent, { type: 'approval_requested' }>,
+): BudgetPause | undefined {
+  if (!isBudgetPauseId(event.toolCallId)) return undefined;
+  try {
+    const pause = JSON.parse(event.args) as Partial<BudgetPause>;
+    return typeof pause.kind === 'string' && typeof pause.used === 'number' && typeof pause.limit === 'number'
+      ? (pause as BudgetPause)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why a run stopped at its budget, and who stopped it. */
+export function budgetExhaustedWords(event: Extract<AgentEvent, { type: 'budget_exhausted' }>): string {
+  const amount =
+    event.budget === 'deadlineMs'
+      ? `${amountWords(event.budget, event.used)} of ${amountWords(event.budget, event.limit)} since the conversation started`
+      : `${event.used} of ${amountWords(event.budget, event.limit)} used`;
+  const by = event.by === 'timeout' ? 'nobody decided in time' : `stopped by ${event.by}`;
+  return `run stopped: ${budgetKindWords(event.budget)} exhausted (${amount}); ${by}${event.reason ? `: ${oneLine(event.reason, 120)}` : ''}`;
+}
