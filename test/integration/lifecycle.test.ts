@@ -101,6 +101,13 @@ test('events carry a bounded preview of long model text; the transcript and the 
     transcriptGeneration: 0,
     transcriptLength: 2,
     lastSeq: events[events.length - 1]!.seq,
+    // Spending is counted with no budget set: the scripted model reports 10 + 5 tokens per call.
+    budget: {
+      limits: {},
+      used: { tokens: 15, toolCalls: 0 },
+      run: { run: 1, tokens: 15, toolCalls: 0 },
+      startedAt: expect.any(Number),
+    },
   });
 });
 
