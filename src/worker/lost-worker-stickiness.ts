@@ -44,7 +44,7 @@ export function lostWorkerStickiness(
           // Before the attempt, or a quick one's result would reach the sticky queue first; bounded,
           // so a slow frontend holds the attempt back no longer than this.
           await Promise.race([
-            resetAfterLostHeartbeat(service(context), {
+            resetAfterLostHeartbeat(() => service(context), {
               namespace: workflowNamespace ?? activityNamespace,
               execution: workflowExecution,
               activityId,
@@ -58,11 +58,13 @@ export function lostWorkerStickiness(
   });
 }
 
+/** `service` is asked for inside, so a worker without a client fails the reset, never the attempt. */
 async function resetAfterLostHeartbeat(
-  service: StickinessService,
+  stickiness: () => StickinessService,
   target: { namespace: string; execution: { workflowId: string; runId: string }; activityId: string },
 ): Promise<boolean> {
   const { namespace, execution } = target;
+  const service = stickiness();
   const described = await service.describeWorkflowExecution({ namespace, execution });
   const previous = described.pendingActivities?.find((pending) => pending.activityId === target.activityId);
   if (previous?.lastFailure?.timeoutFailureInfo?.timeoutType !== HEARTBEAT) return false;

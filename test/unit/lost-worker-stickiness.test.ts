@@ -78,3 +78,15 @@ test('the attempt runs when the server cannot be asked', async () => {
   expect(await runAttempt(2, fake)).toBe('ran');
   expect(fake.calls).toEqual(['describe ns conv-1', 'attempt']);
 });
+
+test('the attempt runs when the worker has no client to ask with', async () => {
+  const context = {
+    info: { attempt: 2, activityId: 'act-1', workflowExecution: execution, activityNamespace: 'ns' },
+  } as unknown as Context;
+  const interceptors = lostWorkerStickiness(() => {
+    throw new Error('no client in this activity context');
+  })(context);
+  await expect(interceptors.inbound!.execute!({ args: [], headers: {} }, async () => 'ran')).resolves.toBe(
+    'ran',
+  );
+});
