@@ -10,6 +10,7 @@ import { Cleanups, log } from './cleanups';
 import { endCommand } from './commands/end';
 import { exitOf } from './exit-codes';
 import { exportCommand } from './commands/export';
+import { forkCommand } from './commands/fork';
 import { gatewayCommand } from './commands/gateway';
 import { historyCommand } from './commands/history';
 import { listCommand } from './commands/list';
@@ -45,6 +46,7 @@ const COMMANDS: Record<string, CommandRunner> = {
   history: historyCommand,
   export: exportCommand,
   replay: replayCommand,
+  fork: forkCommand,
   schedule: scheduleCommand,
   worker: workerCommand,
   server: serverCommand,

@@ -196,11 +196,35 @@ export class AgentClient {
     assertClientStart(conversationId, options);
     const parsed = ConversationOptionsSchema.safeParse(options);
     if (!parsed.success) throw invalidInput('conversation options', parsed.error);
+    await this.startWorkflow(conversationId, { options: parsed.data });
+    return conversationId;
+  }
+
+  /**
+   * Starts a conversation that goes on from state it is handed (`carried`, as continue-as-new hands
+   * it on; `fork` builds it from another conversation's history), waiting for its next message.
+   * Refuses like `start`. Workers accept carried state from a client only as far as their
+   * AGENT_ACCEPT_CARRIED says.
+   */
+  async startCarried(
+    conversationId: string,
+    options: ConversationOptionsInput,
+    carried: Record<string, unknown>,
+  ): Promise<string> {
+    assertConversationId(conversationId);
+    assertClientStart(conversationId, options);
+    const parsed = ConversationOptionsSchema.safeParse(options);
+    if (!parsed.success) throw invalidInput('conversation options', parsed.error);
+    await this.startWorkflow(conversationId, { options: parsed.data, carried });
+    return conversationId;
+  }
+
+  private async startWorkflow(conversationId: string, input: Record<string, unknown>): Promise<void> {
     try {
       await this.client.workflow.start(CONVERSATION_WORKFLOW_TYPE, {
         workflowId: conversationId,
         taskQueue: this.taskQueue,
-        args: [{ options: parsed.data }],
+        args: [input],
         // A conversation id names one conversation forever, so events and transcripts never mix.
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
       });
@@ -209,7 +233,6 @@ export class AgentClient {
         throw new ConversationExistsError(conversationId);
       throw error;
     }
-    return conversationId;
   }
 
   /**

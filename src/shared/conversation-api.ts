@@ -107,6 +107,14 @@ export const pendingApprovalsQuery = defineQuery<PendingApproval[]>('pendingAppr
 export type ConversationStatus = 'idle' | 'running' | 'ended';
 
 /** The state without the transcript and events: cheap to ask often. */
+/** Where a forked conversation came from: the conversation, the execution and the run it was forked at. */
+export interface ForkedFrom {
+  conversationId: string;
+  /** The Temporal run id of the execution in which run `atRun` ended; absent when not known. */
+  runId?: string;
+  atRun: number;
+}
+
 export interface ConversationStatusSummary {
   status: ConversationStatus;
   runCount: number;
@@ -124,6 +132,8 @@ export interface ConversationStatusSummary {
    * Temporal's parent links vouch for it; absent from older workers.
    */
   root?: string;
+  /** Set when the conversation was forked from another one (`fork`). */
+  forkedFrom?: ForkedFrom;
   /** The approval mode now (see `setApprovalMode`); absent from older workers. */
   approvalMode?: ApprovalModeInput['mode'];
   /** Tokens and tool calls spent (by the conversation and its latest run) and the budget's limits; absent from older workers. */

@@ -20,6 +20,7 @@ export const CARRIED_PARTS = [
   'paused',
   'usedSignatures',
   'budget',
+  'forkedFrom',
 ] as const;
 export const CarriedPartSchema = z.enum(CARRIED_PARTS);
 export type CarriedPart = z.infer<typeof CarriedPartSchema>;

@@ -1,4 +1,4 @@
-import type { ConversationStartInput } from '../shared/conversation-api';
+import type { ConversationStartInput, ForkedFrom } from '../shared/conversation-api';
 import type { CarriedPart } from '../shared/worker-floors';
 import type { UserMessage } from '../shared/messages';
 import type { StandingDecisions } from './approval-book';
@@ -33,6 +33,11 @@ export interface CarriedConversation {
   usedSignatures?: UsedSignatures;
   /** Spending, the budget as raised, and the conversation's start; absent in runs from before budgets. */
   budget?: CarriedBudget;
+  /**
+   * Set on a conversation started by `fork` (its transcript is another conversation's up to a run)
+   * and handed on by its continue-as-new; absent otherwise.
+   */
+  forkedFrom?: ForkedFrom;
 }
 
 /**

@@ -243,6 +243,7 @@ export class ConversationEntity {
       root: this.options.ancestors?.[0] ?? this.conversationId,
       approvalMode: this.approvals.mode ?? 'default',
       budget: this.budget.status(),
+      ...(this.carried?.forkedFrom ? { forkedFrom: this.carried.forkedFrom } : {}),
     };
   }
 
@@ -260,6 +261,7 @@ export class ConversationEntity {
       ...(paused ? { paused } : {}),
       usedSignatures: this.signatures.carry(),
       budget: this.budget.carry(),
+      ...(this.carried?.forkedFrom ? { forkedFrom: this.carried.forkedFrom } : {}),
     };
   }
 

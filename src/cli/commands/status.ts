@@ -56,6 +56,10 @@ export function formatStatus(report: StatusReport): string {
     `  started ${execution.startTime.toISOString()} on task queue ${execution.taskQueue}`,
     `  ${plural(summary.runCount, 'run')}, ${plural(summary.transcriptLength, 'message')}, ${plural(summary.queuedMessages, 'queued message')}, last event #${summary.lastSeq}`,
   ];
+  if (summary.forkedFrom) {
+    const { conversationId, runId, atRun } = summary.forkedFrom;
+    lines.push(`  forked from ${conversationId} at run ${atRun}${runId ? ` (execution ${runId})` : ''}`);
+  }
   if (report.webUiUrl) lines.push(`  web UI: ${report.webUiUrl}`);
   if (summary.approvalMode && summary.approvalMode !== 'default') {
     lines.push(`  approval mode: ${summary.approvalMode}`);

@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import type { ExecutionHistory } from '../../history/build-timeline';
+import { parseHistoryFile, workflowIdOf } from '../../history/history-file';
+import { transcriptAtRun } from '../../history/transcript-at-run';
+import type { ForkedFrom } from '../../shared/conversation-api';
+import { type ConversationOptionsInput, ConversationOptionsSchema } from '../../shared/conversation-options';
+import { schemaProblems } from '../../shared/schema-problems';
+import type { CarriedConversation } from '../../workflows/conversation-carry';
+import type { Cleanups } from '../cleanups';
+import { connectAgent } from '../connect-agent';
+import {
+  conversationIdArg,
+  namedPositionals,
+  parseCommandArgs,
+  positiveInteger,
+} from '../parse-command-args';
+import { readConversationHistory } from '../read-conversation-history';
+import { UsageError } from '../usage-error';
+
+export interface ForkArgs {
+  /** A history file (a path that exists, as `export` writes it), else a conversation id. */
+  source: { file: string } | { conversationId: string };
+  atRun: number;
+  /** The new conversation's id; a new one when absent. */
+  newId?: string;
+  /** Where the fork's tools work, instead of the original's workspace (which may be on another machine). */
+  workspace?: string;
+  json: boolean;
+}
+
+export function parseForkArgs(args: string[]): ForkArgs {
+  const { values, positionals } = parseCommandArgs('fork', {
+    args,
+    allowPositionals: true,
+    options: {
+      at: { type: 'string' },
+      id: { type: 'string' },
+      workspace: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const { 'ID|FILE': target } = namedPositionals('fork', positionals, ['ID|FILE'] as const);
+  const atRun = positiveInteger(values.at, '--at');
+  if (atRun === undefined) throw new UsageError('fork needs --at N: the run to fork at');
+  const looksLikeFile = target.includes('/') || target.endsWith('.json');
+  if (!existsSync(target) && looksLikeFile) throw new Error(`no such history file: ${target}`);
+  return {
+    source: existsSync(target) ? { file: target } : { conversationId: conversationIdArg(target) },
+    atRun,
+    ...(values.id !== undefined ? { newId: conversationIdArg(values.id) } : {}),
+    ...(values.workspace !== undefined ? { workspace: values.workspace } : {}),
+    json: values.json,
+  };
+}
+
+/**
+ * `fork`: a new conversation whose transcript is another's up to the end of run N (read from its
+ * history, or from a history file), with the options it had then. Nothing of the original runs
+ * again and its history gets no event; the fork waits for its first message.
+ */
+export async function forkCommand(args: string[], cleanups: Cleanups): Promise<number> {
+  const fork = parseForkArgs(args);
+  const { agent, client } = await connectAgent(cleanups, { startServer: false });
+  let conversationId: string;
+  let executions: ExecutionHistory[];
+  if ('file' in fork.source) {
+    const histories = parseHistoryFile(await readFile(fork.source.file, 'utf8'));
+    conversationId = workflowIdOf(histories[0]!) ?? fork.source.file;
+    executions = histories.map((history) => ({
+      runId: history.events?.[0]?.workflowExecutionStartedEventAttributes?.originalExecutionRunId ?? '',
+      history,
+    }));
+  } else {
+    conversationId = fork.source.conversationId;
+    executions = await readConversationHistory(client, conversationId);
+  }
+  const at = transcriptAtRun(
+    conversationId,
+    executions,
+    fork.atRun,
+    client.options.loadedDataConverter.payloadConverter,
+  );
+  const options = forkOptions(at.options, fork.workspace);
+  const forkedFrom: ForkedFrom = {
+    conversationId,
+    ...(at.runId ? { runId: at.runId } : {}),
+    atRun: fork.atRun,
+  };
+  const carried: CarriedConversation = {
+    transcript: { messages: at.messages, generation: 0, sentToModel: 0 },
+    events: { events: [], lastSeq: 0 },
+    standingApprovals: {},
+    queue: [],
+    runCount: fork.atRun,
+    endRequested: false,
+    continuations: 0,
+    forkedFrom,
+  };
+  const newId = await agent.startCarried(fork.newId ?? `conv-${randomUUID()}`, options, { ...carried });
+  process.stdout.write(
+    fork.json
+      ? `${JSON.stringify({ conversationId: newId, forkedFrom, messages: at.messages.length })}\n`
+      : `${newId}\n`,
+  );
+  return 0;
+}
+
+/**
+ * The original's options at that point, as a top-level conversation of its own: a sub-agent's place
+ * in its tree is not handed on (a client may not claim one), and `workspace` replaces its workspace.
+ */
+function forkOptions(recorded: unknown, workspace: string | undefined): ConversationOptionsInput {
+  const parsed = ConversationOptionsSchema.safeParse(recorded ?? {});
+  if (!parsed.success) {
+    throw new Error(`the original's options are not valid now: ${schemaProblems(parsed.error)}`);
+  }
+  const { ancestors: _ancestors, ...options } = parsed.data;
+  return { ...options, ...(workspace !== undefined ? { workspace } : {}) };
+}
