@@ -15,7 +15,7 @@ export interface TranscriptAtRun {
   options: unknown;
   /** The Temporal run id of that execution. */
   runId: string;
-  /** Runs the conversation had finished in all. */
+  /** Runs the histories show in all. */
   runs: number;
 }
 
@@ -62,15 +62,13 @@ export function transcriptAtRun(
   const timeline = buildTimeline(conversationId, executions, converter);
   const calls = timeline.items.filter((item): item is ModelCallItem => item.kind === 'model_call');
   const lastCallOf = (run: number) => calls.filter((call) => call.run === run).at(-1);
-  const answered = (call: ModelCallItem | undefined) =>
-    call !== undefined && call.outcome === 'completed' && call.toolCalls.length === 0;
+  const answered = (call: ModelCallItem) => call.outcome === 'completed' && call.toolCalls.length === 0;
   const runs = Math.max(0, ...calls.map((call) => call.run ?? 0));
-  const finished = answered(lastCallOf(runs)) ? runs : runs - 1;
-  if (!Number.isInteger(atRun) || atRun < 1 || atRun > finished) {
+  if (!Number.isInteger(atRun) || atRun < 1 || atRun > runs) {
     throw new TranscriptAtRunError(
-      finished === 0
-        ? `conversation ${conversationId} has no finished run to fork at`
-        : `run ${atRun} is out of range: conversation ${conversationId} has finished runs 1 to ${finished}`,
+      runs === 0
+        ? `conversation ${conversationId} has no run to fork at`
+        : `run ${atRun} is out of range: conversation ${conversationId} has runs 1 to ${runs}`,
     );
   }
   const last = lastCallOf(atRun);
@@ -81,7 +79,7 @@ export function transcriptAtRun(
   }
   if (!answered(last)) {
     throw new TranscriptAtRunError(
-      `run ${atRun} of conversation ${conversationId} did not end with the model's answer (it failed, was aborted or hit maxToolIterations), so its end cannot be told from history`,
+      `run ${atRun} of conversation ${conversationId} did not end with the model's answer (it is still running, failed, was aborted or hit maxToolIterations), so its end cannot be told from history`,
     );
   }
   const execution = executions[last.execution - 1]!;
@@ -94,7 +92,7 @@ export function transcriptAtRun(
     messages: [...seen, reply],
     options: (startInput as { options?: unknown } | undefined)?.options,
     runId: execution.runId,
-    runs: finished,
+    runs,
   };
 }
 

@@ -157,7 +157,7 @@ test('fork FILE --at 1: from an exported history, every execution in it', async 
 test('fork refuses a run out of range, an unknown conversation and an id already taken, exit 1', async () => {
   const outOfRange = await runCli(['fork', id, '--at', '4'], env);
   expect(outOfRange.code).toBe(1);
-  expect(outOfRange.stderr).toContain(`run 4 is out of range: conversation ${id} has finished runs 1 to 3`);
+  expect(outOfRange.stderr).toContain(`run 4 is out of range: conversation ${id} has runs 1 to 3`);
 
   const unknown = await runCli(['fork', `conv-${randomUUID()}`, '--at', '1'], env);
   expect(unknown.code).toBe(1);
