@@ -167,3 +167,22 @@ test('fork refuses a run out of range, an unknown conversation and an id already
   expect(taken.code).toBe(1);
   expect(taken.stderr).toContain(`conversation ${id} already exists`);
 });
+
+test("a worker that takes no carried state from clients refuses a fork: a transcript is a client's claim", async () => {
+  const strict = await startHarness({ modelBaseUrl: model.baseUrl });
+  try {
+    const forkId = `conv-${randomUUID()}`;
+    const fork = await runCli(['fork', id, '--at', '1', '--id', forkId, '--workspace', strict.workspace], {
+      ...env,
+      AGENT_TASK_QUEUE: strict.taskQueue,
+    });
+    expect(fork.code).toBe(0);
+    await expect(strict.client.workflow.getHandle(forkId).result()).rejects.toMatchObject({
+      cause: expect.objectContaining({
+        message: expect.stringContaining("is accepted only from this conversation's own earlier run"),
+      }),
+    });
+  } finally {
+    await strict.close();
+  }
+});
