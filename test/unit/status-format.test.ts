@@ -121,3 +121,12 @@ test('what the conversation spent and its budget are said; a budget pause says h
     ].join('\n'),
   );
 });
+
+test('a forked conversation says where it came from', () => {
+  const text = formatStatus({
+    execution,
+    summary: { ...summary, forkedFrom: { conversationId: 'conv-0', runId: 'run-9', atRun: 2 } },
+  });
+  expect(text).toContain('\n  forked from conv-0 at run 2 (execution run-9)\n');
+  expect(formatStatus({ execution, summary })).not.toContain('forked from');
+});
