@@ -86,9 +86,7 @@ test('runs out of range, and runs that did not end with an answer, are refused s
   const history = execution('tool-fan-out');
   for (const run of [0, 3, 1.5]) {
     expect(() => at(run, history)).toThrow(TranscriptAtRunError);
-    expect(() => at(run, history)).toThrow(
-      `run ${run} is out of range: conversation conv has runs 1 to 2`,
-    );
+    expect(() => at(run, history)).toThrow(`run ${run} is out of range: conversation conv has runs 1 to 2`);
   }
   expect(() => at(1, execution('max-tool-iterations'))).toThrow(/did not end with the model's answer/);
 });
