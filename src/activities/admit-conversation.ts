@@ -3,6 +3,7 @@ import { Context } from '@temporalio/activity';
 import { temporal } from '@temporalio/proto';
 import path from 'node:path';
 import type { ApproverKeys } from '../shared/signed-decisions';
+import { type ForkVerdict, verifyForkFromHistory } from './fork-verification';
 import type { WebhookTarget } from '../shared/webhooks';
 import {
   type Admission,
@@ -24,6 +25,8 @@ export interface AdmissionDeps {
   searchAttributes?: boolean;
   /** How the run being admitted started; by default read from its history. */
   runStart?: () => Promise<RunStart>;
+  /** Whether a client's start carrying a fork is true to the original; by default checked against history. */
+  verifyFork?: () => Promise<ForkVerdict>;
 }
 
 /**
@@ -89,8 +92,16 @@ export function createAdmitConversation(deps: AdmissionDeps) {
     );
     // Whether carried state comes from this conversation's own hand-over is the worker's to find
     // out, not the workflow's to say: a cron or retry run carries a client's input as if continued.
-    const continued =
+    let continued =
       request.carried.length > 0 && (await (deps.runStart ?? runStartFromHistory)()) === 'continued';
+    // A fork's transcript is checked, not trusted: the worker rebuilds it from the original's
+    // history. An operator who accepts carried state from clients anyway needs no check.
+    const accepted = (part: string) => (floors.acceptCarried as string[]).includes(part);
+    if (!continued && request.carried.includes('forkedFrom') && !request.carried.every(accepted)) {
+      const verdict = await (deps.verifyFork ?? verifyForkFromHistory)();
+      if (!verdict.verified) return { admitted: false, reason: `refused by the worker: ${verdict.reason}` };
+      continued = true;
+    }
     const reason = workspaceProblem ?? floorRefusal({ ...request, continued }, floors);
     if (reason) return { admitted: false, reason: `refused by the worker: ${reason}` };
     return {

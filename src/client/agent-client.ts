@@ -204,7 +204,7 @@ export class AgentClient {
    * Starts a conversation that goes on from state it is handed (`carried`, as continue-as-new hands
    * it on; `fork` builds it from another conversation's history), waiting for its next message.
    * Refuses like `start`. Workers accept carried state from a client only as far as their
-   * AGENT_ACCEPT_CARRIED says.
+   * AGENT_ACCEPT_CARRIED says, or, for a fork, once they have checked it against the original's history.
    */
   async startCarried(
     conversationId: string,
@@ -377,6 +377,34 @@ export class AgentClient {
       taskQueue: description.taskQueue,
       workflowType: description.type,
     };
+  }
+
+  /**
+   * Waits until a worker has taken the conversation's first workflow task (where the worker admits
+   * or refuses it), at most `waitMs`: `admitted`, `refused` with the worker's reason, or `untaken`
+   * when no worker took it in that time (one will check it when it does).
+   */
+  async admission(
+    conversationId: string,
+    waitMs = 10_000,
+  ): Promise<{ admitted: true } | { admitted: false; reason: string } | { untaken: true }> {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const description = await this.handle(conversationId).describe();
+      if (description.status.name !== 'RUNNING') {
+        const reason = await this.failureOf(conversationId);
+        return reason === undefined ? { admitted: true } : { admitted: false, reason };
+      }
+      const { history } = await this.client.workflowService.getWorkflowExecutionHistory({
+        namespace: this.client.options.namespace,
+        execution: { workflowId: conversationId, runId: description.runId },
+        maximumPageSize: 8,
+      });
+      if (history?.events?.some((event) => event.workflowTaskCompletedEventAttributes))
+        return { admitted: true };
+      if (Date.now() >= deadline) return { untaken: true };
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   }
 
   /**

@@ -87,6 +87,38 @@ describe('floors', () => {
     expect(asked).toBe(0);
   });
 
+  test("a client's start carrying a fork is admitted only when the worker verifies it; a continued run needs no check", async () => {
+    const root = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-floors-'));
+    const carried = ['transcript', 'runCount', 'forkedFrom'];
+    const outcomes = [];
+    for (const [runStart, verdict, acceptCarried] of [
+      ['client', { verified: true }, []],
+      ['client', { verified: false, reason: 'not the original' }, []],
+      ['continued', { verified: false, reason: 'never asked' }, []],
+      ['client', { verified: false, reason: 'never asked' }, ['transcript', 'runCount', 'forkedFrom']],
+    ] as const) {
+      let verified = 0;
+      const admit = createAdmitConversation({
+        defaultWorkspace: root,
+        floors: { acceptCarried: [...acceptCarried] },
+        runStart: async () => runStart,
+        verifyFork: async () => (verified++, verdict),
+      });
+      const admission = await admit(request({ carried, continued: runStart === 'continued' }));
+      outcomes.push({
+        admitted: admission.admitted,
+        verified,
+        ...(admission.admitted ? {} : { reason: admission.reason }),
+      });
+    }
+    expect(outcomes).toEqual([
+      { admitted: true, verified: 1 },
+      { admitted: false, verified: 1, reason: 'refused by the worker: not the original' },
+      { admitted: true, verified: 0 },
+      { admitted: true, verified: 0 },
+    ]);
+  });
+
   test('the environment sets roots, approval floors and accepted carried state; wrong entries stop the worker', () => {
     const worker = { workspace: '/work', execSecurity: 'safe-bin' as const };
     expect(floorsFromEnv({}, worker)).toEqual({

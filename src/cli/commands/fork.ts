@@ -8,7 +8,7 @@ import type { ForkedFrom } from '../../shared/conversation-api';
 import { type ConversationOptionsInput, ConversationOptionsSchema } from '../../shared/conversation-options';
 import { schemaProblems } from '../../shared/schema-problems';
 import type { CarriedConversation } from '../../workflows/conversation-carry';
-import type { Cleanups } from '../cleanups';
+import { type Cleanups, log } from '../cleanups';
 import { connectAgent } from '../connect-agent';
 import {
   conversationIdArg,
@@ -99,6 +99,13 @@ export async function forkCommand(args: string[], cleanups: Cleanups): Promise<n
     forkedFrom,
   };
   const newId = await agent.startCarried(fork.newId ?? `conv-${randomUUID()}`, options, { ...carried });
+  // The worker checks the fork against the original before anything runs: say its answer here
+  // rather than leave an id that is already dead.
+  const admission = await agent.admission(newId);
+  if ('reason' in admission) throw new Error(`the fork ${newId} was refused: ${admission.reason}`);
+  if ('untaken' in admission) {
+    log(`no worker has taken ${newId} yet: the worker that does checks it against ${conversationId}`);
+  }
   process.stdout.write(
     fork.json
       ? `${JSON.stringify({ conversationId: newId, forkedFrom, messages: at.messages.length })}\n`
