@@ -26,7 +26,7 @@ Usage:
   durable-agent watch ID [--json] [--until-ended]
   durable-agent status ID [--json]
   durable-agent list [--json] [--limit N]
-  durable-agent history ID [--json] [--executions N]
+  durable-agent history ID|FILE [--json] [--executions N] [--at N]
   durable-agent export ID FILE [--all-executions] [--json]
   durable-agent replay FILE|ID [--json] [--executions N]
   durable-agent fork ID|FILE --at N [--id NEW] [--workspace DIR] [--json]

@@ -35,6 +35,9 @@ const DeltaInputSchema = z.object({
 /** Checked with the schemas, then used as recorded: parsing would drop fields the schemas do not name. */
 interface DeltaInput {
   transcript: { generation: number; base: number; newMessages: Message[] };
+  toolNames?: unknown;
+  model?: unknown;
+  systemPrompt?: unknown;
 }
 interface CarriedTranscriptInput {
   carried: { transcript: { messages: Message[]; generation: number } };
@@ -96,14 +99,32 @@ export function transcriptAtRun(
   };
 }
 
-/** The transcript a model call was sent (whole, rebuilt from deltas) and the message it answered with. */
-function transcriptAroundModelCall(
+/** A model call as history records it: the whole transcript it was sent and what it answered. */
+export interface RecordedModelCall {
+  /** Its ActivityTaskScheduled event, numbered within its execution. */
+  eventId: number;
+  /** The transcript the call was sent (rebuilt from the delta its input carried). */
+  messages: Message[];
+  /** The tools it was offered, by name. */
+  toolNames: string[];
+  model?: string;
+  systemPrompt?: string;
+  /** The model's message, when the call completed with one. */
+  reply?: Message;
+}
+
+/**
+ * Every model call of one execution (and summary call, whose transcript is the one it summarised),
+ * in history order, each with the whole transcript it was sent: the transcript the execution was
+ * started with (continue-as-new carries it whole), then each call's delta, the first `base`
+ * messages of its generation plus the new ones, as the model-call worker rebuilt it.
+ */
+export function recordedModelCalls(
   { history }: ExecutionHistory,
-  scheduledEventId: number,
   converter: PayloadConverter,
-): { seen: Message[]; reply: Message } {
+): RecordedModelCall[] {
   const byGeneration = new Map<number, Message[]>();
-  let seen: Message[] | undefined;
+  const calls = new Map<number, RecordedModelCall>();
   for (const event of history.events ?? []) {
     const started = event.workflowExecutionStartedEventAttributes;
     if (started) {
@@ -117,7 +138,8 @@ function transcriptAroundModelCall(
     if (scheduled && ACTIVITIES_WITH_TRANSCRIPT.has(scheduled.activityType?.name ?? '')) {
       const input = valueOf(scheduled.input?.payloads, converter);
       if (!DeltaInputSchema.safeParse(input).success) continue;
-      const { generation, base, newMessages } = (input as DeltaInput).transcript;
+      const { transcript, toolNames, model, systemPrompt } = input as DeltaInput;
+      const { generation, base, newMessages } = transcript;
       const earlier = byGeneration.get(generation) ?? [];
       if (earlier.length < base) {
         throw new TranscriptAtRunError(
@@ -126,16 +148,36 @@ function transcriptAroundModelCall(
       }
       const whole = [...earlier.slice(0, base), ...newMessages];
       byGeneration.set(generation, whole);
-      if (int64(event.eventId) === scheduledEventId) seen = whole;
+      const eventId = int64(event.eventId);
+      calls.set(eventId, {
+        eventId,
+        messages: whole,
+        toolNames: Array.isArray(toolNames) ? toolNames : [],
+        ...(typeof model === 'string' ? { model } : {}),
+        ...(typeof systemPrompt === 'string' ? { systemPrompt } : {}),
+      });
     }
     const completed = event.activityTaskCompletedEventAttributes;
-    if (seen && completed && int64(completed.scheduledEventId) === scheduledEventId) {
+    const call = completed ? calls.get(int64(completed.scheduledEventId)) : undefined;
+    if (call && completed) {
       const reply = valueOf(completed.result?.payloads, converter);
-      if (!MessageSchema.safeParse(reply).success) break;
-      return { seen, reply: reply as Message };
+      if (MessageSchema.safeParse(reply).success) call.reply = reply as Message;
     }
   }
-  throw new TranscriptAtRunError(`the model's answer at event ${scheduledEventId} is not in the history`);
+  return [...calls.values()];
+}
+
+/** The transcript a model call was sent (whole, rebuilt from deltas) and the message it answered with. */
+function transcriptAroundModelCall(
+  execution: ExecutionHistory,
+  scheduledEventId: number,
+  converter: PayloadConverter,
+): { seen: Message[]; reply: Message } {
+  const call = recordedModelCalls(execution, converter).find((c) => c.eventId === scheduledEventId);
+  if (!call?.reply) {
+    throw new TranscriptAtRunError(`the model's answer at event ${scheduledEventId} is not in the history`);
+  }
+  return { seen: call.messages, reply: call.reply };
 }
 
 function firstPayload(payloads: Payload[] | null | undefined): Payload | undefined {

@@ -241,3 +241,25 @@ test('a fork whose original this server does not hold runs on a worker that acce
     await trusting.close();
   }
 });
+
+test('history --at 2, by id and from an exported file: what each model call of run 2 was given', async () => {
+  const directory = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-history-at-'));
+  const file = path.join(directory, 'history.json');
+  expect((await runCli(['export', id, file, '--all-executions'], env)).code).toBe(0);
+  for (const source of [id, file]) {
+    const shown = await runCli(['history', source, '--at', '2', '--json'], env);
+    expect(shown.stderr).toBe('');
+    const state = JSON.parse(shown.stdout) as {
+      run: number;
+      modelCalls: Array<{ messages: Array<{ role: string; content: unknown }>; toolNames: string[] }>;
+    };
+    expect(state.run).toBe(2);
+    expect(state.modelCalls).toHaveLength(2);
+    const users = state.modelCalls[1]!.messages.filter((message) => message.role === 'user');
+    expect(users.map((message) => message.content)).toEqual(['Turn 1', 'Turn 2']);
+    expect(state.modelCalls[0]!.toolNames).toContain('exec');
+  }
+  const text = await runCli(['history', id, '--at', '2'], env);
+  expect(text.stdout).toContain(`Run 2 of ${id} (of 3;`);
+  expect(text.stdout).toContain('→ assistant: Done 2.');
+});

@@ -17,17 +17,22 @@ function usageError(parse: () => unknown): string {
   throw new Error('expected a usage error');
 }
 
-test('history ID [--json] [--executions N]', () => {
-  expect(parseHistoryArgs(['conv-1'])).toEqual({ conversationId: 'conv-1', json: false });
-  expect(parseHistoryArgs(['conv-1', '--json', '--executions', '2'])).toEqual({
-    conversationId: 'conv-1',
+test('history ID|FILE [--json] [--executions N] [--at N]', async () => {
+  expect(parseHistoryArgs(['conv-1'])).toEqual({ source: { conversationId: 'conv-1' }, json: false });
+  expect(parseHistoryArgs(['conv-1', '--json', '--executions', '2', '--at', '3'])).toEqual({
+    source: { conversationId: 'conv-1' },
     json: true,
     executions: 2,
+    atRun: 3,
   });
-  expect(usageError(() => parseHistoryArgs([]))).toBe('history needs ID');
+  const file = path.join(await mkdtemp(path.join(os.tmpdir(), 'durable-agent-history-args-')), 'conv.json');
+  await writeFile(file, '{}');
+  expect(parseHistoryArgs([file, '--at', '1'])).toEqual({ source: { file }, json: false, atRun: 1 });
+  expect(usageError(() => parseHistoryArgs([]))).toBe('history needs ID|FILE');
   expect(usageError(() => parseHistoryArgs(['conv-1', '--executions', '0']))).toMatch(
     /--executions takes a whole number/,
   );
+  expect(usageError(() => parseHistoryArgs(['conv-1', '--at', 'two']))).toMatch(/--at takes a whole number/);
 });
 
 test('export ID FILE [--all-executions]', () => {

@@ -1,8 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import type { ExecutionHistory } from '../../history/build-timeline';
-import { parseHistoryFile, workflowIdOf } from '../../history/history-file';
 import { transcriptAtRun } from '../../history/transcript-at-run';
 import type { ForkedFrom } from '../../shared/conversation-api';
 import { type ConversationOptionsInput, ConversationOptionsSchema } from '../../shared/conversation-options';
@@ -10,18 +6,18 @@ import { schemaProblems } from '../../shared/schema-problems';
 import type { CarriedConversation } from '../../workflows/conversation-carry';
 import { type Cleanups, log } from '../cleanups';
 import { connectAgent } from '../connect-agent';
+import { type HistorySource, historySourceArg, readHistorySource } from '../history-source';
 import {
   conversationIdArg,
   namedPositionals,
   parseCommandArgs,
   positiveInteger,
 } from '../parse-command-args';
-import { readConversationHistory } from '../read-conversation-history';
 import { UsageError } from '../usage-error';
 
 export interface ForkArgs {
   /** A history file (a path that exists, as `export` writes it), else a conversation id. */
-  source: { file: string } | { conversationId: string };
+  source: HistorySource;
   atRun: number;
   /** The new conversation's id; a new one when absent. */
   newId?: string;
@@ -44,10 +40,8 @@ export function parseForkArgs(args: string[]): ForkArgs {
   const { 'ID|FILE': target } = namedPositionals('fork', positionals, ['ID|FILE'] as const);
   const atRun = positiveInteger(values.at, '--at');
   if (atRun === undefined) throw new UsageError('fork needs --at N: the run to fork at');
-  const looksLikeFile = target.includes('/') || target.endsWith('.json');
-  if (!existsSync(target) && looksLikeFile) throw new Error(`no such history file: ${target}`);
   return {
-    source: existsSync(target) ? { file: target } : { conversationId: conversationIdArg(target) },
+    source: historySourceArg(target),
     atRun,
     ...(values.id !== undefined ? { newId: conversationIdArg(values.id) } : {}),
     ...(values.workspace !== undefined ? { workspace: values.workspace } : {}),
@@ -63,19 +57,7 @@ export function parseForkArgs(args: string[]): ForkArgs {
 export async function forkCommand(args: string[], cleanups: Cleanups): Promise<number> {
   const fork = parseForkArgs(args);
   const { agent, client } = await connectAgent(cleanups, { startServer: false });
-  let conversationId: string;
-  let executions: ExecutionHistory[];
-  if ('file' in fork.source) {
-    const histories = parseHistoryFile(await readFile(fork.source.file, 'utf8'));
-    conversationId = workflowIdOf(histories[0]!) ?? fork.source.file;
-    executions = histories.map((history) => ({
-      runId: history.events?.[0]?.workflowExecutionStartedEventAttributes?.originalExecutionRunId ?? '',
-      history,
-    }));
-  } else {
-    conversationId = fork.source.conversationId;
-    executions = await readConversationHistory(client, conversationId);
-  }
+  const { conversationId, executions } = await readHistorySource(client, fork.source);
   const at = transcriptAtRun(
     conversationId,
     executions,

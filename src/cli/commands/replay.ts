@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
@@ -7,19 +6,15 @@ import { parseHistoryFile, workflowIdOf } from '../../history/history-file';
 import { type Nondeterminism, parseNondeterminism } from '../../history/nondeterminism';
 import { type Cleanups, log } from '../cleanups';
 import { connectAgent } from '../connect-agent';
-import {
-  conversationIdArg,
-  namedPositionals,
-  parseCommandArgs,
-  positiveInteger,
-} from '../parse-command-args';
+import { type HistorySource, historySourceArg } from '../history-source';
+import { namedPositionals, parseCommandArgs, positiveInteger } from '../parse-command-args';
 import { readConversationHistory } from '../read-conversation-history';
 
 type History = temporal.api.history.v1.IHistory;
 
 export interface ReplayArgs {
   /** A history file (a path that exists), else a conversation id. */
-  source: { file: string } | { conversationId: string };
+  source: HistorySource;
   json: boolean;
   /** With a conversation id: only the newest this many executions. */
   executions?: number;
@@ -33,10 +28,8 @@ export function parseReplayArgs(args: string[]): ReplayArgs {
   });
   const { 'FILE|ID': target } = namedPositionals('replay', positionals, ['FILE|ID'] as const);
   const executions = positiveInteger(values.executions, '--executions');
-  const looksLikeFile = target.includes('/') || target.endsWith('.json');
-  if (!existsSync(target) && looksLikeFile) throw new Error(`no such history file: ${target}`);
   return {
-    source: existsSync(target) ? { file: target } : { conversationId: conversationIdArg(target) },
+    source: historySourceArg(target),
     json: values.json,
     ...(executions !== undefined ? { executions } : {}),
   };

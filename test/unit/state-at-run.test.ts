@@ -1,0 +1,77 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import type { ExecutionHistory } from '../../src/history/build-timeline';
+import { formatStateAtRun } from '../../src/history/format-state-at-run';
+import { stateAtRun } from '../../src/history/state-at-run';
+import { TranscriptAtRunError } from '../../src/history/transcript-at-run';
+
+// `history --at N`: a run from inside, taken from recorded histories (test/histories).
+
+function recorded(name: string): ExecutionHistory[] {
+  const file = path.join(__dirname, '..', 'histories', `${name}.json`);
+  return [{ runId: name, history: historyFromJSON(JSON.parse(readFileSync(file, 'utf8'))) }];
+}
+
+const roles = (messages: Array<{ role: string }>) => messages.map((message) => message.role);
+
+test('each model call of the run with the transcript it was sent, the tools offered and its answer', () => {
+  const state = stateAtRun('conv', recorded('tool-fan-out'), 1, defaultPayloadConverter);
+  expect(state).toMatchObject({ run: 1, runs: 2, runId: 'tool-fan-out', options: { maxToolIterations: 20 } });
+  expect(
+    state.modelCalls.map((call) => [
+      call.iteration,
+      roles(call.messages),
+      call.answer?.role === 'assistant' && call.answer.stopReason,
+    ]),
+  ).toEqual([
+    [1, ['user'], 'toolUse'],
+    [2, ['user', 'assistant', 'toolResult', 'toolResult', 'toolResult', 'toolResult'], 'stop'],
+  ]);
+  expect(state.modelCalls[0]!.toolNames).toEqual([
+    'read',
+    'write',
+    'edit',
+    'list_directory',
+    'grep',
+    'glob',
+    'exec',
+  ]);
+  expect(state.modelCalls[0]).toMatchObject({
+    model: 'scripted-model',
+    usage: { inputTokens: 10, outputTokens: 5 },
+  });
+  expect(state.approvals).toEqual([]);
+  const text = formatStateAtRun(state);
+  expect(text).toContain(
+    'Model call 2 (scripted-model, completed, 10 in / 5 out tokens; execution 1, event 27)',
+  );
+  expect(text).toContain('  [3] tool list_directory: notes.txt');
+  expect(text).toContain('  → assistant: There is one file, notes.txt.');
+});
+
+test("the decisions asked for in the run, with the options of the run's execution", () => {
+  const state = stateAtRun('conv', recorded('approval'), 1, defaultPayloadConverter);
+  expect(state.options).toMatchObject({ approval: { approvers: ['alice', 'bob'] } });
+  expect(state.approvals).toEqual([
+    { toolCallId: 'call_write_a', toolName: 'write', decision: 'allow_always', by: 'alice' },
+  ]);
+});
+
+test('after compaction the model was given the summary, not the messages it replaced', () => {
+  const state = stateAtRun('conv', recorded('compaction'), 3, defaultPayloadConverter);
+  const [call] = state.modelCalls;
+  expect(call!.messages.map((message) => (message.role === 'user' ? message.content : message.role))).toEqual(
+    [
+      '[Summary of the earlier conversation, which was compacted]\nThe user asked for long answers and got them.',
+      'Question 3',
+    ],
+  );
+});
+
+test('a run out of range is refused, saying which runs there are', () => {
+  expect(() => stateAtRun('conv', recorded('approval'), 4, defaultPayloadConverter)).toThrow(
+    new TranscriptAtRunError('run 4 is out of range: conversation conv has runs 1 to 3'),
+  );
+});
