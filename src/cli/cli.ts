@@ -11,6 +11,7 @@ import { endCommand } from './commands/end';
 import { exitOf } from './exit-codes';
 import { exportCommand } from './commands/export';
 import { forkCommand } from './commands/fork';
+import { rerunCommand } from './commands/rerun';
 import { gatewayCommand } from './commands/gateway';
 import { historyCommand } from './commands/history';
 import { listCommand } from './commands/list';
@@ -47,6 +48,7 @@ const COMMANDS: Record<string, CommandRunner> = {
   export: exportCommand,
   replay: replayCommand,
   fork: forkCommand,
+  rerun: rerunCommand,
   schedule: scheduleCommand,
   worker: workerCommand,
   server: serverCommand,

@@ -115,6 +115,21 @@ export interface ForkedFrom {
   atRun: number;
 }
 
+/**
+ * The carried state a fork starts with: the original's transcript at the end of a run and that
+ * run's number; the rest starts afresh. A worker checks it against the original's history.
+ */
+export interface ForkCarried {
+  transcript: { messages: Message[]; generation: 0; sentToModel: 0 };
+  events: { events: []; lastSeq: 0 };
+  standingApprovals: Record<string, never>;
+  queue: [];
+  runCount: number;
+  endRequested: false;
+  continuations: 0;
+  forkedFrom: ForkedFrom;
+}
+
 export interface ConversationStatusSummary {
   status: ConversationStatus;
   runCount: number;

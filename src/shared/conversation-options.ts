@@ -5,6 +5,7 @@ import { BudgetSchema } from './budget';
 import { CompactionSettingsSchema } from './compaction';
 import { DEFAULT_MAX_TOOL_ITERATIONS } from './constants';
 import { ExecSecurityModeSchema } from './exec-security';
+import { RerunSchema } from './rerun';
 import { SubAgentLimitsSchema } from './sub-agents';
 import { ToolProfileSchema } from './tool-catalog';
 
@@ -69,6 +70,8 @@ export const ConversationOptionsSchema = z.strictObject({
    * pauses with a pending decision: raise the budget, or stop the run. Unlimited when absent.
    */
   budget: BudgetSchema.optional(),
+  /** This conversation reruns another's messages: its tool calls are answered from that one's results where they match. */
+  rerun: RerunSchema.optional(),
 });
 export type ConversationOptions = z.infer<typeof ConversationOptionsSchema>;
 export type ConversationOptionsInput = z.input<typeof ConversationOptionsSchema>;

@@ -4,6 +4,7 @@ import type { RunFinishedOutcome } from '../shared/events';
 import type { UserMessage } from '../shared/messages';
 import { definedScope, type ToolCallScope } from '../shared/tool-run';
 import { isOwner } from './owners';
+import { RecordedToolResults } from './recorded-tools';
 import type { PausedRun, RunContext } from './run-context';
 
 /**
@@ -19,6 +20,8 @@ export class RunInProgress {
   private owners: boolean;
   private sender: string | undefined;
   private subAgents: number;
+  /** A rerun's recorded tool results for this run; absent when the conversation is no rerun. */
+  readonly recordedTools: RecordedToolResults | undefined;
 
   constructor(
     private readonly context: RunContext,
@@ -37,6 +40,7 @@ export class RunInProgress {
         : isOwner(undefined, options.owners));
     this.sender = resumed ? resumed.senderOfRun : lastSender(messages);
     this.subAgents = resumed?.subAgentsStarted ?? 0;
+    this.recordedTools = options.rerun ? new RecordedToolResults(options.rerun, this.run) : undefined;
     if (!resumed) {
       transcript.append(...messages);
       events.record(this.run, { type: 'run_started', messageIds: this.messageIds });

@@ -16,6 +16,7 @@ import {
 import { toolActivitiesFor } from './activity-proxies';
 import { toolCallSummary } from '../shared/activity-summary';
 import type { ApprovalBook } from './approval-book';
+import { type RecordedToolResults, notRecordedMessage } from './recorded-tools';
 import type { ConversationBudget } from './conversation-budget';
 import type { EventLog } from './event-log';
 import { outcomeOfToolFailure } from './tool-failure';
@@ -42,6 +43,8 @@ export interface FanOutContext {
   events: EventLog;
   approvals: ApprovalBook;
   approvalSettings: ApprovalSettings;
+  /** A rerun's recorded results: a matching call is answered from them without running anything. */
+  recorded?: RecordedToolResults;
   /** Counts the calls that run, and pauses the run before one that would pass its budget. */
   budget: Pick<ConversationBudget, 'beforeToolCall'>;
   /** Why a call was cancelled (steer or abort), for the model to read. */
@@ -134,7 +137,19 @@ async function outcomeOf(call: ToolCall, context: FanOutContext, start: () => vo
   const parsed = parseArguments(call.arguments);
   if (!parsed.ok) return errorOutcome(call.name, 'InvalidArgs', parsed.error);
   const risk = descriptor.risk;
-  const { mode, scope } = approvalSubject(call.name, parsed.value, context.tools, context.approvalSettings);
+  const subject = approvalSubject(call.name, parsed.value, context.tools, context.approvalSettings);
+  const { scope } = subject;
+  let { mode } = subject;
+  const recorded = context.recorded?.answer(call);
+  if (recorded && 'outcome' in recorded) {
+    start();
+    return recorded.outcome;
+  }
+  if (recorded?.tools === 'recorded') {
+    return errorOutcome(call.name, 'NotFound', notRecordedMessage(call.name, context.run));
+  }
+  // `ask`: a call the original did not make runs only once a person allows it.
+  if (recorded?.tools === 'ask') mode = 'always';
   const approval = await context.approvals.decide(
     {
       toolCallId: call.id,

@@ -227,6 +227,7 @@ async function runTools(
           events: context.events,
           approvals: context.approvals,
           approvalSettings: options.approval,
+          ...(run.recordedTools ? { recorded: run.recordedTools } : {}),
           budget: context.budget,
           interruption: () => (control.aborted ? ABORTED : STEERED),
           asyncCallInterrupted: (call) =>

@@ -1,9 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { transcriptAtRun } from '../../history/transcript-at-run';
-import type { ForkedFrom } from '../../shared/conversation-api';
-import { type ConversationOptionsInput, ConversationOptionsSchema } from '../../shared/conversation-options';
-import { schemaProblems } from '../../shared/schema-problems';
-import type { CarriedConversation } from '../../workflows/conversation-carry';
+import { forkStart, startFork } from '../../client/fork-start';
 import { type Cleanups, log } from '../cleanups';
 import { connectAgent } from '../connect-agent';
 import { type HistorySource, historySourceArg, readHistorySource } from '../history-source';
@@ -58,53 +54,23 @@ export async function forkCommand(args: string[], cleanups: Cleanups): Promise<n
   const fork = parseForkArgs(args);
   const { agent, client } = await connectAgent(cleanups, { startServer: false });
   const { conversationId, executions } = await readHistorySource(client, fork.source);
-  const at = transcriptAtRun(
+  const start = forkStart(
     conversationId,
     executions,
     fork.atRun,
     client.options.loadedDataConverter.payloadConverter,
+    fork.workspace,
   );
-  const options = forkOptions(at.options, fork.workspace);
-  const forkedFrom: ForkedFrom = {
-    conversationId,
-    ...(at.runId ? { runId: at.runId } : {}),
-    atRun: fork.atRun,
-  };
-  const carried: CarriedConversation = {
-    transcript: { messages: at.messages, generation: 0, sentToModel: 0 },
-    events: { events: [], lastSeq: 0 },
-    standingApprovals: {},
-    queue: [],
-    runCount: fork.atRun,
-    endRequested: false,
-    continuations: 0,
-    forkedFrom,
-  };
-  const newId = await agent.startCarried(fork.newId ?? `conv-${randomUUID()}`, options, { ...carried });
-  // The worker checks the fork against the original before anything runs: say its answer here
-  // rather than leave an id that is already dead.
-  const admission = await agent.admission(newId);
-  if ('reason' in admission) throw new Error(`the fork ${newId} was refused: ${admission.reason}`);
-  if ('untaken' in admission) {
+  const newId = fork.newId ?? `conv-${randomUUID()}`;
+  // The worker checks the fork against the original before anything runs: its answer is said
+  // here rather than leave an id that is already dead.
+  const { untaken } = await startFork(agent, newId, start);
+  if (untaken)
     log(`no worker has taken ${newId} yet: the worker that does checks it against ${conversationId}`);
-  }
+  const { forkedFrom } = start;
+  const messages = start.carried.transcript.messages.length;
   process.stdout.write(
-    fork.json
-      ? `${JSON.stringify({ conversationId: newId, forkedFrom, messages: at.messages.length })}\n`
-      : `${newId}\n`,
+    fork.json ? `${JSON.stringify({ conversationId: newId, forkedFrom, messages })}\n` : `${newId}\n`,
   );
   return 0;
-}
-
-/**
- * The original's options at that point, as a top-level conversation of its own: a sub-agent's place
- * in its tree is not handed on (a client may not claim one), and `workspace` replaces its workspace.
- */
-function forkOptions(recorded: unknown, workspace: string | undefined): ConversationOptionsInput {
-  const parsed = ConversationOptionsSchema.safeParse(recorded ?? {});
-  if (!parsed.success) {
-    throw new Error(`the original's options are not valid now: ${schemaProblems(parsed.error)}`);
-  }
-  const { ancestors: _ancestors, ...options } = parsed.data;
-  return { ...options, ...(workspace !== undefined ? { workspace } : {}) };
 }
