@@ -12,6 +12,7 @@ import { exitOf } from './exit-codes';
 import { exportCommand } from './commands/export';
 import { forkCommand } from './commands/fork';
 import { rerunCommand } from './commands/rerun';
+import { evalCommand } from './commands/eval';
 import { gatewayCommand } from './commands/gateway';
 import { historyCommand } from './commands/history';
 import { listCommand } from './commands/list';
@@ -49,6 +50,7 @@ const COMMANDS: Record<string, CommandRunner> = {
   replay: replayCommand,
   fork: forkCommand,
   rerun: rerunCommand,
+  eval: evalCommand,
   schedule: scheduleCommand,
   worker: workerCommand,
   server: serverCommand,

@@ -32,6 +32,7 @@ Usage:
   durable-agent fork ID|FILE --at N [--id NEW] [--workspace DIR] [--json]
   durable-agent rerun ID|FILE [--at N] [--model M] [--base-url URL] [--system-prompt FILE]
                     [--tools recorded|live|ask] [--id NEW] [--workspace DIR] [--json] [--no-worker]
+  durable-agent eval FILE [--out DIR] [--workspace DIR] [--json] [--no-worker]
   durable-agent schedule "<prompt>" --cron "<cron>" [--id SCHEDULE_ID] [--idle-timeout DURATION] [--json]
                     [conversation flags of run]
   durable-agent schedule list|delete SCHEDULE_ID|trigger SCHEDULE_ID [--json]
@@ -63,6 +64,7 @@ export const COMMAND_SUMMARIES: Readonly<Record<string, string>> = {
   replay: 'replay a saved history (or a conversation) against this version’s workflow code',
   fork: 'a new conversation with another’s transcript up to the end of one of its runs',
   rerun: 'run a conversation’s messages again against another model or prompt, recorded tool results served',
+  eval: 'rerun a list of recorded conversations with one variant and write a report',
   schedule: 'start conversations on a cron schedule; list, delete or trigger schedules',
   worker: 'serve conversations: model calls and tools run here',
   server: 'run the embedded Temporal server in the foreground',

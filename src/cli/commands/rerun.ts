@@ -1,15 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { AgentClient } from '../../client/agent-client';
 import { type RerunReport, type RerunVariant, rerunConversation } from '../../client/rerun';
 import { rerunPlan } from '../../history/rerun-plan';
 import { oneLine } from '../../shared/one-line';
 import { RerunToolsSchema } from '../../shared/rerun';
 import { type Cleanups, log } from '../cleanups';
-import { connectAgent } from '../connect-agent';
 import { type HistorySource, historySourceArg, readHistorySource } from '../history-source';
-import { noModelConfigured, startLocalWorker } from '../local-services';
+import { connectRerunAgent } from '../rerun-worker';
 import {
   conversationIdArg,
   namedPositionals,
@@ -83,24 +81,13 @@ export async function rerunCommand(args: string[], cleanups: Cleanups): Promise<
   const rerun = parseRerunArgs(args);
   const systemPrompt =
     rerun.systemPromptFile !== undefined ? await readFile(rerun.systemPromptFile, 'utf8') : undefined;
-  // A task queue of its own, so no other worker takes the rerun, and rerun's worker takes nothing
-  // else while it accepts carried state (a fork of an exported history) and calls `--base-url`.
-  const taskQueue = `rerun-${randomUUID()}`;
-  const workerEnv = {
-    ...process.env,
-    AGENT_TASK_QUEUE: taskQueue,
-    AGENT_ACCEPT_CARRIED: 'all',
-    ...(rerun.baseUrl !== undefined ? { OPENAI_BASE_URL: rerun.baseUrl } : {}),
-  };
-  if (rerun.startWorker && (await noModelConfigured(workerEnv))) return 2;
-  const connected = await connectAgent(cleanups, { startServer: rerun.startWorker });
-  const { client } = connected;
-  let agent = connected.agent;
-  if (rerun.startWorker) {
-    const settings = { ...connected.settings, taskQueue };
-    await startLocalWorker(settings, connected.address, rerun.variant.workspace!, cleanups, workerEnv);
-    agent = new AgentClient(client, taskQueue);
-  }
+  const connected = await connectRerunAgent(cleanups, {
+    startWorker: rerun.startWorker,
+    ...(rerun.baseUrl !== undefined ? { baseUrl: rerun.baseUrl } : {}),
+    ...(rerun.variant.workspace !== undefined ? { workspace: rerun.variant.workspace } : {}),
+  });
+  if (!connected) return 2;
+  const { agent, client } = connected;
   const { conversationId, executions } = await readHistorySource(client, rerun.source);
   const plan = rerunPlan(
     conversationId,
