@@ -13,11 +13,14 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import OpenAI from 'openai';
 import type { ActivityDeps } from '../../src/activities/create-activities';
 import { AgentClient } from '../../src/client/agent-client';
+import { forkStart, startFork } from '../../src/client/fork-start';
+import { fetchConversationHistories } from '../../src/history/conversation-history';
 import { signDecision } from '../../src/client/sign-decision';
 import { rawPublicKey } from '../../src/worker/floor-settings';
 import type { ApprovalDecision } from '../../src/shared/approvals';
@@ -52,6 +55,10 @@ interface Driver {
   handle: WorkflowHandle;
   runFinished(run: number): Promise<void>;
   pending(toolCallId: string): Promise<void>;
+  agent: AgentClient;
+  /** The conversation's id (`history-<scenario>`). */
+  id: string;
+  client: Client;
 }
 
 interface Scenario {
@@ -101,6 +108,9 @@ const decision = (toolCallId: string, kind: ApprovalDecision['decision'], by: st
   by,
   ...(reason ? { reason } : {}),
 });
+/** A 1x1 PNG. */
+const ONE_PIXEL_PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
 const LONG_COMMAND = 'for i in $(seq 1 300); do echo line $i; sleep 0.1; done';
 
 const SCENARIOS: Scenario[] = [
@@ -335,6 +345,101 @@ const SCENARIOS: Scenario[] = [
       await say('Start over');
     },
   },
+  {
+    // The approval mode changed by update between two runs: the second exec runs without asking.
+    name: 'approval-mode',
+    model: [
+      { toolCalls: [{ id: 'call_mode_ask', name: 'exec', arguments: { command: 'ls' } }] },
+      { text: 'Listed once someone allowed it.' },
+      { toolCalls: [{ id: 'call_mode_auto', name: 'exec', arguments: { command: 'ls' } }] },
+      { text: 'Listed without asking.' },
+    ],
+    drive: async ({ send, handle, pending, runFinished, agent, id }) => {
+      await send('List with approval');
+      await pending('call_mode_ask');
+      await handle.executeUpdate(approveUpdate, { args: [decision('call_mode_ask', 'allow_once', 'alice')] });
+      await runFinished(1);
+      await agent.setApprovalMode(id, { mode: 'auto' });
+      await send('List again');
+      await runFinished(2);
+    },
+  },
+  {
+    // A message with an image: the model call's transcript carries it.
+    name: 'images',
+    model: [{ text: 'A single pixel.' }],
+    drive: async ({ agent, id, runFinished }) => {
+      await agent.send(id, 'What is in this picture?', {
+        images: [{ type: 'image', data: ONE_PIXEL_PNG, mimeType: 'image/png' }],
+      });
+      await runFinished(1);
+    },
+  },
+  {
+    // A worker that found the search attributes registered: the conversation upserts them as it goes.
+    name: 'search-attributes',
+    options: { agentId: 'recorder', approval: { mode: 'auto' } },
+    model: [
+      { toolCalls: [{ id: 'call_sa_list', name: 'list_directory', arguments: {} }] },
+      { text: 'Listed.' },
+      { text: 'Second run.' },
+    ],
+    worker: async () => ({ activities: { searchAttributes: true }, close: async () => {} }),
+    drive: async ({ say }) => {
+      await say('List files');
+      await say('Once more');
+    },
+  },
+  {
+    // A fork of another conversation at run 1, checked by the worker against that one's history.
+    name: 'fork',
+    model: [{ text: 'One.' }, { text: 'Two.' }, { text: 'The fork answers.' }],
+    drive: async ({ agent, id, client, runFinished }) => {
+      const original = `${id}-original`;
+      for (const [run, text] of ['Turn 1', 'Turn 2'].entries()) {
+        await agent.send(original, text);
+        await waitForEvent(
+          client.workflow.getHandle(original),
+          'run_finished',
+          (event) => event.run === run + 1,
+        );
+      }
+      const executions = await fetchConversationHistories(client, original);
+      await startFork(agent, id, forkStart(original, executions, 1, defaultPayloadConverter));
+      await agent.send(id, 'Turn 2 of the fork');
+      await runFinished(2);
+    },
+  },
+  {
+    // A rerun with recorded tools: one call served from the recording, one answered "not recorded".
+    name: 'rerun',
+    options: {
+      approval: { mode: 'auto' },
+      rerun: {
+        of: 'history-rerun-original',
+        tools: 'recorded',
+        recorded: [
+          {
+            run: 1,
+            toolName: 'read',
+            arguments: '{"path":"notes.txt"}',
+            content: [{ type: 'text', text: 'the recorded milk' }],
+            isError: false,
+          },
+        ],
+      },
+    },
+    model: [
+      {
+        toolCalls: [
+          { id: 'call_rerun_read', name: 'read', arguments: { path: 'notes.txt' } },
+          { id: 'call_rerun_list', name: 'list_directory', arguments: {} },
+        ],
+      },
+      { text: 'Read from the recording.' },
+    ],
+    drive: ({ say }) => say('Read the notes'),
+  },
 ];
 
 const historyFile = (name: string) => path.join(__dirname, '..', 'histories', `${name}.json`);
@@ -391,6 +496,9 @@ async function main(names: string[]) {
           await agent.send(id, text, { options: scenario.options });
         };
         await scenario.drive({
+          agent,
+          id,
+          client,
           handle,
           send,
           say: async (text) => {

@@ -75,3 +75,32 @@ test('a run out of range is refused, saying which runs there are', () => {
     new TranscriptAtRunError('run 4 is out of range: conversation conv has runs 1 to 3'),
   );
 });
+
+test('recorded: an approval mode set between runs, a message with an image, a fork, and a rerun served from its recording', () => {
+  const mode = stateAtRun('conv', recorded('approval-mode'), 2, defaultPayloadConverter);
+  expect(mode.approvalMode).toBe('auto');
+  expect(stateAtRun('conv', recorded('approval-mode'), 1, defaultPayloadConverter)).toMatchObject({
+    approvals: [{ toolCallId: 'call_mode_ask', toolName: 'exec', decision: 'allow_once', by: 'alice' }],
+  });
+  expect(mode.approvals).toEqual([]);
+
+  const [withImage] = stateAtRun('conv', recorded('images'), 1, defaultPayloadConverter).modelCalls;
+  expect(withImage!.messages[0]).toMatchObject({
+    role: 'user',
+    content: 'What is in this picture?',
+    images: [{ type: 'image', mimeType: 'image/png' }],
+  });
+
+  // The fork's first run is its original's run 1, carried; its own run is run 2.
+  const fork = stateAtRun('conv', recorded('fork'), 2, defaultPayloadConverter);
+  expect(fork.modelCalls[0]!.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
+
+  const rerun = stateAtRun('conv', recorded('rerun'), 1, defaultPayloadConverter);
+  const results = rerun.modelCalls[1]!.messages.filter((message) => message.role === 'toolResult');
+  expect(results.map((message) => [message.toolName, message.isError])).toEqual([
+    ['read', false],
+    ['list_directory', true],
+  ]);
+  expect(JSON.stringify(results[0]!.content)).toContain('the recorded milk');
+  expect(JSON.stringify(results[1]!.content)).toContain('not recorded');
+});
