@@ -1,4 +1,5 @@
 import type OpenAI from 'openai';
+import type { LiveModelCalls } from './live-model-calls';
 import type { LiveModelText } from '../client/live-model-text';
 import type { AssistantMessage } from '../shared/messages';
 import type { ModelCallInput } from '../shared/model-call';
@@ -23,6 +24,8 @@ export interface ModelDeps {
   loadTranscript: TranscriptLoader;
   /** Where the answer's text goes as it arrives, for watchers in this process. */
   liveText?: LiveModelText;
+  /** Where the answer's text goes as it arrives, for watchers in other processes (the worker's push endpoint). */
+  liveCalls?: LiveModelCalls;
   /** When a quiet endpoint is given up on; DEFAULT_MODEL_STREAM_TIMEOUTS for those left out. */
   streamTimeouts?: Partial<ModelStreamTimeouts>;
 }
@@ -44,6 +47,7 @@ export function createCallModel(deps: ModelDeps) {
       },
       {
         ...(deps.liveText ? { live: deps.liveText } : {}),
+        ...(deps.liveCalls ? { liveCalls: deps.liveCalls } : {}),
         ...(deps.streamTimeouts ? { timeouts: deps.streamTimeouts } : {}),
       },
     );

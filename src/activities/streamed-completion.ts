@@ -5,6 +5,7 @@ import type { AssistantMessage } from '../shared/messages';
 import { DEFAULT_MODEL_STREAM_TIMEOUTS, type ModelStreamTimeouts } from '../shared/model-stream-timeouts';
 import { type ActivityProgress, MODEL_PROGRESS_TAIL_CHARS } from '../shared/tool-run';
 import { Heartbeater } from './heartbeater';
+import type { LiveModelCalls } from './live-model-calls';
 import { classifyModelError, modelErrorKind } from './model-errors';
 import { recordModelCall } from '../shared/agent-metrics';
 import { withModelCallSpan } from './model-call-span';
@@ -31,6 +32,8 @@ export function streamedCompletion(
 
 interface StreamOptions {
   live?: LiveModelText;
+  /** This process's push endpoint's registry: watchers elsewhere read the text there as it arrives. */
+  liveCalls?: LiveModelCalls;
   /** DEFAULT_MODEL_STREAM_TIMEOUTS for those left out. */
   timeouts?: Partial<ModelStreamTimeouts>;
 }
@@ -38,18 +41,26 @@ interface StreamOptions {
 async function streamOnce(
   openai: OpenAI,
   request: CompletionRequest,
-  { live, timeouts: given }: StreamOptions,
+  { live, liveCalls, timeouts: given }: StreamOptions,
 ): Promise<AssistantMessage> {
   const context = Context.current();
   const { workflowExecution: execution, activityId, attempt } = context.info;
   const call = execution && modelCallKey(execution.runId, activityId, attempt);
+  const tap = execution && call ? liveCalls?.open(execution.workflowId, call) : undefined;
+  const liveUrl = tap?.url !== undefined ? { live: tap.url } : {};
   const heartbeater = new Heartbeater<ActivityProgress>(context, {
     kind: 'model',
     text: '',
     textLength: 0,
     toolCalls: 0,
+    ...liveUrl,
   });
+  // Watchers elsewhere learn where to read the text from the first heartbeat: sent now, before
+  // the first token, so they are listening when it comes. One model call at a time per run.
+  if (tap?.url !== undefined)
+    heartbeater.update({ kind: 'model', text: '', textLength: 0, toolCalls: 0, ...liveUrl });
   let published = 0;
+  let tapped = 0;
   const startedAt = Date.now();
   let firstTokenMs: number | undefined;
   const meter = context.metricMeter;
@@ -78,11 +89,16 @@ async function streamOnce(
           });
           published = partial.text.length;
         }
+        if (tap && partial.text.length > tapped) {
+          tap.append(partial.text.slice(tapped));
+          tapped = partial.text.length;
+        }
         heartbeater.update({
           kind: 'model',
           text: partial.text.slice(-MODEL_PROGRESS_TAIL_CHARS),
           textLength: partial.text.length,
           toolCalls: partial.toolCalls,
+          ...liveUrl,
         });
       },
       () => Date.now(),
@@ -110,6 +126,7 @@ async function streamOnce(
   } finally {
     quiet.stop();
     heartbeater.stop();
+    tap?.end();
   }
 }
 

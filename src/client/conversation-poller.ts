@@ -5,6 +5,7 @@ import type { AgentEvent } from '../shared/events';
 import { SPAWN_TOOL_NAME } from '../shared/sub-agents';
 import type { ActivityProgress } from '../shared/tool-run';
 import { type ModelTextSource, modelCallKey } from './live-model-text';
+import { followRemoteModelText } from './remote-model-text';
 import { LiveQueue, ModelTextSeen, takeFirstCall } from './live-text-order';
 import { EndedUnansweredError, queryWhileRunning } from './query-retry';
 import { eventLine } from './event-line';
@@ -60,6 +61,8 @@ export async function* pollConversation(
   const lastProgress = new Map<string, Uint8Array>();
   const text = new ModelTextSeen();
   const live = new LiveQueue();
+  /** Model calls whose text is read from their worker's push endpoint, by call key. */
+  const remote = new Map<string, { stop(): void }>();
   const unsubscribe = liveText?.subscribe(handle.workflowId, (delta) => live.push(delta));
   const stop = () => live.interrupt();
   signal?.addEventListener('abort', stop);
@@ -120,6 +123,16 @@ export async function* pollConversation(
       for (const activityId of lastProgress.keys()) {
         if (!pending.some((activity) => activity.activityId === activityId)) lastProgress.delete(activityId);
       }
+      for (const [call, follow] of remote) {
+        const running = pending.some(
+          (activity) =>
+            call === modelCallKey(description.runId, activity.activityId ?? '', activity.attempt ?? 1),
+        );
+        if (!running) {
+          follow.stop();
+          remote.delete(call);
+        }
+      }
       for (const activity of pending) {
         const payload = activity.heartbeatDetails?.payloads?.[0];
         if (!payload || !activity.activityId) continue;
@@ -134,6 +147,12 @@ export async function* pollConversation(
           : Date.now();
         if (progress.kind === 'model') {
           const call = modelCallKey(description.runId, activity.activityId, activity.attempt ?? 1);
+          if (progress.live && !remote.has(call)) {
+            const follow = followRemoteModelText(progress.live, call, handle.workflowId, (delta) =>
+              live.push(delta),
+            );
+            remote.set(call, follow);
+          }
           yield* text.fromHeartbeat(call, progress, heartbeatAt);
         }
         yield { kind: 'progress', progress, activityId: activity.activityId, heartbeatAt };
@@ -150,6 +169,7 @@ export async function* pollConversation(
   } finally {
     signal?.removeEventListener('abort', stop);
     unsubscribe?.();
+    for (const follow of remote.values()) follow.stop();
   }
 }
 

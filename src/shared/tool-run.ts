@@ -43,6 +43,8 @@ export type ActivityProgress =
       /** How long the whole text is; absent from workers older than the tail. */
       textLength?: number;
       toolCalls: number;
+      /** Where the call's text can be read as it arrives (the worker's push endpoint); absent when it has none. */
+      live?: string;
     };
 
 /** How much of a streaming answer each model heartbeat repeats. */

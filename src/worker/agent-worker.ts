@@ -10,6 +10,8 @@ export class AgentWorker {
     /** The worker of the conversation task queue: workflows, model calls and tools. */
     readonly main: Worker,
     private readonly bound: readonly Worker[] = [],
+    /** Let go of once every worker has stopped (the push endpoint). */
+    private readonly afterStop: () => Promise<void> = async () => {},
   ) {}
 
   private get all(): Worker[] {
@@ -20,6 +22,7 @@ export class AgentWorker {
   async run(): Promise<void> {
     const runs = this.all.map((worker) => worker.run().finally(() => this.shutdown()));
     const outcomes = await Promise.allSettled(runs);
+    await this.afterStop().catch(() => undefined);
     const failed = outcomes.find(
       (outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected',
     );

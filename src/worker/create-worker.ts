@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type { DataConverter } from '@temporalio/common';
 import { type InjectedSinks, type NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { type ActivityDeps, createActivities } from '../activities/create-activities';
@@ -6,7 +7,10 @@ import type { CancelRequestSinks } from '../shared/cancel-request-sink';
 import type { ToolPolicy } from '../shared/tool-policy';
 import { workerBoundTaskQueue } from '../shared/worker-bound';
 import type { ToolRegistry } from '../tools/registry';
+import { LiveModelCalls } from '../activities/live-model-calls';
 import { AgentWorker } from './agent-worker';
+import { startLiveEndpoint } from './live-endpoint';
+import { announceCancelRequest, identityWithLiveUrl } from './remote-cancel-announcer';
 import { agentDataConverter } from './data-converter';
 import { lostWorkerStickiness } from './lost-worker-stickiness';
 import { applyWorkerToolPolicy } from './worker-tool-policy';
@@ -48,6 +52,11 @@ export interface AgentWorkerOptions {
    * workflow code is then bundled at start, with the tracing interceptors in it.
    */
   tracing?: Tracing;
+  /**
+   * The worker's push endpoint (model text for watchers elsewhere, knocks for cancel requests):
+   * where it listens and the URL others reach it at. Off when absent.
+   */
+  liveEndpoint?: { host: string; port: number; advertisedUrl?: string };
 }
 
 /**
@@ -60,7 +69,12 @@ export const STICKY_QUEUE_TIMEOUT_MS = 1_000;
 
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<AgentWorker> {
   const throttle = options.heartbeatThrottleMs ?? 1_000;
-  const deps = options.toolPolicy
+  const cancels = options.activities.cancelRequests ?? processLocalCancelRequests;
+  const liveCalls = new LiveModelCalls();
+  const endpoint = options.liveEndpoint
+    ? await startLiveEndpoint({ ...options.liveEndpoint, calls: liveCalls, cancels })
+    : undefined;
+  const withTools = options.toolPolicy
     ? {
         ...options.activities,
         tools: applyWorkerToolPolicy(options.activities.tools, options.toolPolicy, (message) =>
@@ -68,6 +82,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Ag
         ),
       }
     : options.activities;
+  const deps = endpoint ? { ...withTools, liveCalls } : withTools;
   const activities = createActivities(deps);
   const plugins = options.tracing ? [await tracingPlugin(options.tracing)] : [];
   const common = {
@@ -80,26 +95,36 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Ag
     shutdownGraceTime: options.shutdownGraceTimeMs ?? 300_000,
     interceptors: { activity: [lostWorkerStickiness((context) => context.client.workflowService)] },
     ...(plugins.length ? { plugins } : {}),
+    // Others find this worker's push endpoint in the identity the server shows for its activities.
+    ...(endpoint ? { identity: identityWithLiveUrl(`${process.pid}@${hostname()}`, endpoint.url) } : {}),
   };
-  const main = await Worker.create({
-    ...common,
-    taskQueue: options.taskQueue,
-    sinks: cancelRequestSinks(options.activities.cancelRequests ?? processLocalCancelRequests),
-    ...(options.tracing ? workflowSourcesOption() : workflowCodeOption(options.workflowBundlePath)),
-    maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? 200,
-    stickyQueueScheduleToStartTimeout: options.stickyQueueTimeoutMs ?? STICKY_QUEUE_TIMEOUT_MS,
-  });
-  // Activities only: calls naming a background process this worker holds.
-  const bound = await Promise.all(
-    workerTags(deps.tools).map((tag) =>
-      Worker.create({
-        ...common,
-        taskQueue: workerBoundTaskQueue(options.taskQueue, tag),
-        maxConcurrentActivityTaskExecutions: 50,
+  try {
+    const main = await Worker.create({
+      ...common,
+      taskQueue: options.taskQueue,
+      sinks: cancelRequestSinks(cancels, (workflowId, runId) => {
+        if (endpoint)
+          announceCancelRequest(options.connection, options.namespace, endpoint.url, workflowId, runId);
       }),
-    ),
-  );
-  return new AgentWorker(main, bound);
+      ...(options.tracing ? workflowSourcesOption() : workflowCodeOption(options.workflowBundlePath)),
+      maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? 200,
+      stickyQueueScheduleToStartTimeout: options.stickyQueueTimeoutMs ?? STICKY_QUEUE_TIMEOUT_MS,
+    });
+    // Activities only: calls naming a background process this worker holds.
+    const bound = await Promise.all(
+      workerTags(deps.tools).map((tag) =>
+        Worker.create({
+          ...common,
+          taskQueue: workerBoundTaskQueue(options.taskQueue, tag),
+          maxConcurrentActivityTaskExecutions: 50,
+        }),
+      ),
+    );
+    return new AgentWorker(main, bound, async () => endpoint?.close());
+  } catch (error) {
+    await endpoint?.close();
+    throw error;
+  }
 }
 
 /** The tags of the worker-bound tool tables among the worker's own tools. */
@@ -116,11 +141,23 @@ async function tracingPlugin(tracing: Tracing) {
   return new OpenTelemetryPlugin({ resource: tracing.resource, spanProcessor: tracing.spanProcessor });
 }
 
-/** Activities of this process hear their workflow's cancel requests from it at once. */
-function cancelRequestSinks(cancels: LocalCancelRequests): InjectedSinks<CancelRequestSinks> {
+/**
+ * Activities of this process hear their workflow's cancel requests from it at once; those of other
+ * processes through a knock on their push endpoint (`elsewhere`).
+ */
+function cancelRequestSinks(
+  cancels: LocalCancelRequests,
+  elsewhere: (workflowId: string, runId: string) => void,
+): InjectedSinks<CancelRequestSinks> {
   return {
     cancelRequests: {
-      requested: { fn: (info) => cancels.requested(info.runId), callDuringReplay: false },
+      requested: {
+        fn: (info) => {
+          cancels.requested(info.runId);
+          elsewhere(info.workflowId, info.runId);
+        },
+        callDuringReplay: false,
+      },
     },
   };
 }

@@ -17,6 +17,7 @@ import { execEnvPassFromEnv, execLimitsFromEnv, execPolicyFromEnv } from './exec
 import { externalToolsFromEnv } from './external-tools';
 import { approverKeysFromEnv, floorsFromEnv } from './floor-settings';
 import { createOpenAiClient, modelSettingsFromEnv } from './model-settings';
+import { liveEndpointFromEnv } from './live-endpoint-settings';
 import { webFetchOptionsFromEnv } from './web-fetch-settings';
 import { webhooksFromEnv } from './webhook-settings';
 import { toolPolicyFromEnv } from './worker-tool-policy';
@@ -46,6 +47,7 @@ export async function startWorkerFromEnv(
 ): Promise<RunningWorker> {
   const model = modelSettingsFromEnv(env);
   if (!model) throw new Error('no model is configured');
+  const liveEndpoint = liveEndpointFromEnv(env);
   const external = await externalToolsFromEnv(env, settings, address, log);
   const execPolicy = execPolicyFromEnv(env);
   if (execPolicy.security === 'sandbox') {
@@ -100,6 +102,7 @@ export async function startWorkerFromEnv(
       1,
     ),
     ...(tracing ? { tracing } : {}),
+    ...(liveEndpoint ? { liveEndpoint } : {}),
   });
   await external.start();
   const done = worker.run();

@@ -47,7 +47,8 @@ export function pollerAlive(
   here: { nowMs: number; ownPid: number; host: string; pidAlive: (pid: number) => boolean },
 ): boolean {
   if (lastAccessMs < here.nowMs - ALIVE_WITHIN_MS) return false;
-  const match = /^(\d+)@(.*)$/.exec(identity);
+  // `<pid>@<host>`, perhaps followed by the worker's push endpoint.
+  const match = /^(\d+)@(\S*)/.exec(identity);
   if (!match) return true;
   const pid = Number(match[1]);
   if (pid === here.ownPid && match[2] === here.host) return false;

@@ -19,6 +19,7 @@ import { createAgentWorker } from '../../src/worker/create-worker';
 import type { LocalCancelRequests } from '../../src/activities/local-cancel-requests';
 import type { DataConverter } from '@temporalio/common';
 import { agentDataConverter } from '../../src/worker/data-converter';
+import type { LiveModelText } from '../../src/client/live-model-text';
 import type { ApproverKeys } from '../../src/shared/signed-decisions';
 import type { WorkerFloors } from '../../src/shared/worker-floors';
 import type { WebhookConfig } from '../../src/shared/webhooks';
@@ -75,6 +76,10 @@ export async function startHarness(options: {
   /** How often heartbeats reach the server at most (the worker's default when absent). */
   heartbeatThrottleMs?: number;
   cancelRequests?: LocalCancelRequests;
+  /** Where the worker hands model text to watchers of its own process (a private one makes it look like another process). */
+  liveText?: LiveModelText;
+  /** The worker's push endpoint on a free loopback port. */
+  liveEndpoint?: boolean;
 }): Promise<TestHarness> {
   const dataConverter = options.dataConverter ?? agentDataConverter();
   quietRuntime();
@@ -105,7 +110,9 @@ export async function startHarness(options: {
       ...(options.circuitBreakers ? { circuitBreakers: options.circuitBreakers } : {}),
       ...(options.searchAttributes ? { searchAttributes: true } : {}),
       ...(options.cancelRequests ? { cancelRequests: options.cancelRequests } : {}),
+      ...(options.liveText ? { liveText: options.liveText } : {}),
     },
+    ...(options.liveEndpoint ? { liveEndpoint: { host: '127.0.0.1', port: 0 } } : {}),
     ...(options.heartbeatThrottleMs ? { heartbeatThrottleMs: options.heartbeatThrottleMs } : {}),
     ...(options.toolPolicy ? { toolPolicy: options.toolPolicy } : {}),
     ...(options.tracing ? { tracing: options.tracing } : {}),

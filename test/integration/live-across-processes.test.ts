@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import { LiveModelText } from '../../src/client/live-model-text';
+import type { AgentEvent } from '../../src/shared/events';
+import { type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server';
+import { type TestHarness, startHarness } from '../support/test-worker';
+
+// A watcher in another process than the worker (the worker hands its text to a private LiveModelText,
+// so nothing reaches this process's watchers that way) reads a model call's text from the worker's
+// push endpoint as it streams; heartbeats, at most every 2.4 s here, would bring it only after the call.
+
+const PIECES = 6;
+let model: ScriptedModelServer;
+
+beforeAll(async () => {
+  model = await startScriptedModelServer([
+    { text: 'one two three four five six', textChunks: PIECES, chunkDelayMs: 250 },
+    { text: 'one two three four five six', textChunks: PIECES, chunkDelayMs: 250 },
+  ]);
+});
+
+afterAll(() => model?.close());
+
+/** The model_text pieces a watcher saw before the call's model_response. */
+async function piecesBeforeResponse(harness: TestHarness): Promise<string[]> {
+  const id = `conv-${randomUUID()}`;
+  const sent = await harness.agent.send(id, 'Count', { options: { workspace: harness.workspace } });
+  const pieces: string[] = [];
+  const events = harness.agent.followRun(sent);
+  for (let next = await events.next(); !next.done; next = await events.next()) {
+    const event: AgentEvent = next.value;
+    if (event.type === 'model_response') break;
+    if (event.type === 'model_text') pieces.push(event.text);
+  }
+  await events.return(undefined as never);
+  return pieces;
+}
+
+test("with the worker's push endpoint, the text arrives piece by piece while the model streams it", async () => {
+  const harness = await startHarness({
+    modelBaseUrl: model.baseUrl,
+    liveText: new LiveModelText(),
+    liveEndpoint: true,
+    heartbeatThrottleMs: 60_000,
+  });
+  try {
+    const pieces = await piecesBeforeResponse(harness);
+    expect(pieces.length).toBeGreaterThanOrEqual(3);
+    expect(pieces.join('')).toBe('one two three four five six');
+  } finally {
+    await harness.close();
+  }
+});
+
+test('without it, the same watcher gets no text before the answer: heartbeats are the only way', async () => {
+  const harness = await startHarness({
+    modelBaseUrl: model.baseUrl,
+    liveText: new LiveModelText(),
+    heartbeatThrottleMs: 60_000,
+  });
+  try {
+    expect(await piecesBeforeResponse(harness)).toEqual([]);
+  } finally {
+    await harness.close();
+  }
+});
