@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { BenchContext } from '../context';
 import { type Directive, directiveText } from '../model-server';
 import { scratchDir } from '../scratch';
+import { stopWithTheRun } from '../server';
 import { REPO_ROOT, type WorkerProcess, startWorkerProcess } from '../worker-process';
 import type { PeerConversation, PeerEngine } from './engine';
 import { freePort } from './free-port';
@@ -55,6 +56,7 @@ async function checked(response: Response, what: string): Promise<Response> {
  */
 export function restateEngine(context: BenchContext): PeerEngine {
   let server: ChildProcess | undefined;
+  let forget = () => undefined as unknown;
   let serverLog = '';
   let ingress = '';
   let admin = '';
@@ -76,6 +78,7 @@ export function restateEngine(context: BenchContext): PeerEngine {
     crashDirective: { tool: 'sleep', args: { ms: 5_000 } },
     cannot: {},
     async start() {
+      forget = stopWithTheRun(this);
       const binary = serverBinary();
       const version = execFileSync(binary, ['--version'], { encoding: 'utf8' }).trim();
       const [ingressPort, adminPort, nodePort] = [await freePort(), await freePort(), await freePort()];
@@ -175,6 +178,7 @@ export function restateEngine(context: BenchContext): PeerEngine {
       };
     },
     async stop() {
+      forget();
       if (!server || server.exitCode !== null || server.signalCode !== null) return;
       const exited = new Promise((resolve) => server!.once('exit', resolve));
       server.kill('SIGTERM');
