@@ -63,7 +63,8 @@ const BENCHES: Array<{
   { name: 'text', title: '7. First text', run: firstText },
   { name: 'crash', title: '8. Crash recovery', run: crashRecovery, onCluster: true },
   { name: 'uncached', title: '9. Uncached first response', run: uncachedResponse },
-  { name: 'peers', title: '10. Peer engines', run: peers },
+  // On the cluster: the Temporal stacks meet the other engines on a durable store (PostgreSQL).
+  { name: 'peers', title: '10. Peer engines', run: peers, onCluster: true },
 ];
 
 interface Options {

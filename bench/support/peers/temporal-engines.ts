@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { BenchContext } from '../context';
+import { type BenchContext, serversToMeasure } from '../context';
 import { DrivenConversation } from '../driven-conversation';
 import { measureRun } from '../history';
 import { type Stack, durableStack, peerStack } from '../stacks';
@@ -7,12 +7,28 @@ import type { WorkerProcess } from '../worker-process';
 import type { PeerConversation, PeerDeployment, PeerEngine } from './engine';
 
 /**
- * A stack on Temporal (durable-agent, the @temporalio/ai-sdk peer) as a peer engine, on the run's
- * embedded server: a deployment is a task queue, a conversation a workflow, its state the encoded
- * history of all its runs.
+ * The Temporal server the Temporal stacks are compared on: the run's self-hosted cluster
+ * (PostgreSQL with its durable defaults, as the other engines' stores) when it has one, else the
+ * embedded server (SQLite in memory), and what it is.
+ */
+function temporalServer(context: BenchContext): { on: BenchContext; about: string } {
+  const server = serversToMeasure(context).at(-1)!;
+  return {
+    on: server.context,
+    about:
+      server.name === 'cluster'
+        ? `the run's self-hosted Temporal cluster (four services, PostgreSQL with fsync on) at ${server.context.address}`
+        : `the run's embedded Temporal server (SQLite in memory: nothing is fsynced) at ${server.context.address}`,
+  };
+}
+
+/**
+ * A stack on Temporal (durable-agent, the @temporalio/ai-sdk peer) as a peer engine: a deployment
+ * is a task queue, a conversation a workflow, its state the encoded history of all its runs.
  */
 function temporalEngine(
   context: BenchContext,
+  about: string,
   stack: Stack,
   crashDirective: PeerEngine['crashDirective'],
   cannot: PeerEngine['cannot'] = {},
@@ -21,7 +37,7 @@ function temporalEngine(
     name: stack.name,
     crashDirective,
     cannot,
-    start: async () => `the run's embedded Temporal server (${context.address})`,
+    start: async () => about,
     async deployment(name) {
       const taskQueue = `peers-${stack.name}-${name}-${randomUUID()}`;
       let service: WorkerProcess | undefined;
@@ -65,10 +81,19 @@ function temporalEngine(
 
 /** durable-agent: the file tool `wait_file` (heartbeats, tried again) is the step the crash bench cuts off. */
 export function durableAgentEngine(context: BenchContext): PeerEngine {
-  return temporalEngine(context, durableStack(context), { tool: 'wait_file' });
+  const { on, about } = temporalServer(context);
+  return temporalEngine(on, `durable-agent's worker on Node ${process.version}; ${about}`, durableStack(on), {
+    tool: 'wait_file',
+  });
 }
 
 /** The @temporalio/ai-sdk peer (bench/ai-sdk-peer), whose tool activity reports its start. */
 export function aiSdkEngine(context: BenchContext): PeerEngine {
-  return temporalEngine(context, peerStack(context), { tool: 'sleep', args: { ms: 5_000 } });
+  const { on, about } = temporalServer(context);
+  return temporalEngine(
+    on,
+    `@temporalio/ai-sdk 1.23.0, ai 7, Temporal SDK 1.23.0 on Node 22; ${about}`,
+    peerStack(on),
+    { tool: 'sleep', args: { ms: 5_000 } },
+  );
 }
