@@ -225,18 +225,23 @@ async function measureStateAndResume(
     }
     if (!engine.cannot.state) result.state = { checkpoints: measured, stoppedEarly };
     if (engine.cannot.resume) return;
-    await deployment.stop();
-    const starting = preciseNow();
-    await deployment.startService();
-    const serviceStartMs = preciseNow() - starting;
-    const started = preciseNow();
-    await conversation.runTurn();
-    result.resume = {
-      turns: conversation.turns - 1,
-      serviceStartMs: round(serviceStartMs),
-      firstTurnMs: round(preciseNow() - started),
-      lastTurnBeforeMs: round(lastTurnMs),
-    };
+    // A failure from here on is the resume's, not the state's.
+    try {
+      await deployment.stop();
+      const starting = preciseNow();
+      await deployment.startService();
+      const serviceStartMs = preciseNow() - starting;
+      const started = preciseNow();
+      await conversation.runTurn();
+      result.resume = {
+        turns: conversation.turns - 1,
+        serviceStartMs: round(serviceStartMs),
+        firstTurnMs: round(preciseNow() - started),
+        lastTurnBeforeMs: round(lastTurnMs),
+      };
+    } catch (error) {
+      result.notes.resume = `failed: ${firstLine(messageOf(error))}`;
+    }
   } finally {
     await deployment.stop();
   }
