@@ -59,7 +59,17 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],
-    languageOptions: { parserOptions: { project: './tsconfig.json' } },
+    languageOptions: {
+      parserOptions: {
+        // The bench peers with packages of their own are checked against their own dependencies.
+        project: [
+          './tsconfig.json',
+          './bench/restate-peer/tsconfig.json',
+          './bench/dbos-peer/tsconfig.json',
+          './bench/langgraph-peer/tsconfig.json',
+        ],
+      },
+    },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/consistent-type-imports': [

@@ -5,10 +5,11 @@
  * `npx tsc -p bench/ai-sdk-peer` checks the peer against the real types of its pinned versions.
  */
 
-declare module '@temporalio/ai-sdk/lib/load-polyfills' {}
+declare module '@temporalio/ai-sdk/workflow' {
+  export const temporalProvider: { languageModel(modelId: string): unknown };
+}
 
 declare module '@temporalio/ai-sdk' {
-  export const temporalProvider: { languageModel(modelId: string): unknown };
   export class AiSdkPlugin {
     constructor(options: { modelProvider: unknown });
     readonly name: string;

@@ -5,7 +5,7 @@
  * run starts in a temporary directory and stops at its end. Each bench prints a table and writes
  * bench/results/<bench>.json; the run ends with bench/results/summary.md, the tables of
  * BENCHMARKS.md. Arguments: `--quick` (fewer turns, to try it out), `--only a,b` (bench names:
- * turn, fanout, throughput, control, history, replay, text, crash, uncached), `--no-cluster` (the
+ * turn, fanout, throughput, control, history, replay, text, crash, uncached, peers), `--no-cluster` (the
  * embedded server only), `--server-config KEY=JSON` (a dynamic config value for every embedded
  * server the run starts, repeatable: for experiments; the cluster reads
  * deploy/dynamicconfig/durable-agent.yaml).
@@ -17,11 +17,13 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Connection } from '@temporalio/client';
 import { DefaultLogger, Runtime, bundleWorkflowCode } from '@temporalio/worker';
+import { nodeBinary } from '../scripts/node-binary.mjs';
 import { POSTGRES_MISSING, findPostgresBin } from '../src/worker/cluster/postgres-cluster';
 import { bundleAgentWorkflows } from '../src/worker/workflow-bundle';
 import { controlLatency } from './control-latency';
 import { crashRecovery } from './crash-recovery';
 import { fanOut } from './fan-out';
+import { peers } from './peers';
 import { firstText } from './first-text';
 import { historyGrowth } from './history-growth';
 import { replay } from './replay';
@@ -40,7 +42,10 @@ import { turnOverhead } from './turn-overhead';
 import { uncachedResponse } from './uncached-response';
 
 const RESULTS_DIR = path.join(REPO_ROOT, 'bench', 'results');
-const PEER_DIR = path.join(REPO_ROOT, 'bench', 'ai-sdk-peer');
+/** The peers' packages, each with its own dependencies and lockfile. */
+const PEER_PACKAGES = ['ai-sdk-peer', 'restate-peer', 'dbos-peer', 'langgraph-peer'];
+/** The Node the peers that need Node 22 run on (@temporalio/ai-sdk, Restate's SDK, LangChain's OpenAI client). */
+const PEER_NODE_VERSION = '22.23.3';
 
 const BENCHES: Array<{
   name: string;
@@ -58,6 +63,8 @@ const BENCHES: Array<{
   { name: 'text', title: '7. First text', run: firstText },
   { name: 'crash', title: '8. Crash recovery', run: crashRecovery, onCluster: true },
   { name: 'uncached', title: '9. Uncached first response', run: uncachedResponse },
+  // On the cluster: the Temporal stacks meet the other engines on a durable store (PostgreSQL).
+  { name: 'peers', title: '10. Peer engines', run: peers, onCluster: true },
 ];
 
 interface Options {
@@ -102,27 +109,39 @@ function machine() {
   };
 }
 
-/** Installs the peer's own dependencies (its lockfile) unless every one is there at its pinned version. */
-async function ensurePeerInstalled(log: (line: string) => void): Promise<void> {
-  const manifest = JSON.parse(readFileSync(path.join(PEER_DIR, 'package.json'), 'utf8')) as {
+/**
+ * Installs a peer's own dependencies (its lockfile, with the peers' Node first on PATH) unless every
+ * one is there at its pinned version. A peer that fails to install is reported by the peer bench
+ * (its engine cannot start), not here: the run goes on.
+ */
+async function ensurePeerInstalled(name: string, node: string, log: (line: string) => void): Promise<void> {
+  const dir = path.join(REPO_ROOT, 'bench', name);
+  const manifest = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
     dependencies: Record<string, string>;
   };
-  const installed = Object.entries(manifest.dependencies).every(([name, version]) => {
-    const file = path.join(PEER_DIR, 'node_modules', name, 'package.json');
+  const installed = Object.entries(manifest.dependencies).every(([dependency, version]) => {
+    const file = path.join(dir, 'node_modules', dependency, 'package.json');
     return (
       existsSync(file) && (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version === version
     );
   });
   if (installed) return;
-  log('Installing the peer (bench/ai-sdk-peer: @temporalio/ai-sdk and the AI SDK) ...');
-  await new Promise<void>((resolve, reject) => {
+  log(`Installing the peer bench/${name} ...`);
+  await new Promise<void>((resolve) => {
     const child = spawn('npm', ['install', '--no-audit', '--no-fund'], {
-      cwd: PEER_DIR,
+      cwd: dir,
       stdio: 'inherit',
       shell: process.platform === 'win32',
+      env: { ...process.env, PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH ?? ''}` },
     });
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`npm install exited ${code}`))));
+    child.on('error', (error) => {
+      log(`Could not install bench/${name}: ${error.message}`);
+      resolve();
+    });
+    child.on('exit', (code) => {
+      if (code !== 0) log(`Could not install bench/${name}: npm install exited ${code}`);
+      resolve();
+    });
   });
 }
 
@@ -252,7 +271,8 @@ async function main(): Promise<number> {
   // Worker processes make their workspaces there too (support/scratch.ts); it goes at the end.
   process.env.BENCH_SCRATCH_DIR = scratch;
 
-  await ensurePeerInstalled(log);
+  const peerNode = await nodeBinary(PEER_NODE_VERSION);
+  for (const name of PEER_PACKAGES) await ensurePeerInstalled(name, peerNode, log);
   log('Bundling the workflows ...');
   const logger = new DefaultLogger('ERROR');
   const durableBundle = await writeBundle(
@@ -285,6 +305,7 @@ async function main(): Promise<number> {
     durableBundle,
     // The peer's worker bundles its workflows (with its own Temporal SDK) here the first time.
     peerBundle: path.join(scratch, 'ai-sdk-peer-workflows.js'),
+    peerNode,
     bareBundle,
     serverConfig: options.serverConfig,
     quick: options.quick,

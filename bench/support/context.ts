@@ -24,6 +24,8 @@ export interface BenchContext extends ServerClients {
   answers: AnswerHub;
   durableBundle: string;
   peerBundle: string;
+  /** The Node binary of the peers that need a newer Node than the runner's (PEER_NODE_VERSION). */
+  peerNode: string;
   /** The bare Temporal loop's workflow bundle (bare-workflow.ts). */
   bareBundle: string;
   /** Dynamic config values of the embedded server (`--server-config`), for experiments. */

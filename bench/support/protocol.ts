@@ -21,9 +21,28 @@ export interface MemoryReport {
   heapUsed: number;
 }
 
-export type FromWorker = { type: 'ready' } | { type: 'failed'; message: string } | ToolReport | MemoryReport;
+/**
+ * A request to a peer's service process whose engine is driven from inside it (DBOS, LangGraph):
+ * `open` a conversation, run its next `turn` (resolved once the turn is durably done).
+ */
+export interface ServiceCall {
+  type: 'call';
+  callId: number;
+  method: 'open' | 'turn';
+  conversationId: string;
+  text?: string;
+}
 
-export type ToWorker = { type: 'memory'; resetPeak?: boolean } | { type: 'stop' };
+export interface ServiceReply {
+  type: 'reply';
+  callId: number;
+  error?: string;
+}
+
+export type FromWorker =
+  { type: 'ready' } | { type: 'failed'; message: string } | ToolReport | MemoryReport | ServiceReply;
+
+export type ToWorker = { type: 'memory'; resetPeak?: boolean } | { type: 'stop' } | ServiceCall;
 
 /** Environment of a worker process. */
 export interface WorkerEnv {
@@ -55,6 +74,22 @@ export async function serveRunner(
     stopping = true;
     worker.shutdown();
   };
+  answerRunner(stop);
+  const running = worker.run();
+  send({ type: 'ready' });
+  await running;
+  await connection.close();
+  process.exit(0);
+}
+
+/**
+ * Answers the runner's memory requests (RSS sampled every 100 ms for the peak), hands its calls to
+ * `call`, and calls `stop` when told to stop or when the runner goes away.
+ */
+function answerRunner(
+  stop: () => void,
+  call: (message: ServiceCall) => Promise<void> = () => Promise.reject(new Error('no calls here')),
+): void {
   let peakRss = process.memoryUsage.rss();
   setInterval(() => {
     peakRss = Math.max(peakRss, process.memoryUsage.rss());
@@ -64,17 +99,50 @@ export async function serveRunner(
       stop();
       return;
     }
+    if (message.type === 'call') {
+      call(message).then(
+        () => send({ type: 'reply', callId: message.callId }),
+        (error: unknown) =>
+          send({
+            type: 'reply',
+            callId: message.callId,
+            error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+          }),
+      );
+      return;
+    }
     const { rss, heapUsed } = process.memoryUsage();
     peakRss = Math.max(peakRss, rss);
     send({ type: 'memory', rss, peakRss, heapUsed });
     if (message.resetPeak) peakRss = rss;
   });
   process.on('disconnect', stop);
-  const running = worker.run();
+}
+
+/**
+ * Runs a peer's service process (an engine other than Temporal): tells the runner it is ready once
+ * `start` resolves, runs the runner's calls on `service`, and exits after `service.stop` when told to stop.
+ */
+export async function servePeer(service: {
+  start(): Promise<void>;
+  open(conversationId: string): Promise<void>;
+  turn(conversationId: string, text: string): Promise<void>;
+  stop(): Promise<void>;
+}): Promise<void> {
+  let stopping = false;
+  answerRunner(
+    () => {
+      if (stopping) return;
+      stopping = true;
+      void service.stop().finally(() => process.exit(0));
+    },
+    (message) =>
+      message.method === 'open'
+        ? service.open(message.conversationId)
+        : service.turn(message.conversationId, message.text ?? ''),
+  );
+  await service.start();
   send({ type: 'ready' });
-  await running;
-  await connection.close();
-  process.exit(0);
 }
 
 /** Reports a worker process's failure to start to the runner, and exits. */

@@ -18,6 +18,12 @@ export async function stopAllBenchServers(): Promise<void> {
   await Promise.all([...running].map((server) => server.stop()));
 }
 
+/** Has an interrupted run stop `server` too (a peer's engine or database); returns the undoing. */
+export function stopWithTheRun(server: { stop(): Promise<void> }): () => void {
+  running.add(server);
+  return () => running.delete(server);
+}
+
 /**
  * The project's embedded Temporal server (in memory unless `dbFile` is given, on a free port unless
  * `port` is, with the project's dynamic config), as `durable-agent run` starts it, with

@@ -54,12 +54,16 @@ export function peerStack(context: BenchContext): Stack {
     modelActivity: 'invokeModel',
     client,
     startWorker: (taskQueue) =>
-      startWorkerProcess(path.join(REPO_ROOT, 'bench', 'ai-sdk-peer', 'src', 'worker.ts'), {
-        BENCH_TEMPORAL_ADDRESS: context.address,
-        BENCH_TASK_QUEUE: taskQueue,
-        BENCH_MODEL_URL: context.model.baseUrl,
-        BENCH_WORKFLOW_BUNDLE: context.peerBundle,
-      }),
+      startWorkerProcess(
+        path.join(REPO_ROOT, 'bench', 'ai-sdk-peer', 'src', 'worker.ts'),
+        {
+          BENCH_TEMPORAL_ADDRESS: context.address,
+          BENCH_TASK_QUEUE: taskQueue,
+          BENCH_MODEL_URL: context.model.baseUrl,
+          BENCH_WORKFLOW_BUNDLE: context.peerBundle,
+        },
+        context.peerNode,
+      ),
     async startConversation(id, taskQueue) {
       await client.workflow.start('peerConversation', { workflowId: id, taskQueue, args: [] });
     },

@@ -1,7 +1,6 @@
-// The AI SDK needs its polyfills (Headers, web streams, structuredClone) in the workflow sandbox
-// before `ai` itself is loaded.
-import '@temporalio/ai-sdk/lib/load-polyfills';
-import { temporalProvider } from '@temporalio/ai-sdk';
+// The AI SDK's polyfills (Headers, web streams, structuredClone) come first in the bundle: the
+// AiSdkPlugin puts them there when the worker bundles this file (worker.ts).
+import { temporalProvider } from '@temporalio/ai-sdk/workflow';
 import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
 import { type ModelMessage, generateText, jsonSchema, stepCountIs, tool } from 'ai';
 import type * as activities from './activities';
