@@ -57,6 +57,12 @@ export interface AgentWorkerOptions {
    * where it listens and the URL others reach it at. Off when absent.
    */
   liveEndpoint?: { host: string; port: number; advertisedUrl?: string };
+  /**
+   * What this worker takes from the task queue: `all` (the default), `workflows` (conversations and
+   * their local activities, no model or tool calls) or `activities` (model and tool calls only), for
+   * fleets that run the two apart.
+   */
+  serves?: 'all' | 'workflows' | 'activities';
 }
 
 /**
@@ -99,14 +105,22 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Ag
     ...(endpoint ? { identity: identityWithLiveUrl(`${process.pid}@${hostname()}`, endpoint.url) } : {}),
   };
   try {
+    const serves = options.serves ?? 'all';
+    const workflows =
+      serves === 'activities'
+        ? {}
+        : {
+            sinks: cancelRequestSinks(cancels, (workflowId, runId) => {
+              if (endpoint)
+                announceCancelRequest(options.connection, options.namespace, endpoint.url, workflowId, runId);
+            }),
+            ...(options.tracing ? workflowSourcesOption() : workflowCodeOption(options.workflowBundlePath)),
+          };
     const main = await Worker.create({
       ...common,
       taskQueue: options.taskQueue,
-      sinks: cancelRequestSinks(cancels, (workflowId, runId) => {
-        if (endpoint)
-          announceCancelRequest(options.connection, options.namespace, endpoint.url, workflowId, runId);
-      }),
-      ...(options.tracing ? workflowSourcesOption() : workflowCodeOption(options.workflowBundlePath)),
+      ...workflows,
+      ...(serves === 'workflows' ? { enableNonLocalActivities: false } : {}),
       maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? 200,
       stickyQueueScheduleToStartTimeout: options.stickyQueueTimeoutMs ?? STICKY_QUEUE_TIMEOUT_MS,
     });

@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { LocalCancelRequests } from '../../src/activities/local-cancel-requests';
 import { LiveModelText } from '../../src/client/live-model-text';
 import type { AgentEvent } from '../../src/shared/events';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server';
 import { type TestHarness, startHarness } from '../support/test-worker';
+import { waitForEvent } from '../support/wait-for-event';
+
+const COUNT_SLOWLY = 'for i in $(seq 1 300); do echo line $i; sleep 0.1; done';
 
 // A watcher in another process than the worker (the worker hands its text to a private LiveModelText,
 // so nothing reaches this process's watchers that way) reads a model call's text from the worker's
@@ -61,5 +65,55 @@ test('without it, the same watcher gets no text before the answer: heartbeats ar
     expect(await piecesBeforeResponse(harness)).toEqual([]);
   } finally {
     await harness.close();
+  }
+});
+
+/** Records the runs its worker is told about (through the push endpoint), then does as usual. */
+class HeardCancels extends LocalCancelRequests {
+  readonly heard: string[] = [];
+  override requested(runId: string): void {
+    this.heard.push(runId);
+    super.requested(runId);
+  }
+}
+
+test("a steer reaches a tool on another worker through that worker's push endpoint", async () => {
+  const taskQueue = `live-${randomUUID()}`;
+  const steerModel = await startScriptedModelServer([
+    { toolCalls: [{ id: 'call_count', name: 'exec', arguments: { command: COUNT_SLOWLY } }] },
+    { text: 'Stopped counting.' },
+  ]);
+  const toolCancels = new HeardCancels();
+  // The conversation runs on one worker, its tools on another: heartbeats at most every 2.4 s.
+  const workflows = await startHarness({
+    modelBaseUrl: steerModel.baseUrl,
+    taskQueue,
+    serves: 'workflows',
+    liveEndpoint: true,
+  });
+  const tools = await startHarness({
+    modelBaseUrl: steerModel.baseUrl,
+    taskQueue,
+    serves: 'activities',
+    liveEndpoint: true,
+    cancelRequests: toolCancels,
+    heartbeatThrottleMs: 60_000,
+  });
+  try {
+    const id = `conv-${randomUUID()}`;
+    const options = { workspace: workflows.workspace, approval: { mode: 'auto' as const } };
+    await workflows.agent.send(id, 'Count slowly', { options });
+    const handle = workflows.client.workflow.getHandle(id);
+    await waitForEvent(handle, 'tool_execution_start');
+    const { runId } = await handle.describe();
+    await workflows.agent.steer(id, 'Stop, that is enough');
+    await waitForEvent(handle, 'tool_execution_end', (event) => event.aborted === true);
+    // Only a knock makes a worker that runs no workflows hear of a cancel request.
+    expect(toolCancels.heard).toContain(runId);
+    await waitForEvent(handle, 'run_finished');
+  } finally {
+    await workflows.close();
+    await tools.close();
+    await steerModel.close();
   }
 });

@@ -80,6 +80,8 @@ export async function startHarness(options: {
   liveText?: LiveModelText;
   /** The worker's push endpoint on a free loopback port. */
   liveEndpoint?: boolean;
+  /** What the worker takes from its task queue (all by default). */
+  serves?: 'all' | 'workflows' | 'activities';
 }): Promise<TestHarness> {
   const dataConverter = options.dataConverter ?? agentDataConverter();
   quietRuntime();
@@ -113,6 +115,7 @@ export async function startHarness(options: {
       ...(options.liveText ? { liveText: options.liveText } : {}),
     },
     ...(options.liveEndpoint ? { liveEndpoint: { host: '127.0.0.1', port: 0 } } : {}),
+    ...(options.serves ? { serves: options.serves } : {}),
     ...(options.heartbeatThrottleMs ? { heartbeatThrottleMs: options.heartbeatThrottleMs } : {}),
     ...(options.toolPolicy ? { toolPolicy: options.toolPolicy } : {}),
     ...(options.tracing ? { tracing: options.tracing } : {}),
