@@ -1,4 +1,4 @@
-import type { DataConverter } from '@temporalio/common';
+import type { DataConverter, WorkerDeploymentVersion } from '@temporalio/common';
 import { type InjectedSinks, type NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { type ActivityDeps, createActivities } from '../activities/create-activities';
 import { type LocalCancelRequests, processLocalCancelRequests } from '../activities/local-cancel-requests';
@@ -48,6 +48,12 @@ export interface AgentWorkerOptions {
    * workflow code is then bundled at start, with the tracing interceptors in it.
    */
   tracing?: Tracing;
+  /**
+   * The Worker Deployment Version this worker serves (Temporal's Worker Versioning): a conversation
+   * runs only on workers of the version it started on, until it continues as new onto the
+   * deployment's current version. Unversioned when absent.
+   */
+  deployment?: WorkerDeploymentVersion;
 }
 
 /**
@@ -88,8 +94,10 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Ag
     ...(options.tracing ? workflowSourcesOption() : workflowCodeOption(options.workflowBundlePath)),
     maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? 200,
     stickyQueueScheduleToStartTimeout: options.stickyQueueTimeoutMs ?? STICKY_QUEUE_TIMEOUT_MS,
+    ...(options.deployment ? { workerDeploymentOptions: versionedWorker(options.deployment) } : {}),
   });
-  // Activities only: calls naming a background process this worker holds.
+  // Activities only: calls naming a background process this worker holds. Their queues are this
+  // process's own, so they stay unversioned: no other build could take their tasks anyway.
   const bound = await Promise.all(
     workerTags(deps.tools).map((tag) =>
       Worker.create({
@@ -100,6 +108,15 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Ag
     ),
   );
   return new AgentWorker(main, bound);
+}
+
+/**
+ * Every workflow of a versioned worker is pinned to the version it started on: a workflow change
+ * then never meets a history recorded by another build. Workflows say so themselves (the
+ * conversation does); this default covers any that does not.
+ */
+function versionedWorker(version: WorkerDeploymentVersion) {
+  return { version, useWorkerVersioning: true, defaultVersioningBehavior: 'PINNED' } as const;
 }
 
 /** The tags of the worker-bound tool tables among the worker's own tools. */

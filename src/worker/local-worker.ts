@@ -11,6 +11,7 @@ import { connectWorker } from './connect';
 import type { Tracing } from './tracing';
 import { ensureSearchAttributes } from './search-attribute-registration';
 import { STICKY_QUEUE_TIMEOUT_MS, createAgentWorker } from './create-worker';
+import { deploymentVersionFromEnv } from './deployment-settings';
 import { wholeNumberFromEnv } from './env-number';
 import { modelStreamTimeoutsFromEnv } from './model-stream-timeouts-settings';
 import { execEnvPassFromEnv, execLimitsFromEnv, execPolicyFromEnv } from './exec-settings';
@@ -46,6 +47,7 @@ export async function startWorkerFromEnv(
 ): Promise<RunningWorker> {
   const model = modelSettingsFromEnv(env);
   if (!model) throw new Error('no model is configured');
+  const deployment = deploymentVersionFromEnv(env);
   const external = await externalToolsFromEnv(env, settings, address, log);
   const execPolicy = execPolicyFromEnv(env);
   if (execPolicy.security === 'sandbox') {
@@ -100,7 +102,13 @@ export async function startWorkerFromEnv(
       1,
     ),
     ...(tracing ? { tracing } : {}),
+    ...(deployment ? { deployment } : {}),
   });
+  if (deployment) {
+    log(
+      `worker deployment ${deployment.deploymentName}, build ${deployment.buildId}: conversations stay on the build they started on`,
+    );
+  }
   await external.start();
   const done = worker.run();
   return {

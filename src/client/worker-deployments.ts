@@ -1,0 +1,162 @@
+import { type WorkflowService, isGrpcServiceError } from '@temporalio/client';
+import { optionalTsToDate } from '@temporalio/common/lib/time';
+import { temporal } from '@temporalio/proto';
+import {
+  DeploymentNotFoundError,
+  NoEarlierVersionError,
+  type VersionStatus,
+  type WorkerDeploymentListing,
+  type WorkerDeploymentState,
+  type WorkerDeploymentVersionState,
+} from '../shared/worker-deployment-state';
+
+type VersionSummary = temporal.api.deployment.v1.WorkerDeploymentInfo.IWorkerDeploymentVersionSummary;
+type RoutingConfig = temporal.api.deployment.v1.IRoutingConfig;
+
+const GRPC_NOT_FOUND = 5;
+const { VersionDrainageStatus, WorkerDeploymentVersionStatus } = temporal.api.enums.v1;
+
+/**
+ * The Worker Deployments of a namespace (Temporal's Worker Versioning): which builds of the
+ * workers exist, which one new conversations start on (current), which takes a share of them
+ * (ramping), and which still serve conversations pinned to them (draining). What `deploy` does.
+ */
+export class WorkerDeployments {
+  constructor(
+    private readonly service: WorkflowService,
+    private readonly namespace: string,
+    /** Who changes the routing, as Temporal records it (`lastModifierIdentity`). */
+    private readonly identity = 'durable-agent deploy',
+  ) {}
+
+  async *list(): AsyncIterable<WorkerDeploymentListing> {
+    let nextPageToken: Uint8Array | undefined;
+    do {
+      const page = await this.service.listWorkerDeployments({
+        namespace: this.namespace,
+        ...(nextPageToken ? { nextPageToken } : {}),
+      });
+      for (const summary of page.workerDeployments ?? []) {
+        yield { name: summary.name ?? '', ...routingOf(summary.routingConfig) };
+      }
+      nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
+    } while (nextPageToken);
+  }
+
+  /** The deployment's routing and every version it has seen, newest first. */
+  async describe(name: string): Promise<WorkerDeploymentState> {
+    const { workerDeploymentInfo: info } = await this.call(name, () =>
+      this.service.describeWorkerDeployment({ namespace: this.namespace, deploymentName: name }),
+    );
+    const versions = (info?.versionSummaries ?? []).map(versionOf);
+    versions.sort((a, b) => (b.createdAt?.getTime() ?? 0) - (a.createdAt?.getTime() ?? 0));
+    return { name, ...routingOf(info?.routingConfig), versions };
+  }
+
+  /**
+   * New conversations (and conversations continuing as new) start on `buildId`; conversations
+   * pinned to the build that was current stay there until they continue as new. Returns that build.
+   * Temporal refuses a build no worker has polled with yet.
+   */
+  async setCurrent(name: string, buildId: string): Promise<{ previous?: string }> {
+    const response = await this.call(name, () =>
+      this.service.setWorkerDeploymentCurrentVersion({
+        namespace: this.namespace,
+        deploymentName: name,
+        buildId,
+        identity: this.identity,
+      }),
+    );
+    const previous = response.previousDeploymentVersion?.buildId;
+    return previous ? { previous } : {};
+  }
+
+  /** `percent` of new executions start on `buildId` instead of the current build. */
+  async ramp(
+    name: string,
+    buildId: string,
+    percent: number,
+  ): Promise<{ previous?: string; previousPercent?: number }> {
+    const response = await this.call(name, () =>
+      this.service.setWorkerDeploymentRampingVersion({
+        namespace: this.namespace,
+        deploymentName: name,
+        buildId,
+        percentage: percent,
+        identity: this.identity,
+      }),
+    );
+    const previous = response.previousDeploymentVersion?.buildId;
+    return previous ? { previous, previousPercent: response.previousPercentage ?? 0 } : {};
+  }
+
+  /**
+   * Makes the build that was current before the present one current again (the non-current
+   * version most recently current). Conversations already moved to the present build stay on it
+   * until they continue as new: a rollback routes new work, it moves no conversation back.
+   */
+  async rollback(name: string): Promise<{ current: string; previous?: string }> {
+    const state = await this.describe(name);
+    const earlier = state.versions
+      .filter((version) => version.buildId !== state.current && version.lastCurrentAt !== undefined)
+      .sort((a, b) => b.lastCurrentAt!.getTime() - a.lastCurrentAt!.getTime())[0];
+    if (!earlier) throw new NoEarlierVersionError(name, state.current);
+    const { previous } = await this.setCurrent(name, earlier.buildId);
+    return { current: earlier.buildId, ...(previous ? { previous } : {}) };
+  }
+
+  private async call<T>(name: string, request: () => Promise<T>): Promise<T> {
+    try {
+      return await request();
+    } catch (error) {
+      if (isGrpcServiceError(error) && error.code === GRPC_NOT_FOUND) throw new DeploymentNotFoundError(name);
+      throw error;
+    }
+  }
+}
+
+function routingOf(
+  routing: RoutingConfig | null | undefined,
+): Pick<WorkerDeploymentListing, 'current' | 'ramping'> {
+  const current = routing?.currentDeploymentVersion?.buildId;
+  const ramping = routing?.rampingDeploymentVersion?.buildId;
+  return {
+    ...(current ? { current } : {}),
+    ...(ramping ? { ramping: { buildId: ramping, percent: routing?.rampingVersionPercentage ?? 0 } } : {}),
+  };
+}
+
+function versionOf(summary: VersionSummary): WorkerDeploymentVersionState {
+  const createdAt = optionalTsToDate(summary.createTime);
+  const lastCurrentAt = optionalTsToDate(summary.lastCurrentTime);
+  const drainedAt =
+    summary.drainageInfo?.status === VersionDrainageStatus.VERSION_DRAINAGE_STATUS_DRAINED
+      ? optionalTsToDate(summary.drainageInfo.lastChangedTime)
+      : undefined;
+  return {
+    buildId: summary.deploymentVersion?.buildId ?? '',
+    status: statusOf(summary.status),
+    ...(createdAt ? { createdAt } : {}),
+    ...(lastCurrentAt ? { lastCurrentAt } : {}),
+    ...(drainedAt ? { drainedAt } : {}),
+  };
+}
+
+function statusOf(
+  status: temporal.api.enums.v1.WorkerDeploymentVersionStatus | null | undefined,
+): VersionStatus {
+  switch (status) {
+    case WorkerDeploymentVersionStatus.WORKER_DEPLOYMENT_VERSION_STATUS_CURRENT:
+      return 'current';
+    case WorkerDeploymentVersionStatus.WORKER_DEPLOYMENT_VERSION_STATUS_RAMPING:
+      return 'ramping';
+    case WorkerDeploymentVersionStatus.WORKER_DEPLOYMENT_VERSION_STATUS_DRAINING:
+      return 'draining';
+    case WorkerDeploymentVersionStatus.WORKER_DEPLOYMENT_VERSION_STATUS_DRAINED:
+      return 'drained';
+    case WorkerDeploymentVersionStatus.WORKER_DEPLOYMENT_VERSION_STATUS_INACTIVE:
+      return 'inactive';
+    default:
+      return 'created';
+  }
+}
