@@ -1,6 +1,8 @@
 import { type WorkflowService, isGrpcServiceError } from '@temporalio/client';
 import { optionalTsToDate } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
+import { InvalidInputError } from '../shared/conversation-errors';
+import { buildIdProblem, deploymentNameProblem } from '../shared/worker-deployment';
 import {
   DeploymentNotFoundError,
   NoEarlierVersionError,
@@ -50,7 +52,25 @@ export class WorkerDeployments {
     );
     const versions = (info?.versionSummaries ?? []).map(versionOf);
     versions.sort((a, b) => (b.createdAt?.getTime() ?? 0) - (a.createdAt?.getTime() ?? 0));
+    for (const version of versions) {
+      if (version.status === 'draining') version.pinnedOpen = await this.pinnedOpen(name, version.buildId);
+    }
     return { name, ...routingOf(info?.routingConfig), versions };
+  }
+
+  /**
+   * Open executions pinned to a build, counted now in visibility: the question Temporal asks before
+   * it calls a version drained, which it asks only every few minutes. At 0 the build's workers may stop.
+   */
+  async pinnedOpen(name: string, buildId: string): Promise<number> {
+    // The names go into a visibility query: only the characters names may have get there.
+    const problem = deploymentNameProblem(name) ?? buildIdProblem(buildId);
+    if (problem) throw new InvalidInputError('worker deployment version', [problem]);
+    const { count } = await this.service.countWorkflowExecutions({
+      namespace: this.namespace,
+      query: `TemporalWorkerDeploymentVersion = '${name}:${buildId}' AND TemporalWorkflowVersioningBehavior = 'Pinned' AND ExecutionStatus = 'Running'`,
+    });
+    return Number(count ?? 0);
   }
 
   /**

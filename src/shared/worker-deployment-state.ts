@@ -23,6 +23,8 @@ export interface WorkerDeploymentVersionState {
   lastCurrentAt?: Date;
   /** When Temporal found no open conversation pinned to it any more. */
   drainedAt?: Date;
+  /** While draining: the open executions pinned to it, counted at the time of asking. */
+  pinnedOpen?: number;
 }
 
 export interface WorkerDeploymentState extends WorkerDeploymentListing {
