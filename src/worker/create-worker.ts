@@ -111,9 +111,10 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Ag
 }
 
 /**
- * Every workflow of a versioned worker is pinned to the version it started on: a workflow change
- * then never meets a history recorded by another build. Workflows say so themselves (the
- * conversation does); this default covers any that does not.
+ * Every workflow of a versioned worker is pinned to the version it started on, so that a workflow
+ * change never meets a history another build recorded; the conversation moves to the current
+ * version itself, when it continues as new. Said here rather than by `setWorkflowOptions` in the
+ * workflow: the server refuses a workflow task that names a behaviour from an unversioned worker.
  */
 function versionedWorker(version: WorkerDeploymentVersion) {
   return { version, useWorkerVersioning: true, defaultVersioningBehavior: 'PINNED' } as const;

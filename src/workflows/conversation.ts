@@ -6,7 +6,6 @@ import {
   makeContinueAsNewFunc,
   isCancellation,
   patched,
-  setWorkflowOptions,
   workflowInfo,
 } from '@temporalio/workflow';
 import { UserMessageInputSchema } from '../shared/conversation-api';
@@ -229,5 +228,3 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
   await condition(allHandlersFinished);
   return { runs: self.runCount, messages: transcript.length, endedBy, ...lastRun };
 }
-
-setWorkflowOptions({ versioningBehavior: 'PINNED' }, conversation);

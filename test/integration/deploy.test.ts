@@ -12,6 +12,7 @@ import { WorkerDeployments } from '../../src/client/worker-deployments';
 import { pendingApprovalsQuery } from '../../src/shared/conversation-api';
 import { bundleAgentWorkflows } from '../../src/worker/workflow-bundle';
 import { ask, followToEnd } from '../support/ask';
+import { assertCliBuilt, runCli } from '../support/cli-process';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server';
 import { killWorkerProcess, spawnWorkerProcess } from '../support/spawn-worker-process';
 import { waitFor } from '../support/test-worker';
@@ -189,3 +190,57 @@ test('a conversation waiting for an approval on build A is answered on A, then m
     ),
   ).rejects.toBeInstanceOf(DeterminismViolationError);
 }, 240_000);
+
+test('the deploy commands route new conversations: set-current, ramp, list, describe, rollback', async () => {
+  assertCliBuilt();
+  model ??= await startScriptedModelServer([]);
+  const deploymentName = `agents-${randomUUID().slice(0, 8)}`;
+  const common = {
+    TASK_QUEUE: `deploy-cli-${randomUUID()}`,
+    OPENAI_BASE_URL: model.baseUrl,
+    WORKSPACE: workDir,
+    MARKER_DIR: workDir,
+    AGENT_DEPLOYMENT_NAME: deploymentName,
+    TEST_WORKFLOW_BUNDLE: process.env.TEST_WORKFLOW_BUNDLE!,
+  };
+  for (const buildId of ['build-a', 'build-b']) {
+    workers.push(await spawnWorkerProcess({ ...common, AGENT_BUILD_ID: buildId }));
+  }
+  const env = { ...process.env, TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS };
+  const deploy = async (...args: string[]) => {
+    const run = await runCli(['deploy', ...args], env);
+    if (run.code !== 0) throw new Error(`deploy ${args.join(' ')} exited ${run.code}: ${run.stderr}`);
+    return run;
+  };
+
+  await whenKnown(() => deploy('set-current', deploymentName, 'build-a'), 'build A to become current');
+  await whenKnown(() => deploy('set-current', deploymentName, 'build-b'), 'build B to become current');
+  const ramped = await deploy('ramp', deploymentName, 'build-a', '25');
+  expect(ramped.stderr).toContain(`${deploymentName}: 25% of new conversations`);
+  const listed = (await deploy('list', '--json')).stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { name: string });
+  expect(listed.find((listing) => listing.name === deploymentName)).toEqual({
+    name: deploymentName,
+    current: 'build-b',
+    ramping: { buildId: 'build-a', percent: 25 },
+  });
+
+  const rolledBack = await deploy('rollback', deploymentName, '--json');
+  expect(JSON.parse(rolledBack.stdout)).toEqual({
+    deployment: deploymentName,
+    current: 'build-a',
+    previous: 'build-b',
+  });
+  const described = await deploy('describe', deploymentName);
+  expect(described.stdout.split('\n')[0]).toBe(`${deploymentName}  current build-a`);
+  expect(described.stdout).toMatch(/\n {2}build-b {2}(draining|drained|inactive)/);
+
+  const unknown = await runCli(['deploy', 'describe', `nobody-${randomUUID().slice(0, 8)}`], env);
+  expect(unknown.code).toBe(1);
+  expect(unknown.stderr).toContain('not found');
+  const misused = await runCli(['deploy', 'ramp', deploymentName, 'build-a', '150'], env);
+  expect(misused.code).toBe(2);
+  expect(misused.stderr).toContain('PERCENT is a number from 0 to 100, not "150"');
+}, 120_000);

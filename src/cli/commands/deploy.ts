@@ -94,7 +94,7 @@ export function formatDeploymentState(state: WorkerDeploymentState): string {
     [
       `  ${version.buildId}`,
       version.status,
-      version.createdAt ? `since ${version.createdAt.toISOString()}` : undefined,
+      version.createdAt ? `created ${version.createdAt.toISOString()}` : undefined,
       version.pinnedOpen !== undefined ? `${version.pinnedOpen} open conversations pinned to it` : undefined,
       version.drainedAt ? `drained ${version.drainedAt.toISOString()}` : undefined,
     ]
