@@ -1,9 +1,11 @@
 import { type WorkflowService, isGrpcServiceError } from '@temporalio/client';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { optionalTsToDate } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import { InvalidInputError } from '../shared/conversation-errors';
 import { buildIdProblem, deploymentNameProblem } from '../shared/worker-deployment';
 import {
+  type CurrentChange,
   DeploymentNotFoundError,
   NoEarlierVersionError,
   type VersionStatus,
@@ -16,7 +18,10 @@ type VersionSummary = temporal.api.deployment.v1.WorkerDeploymentInfo.IWorkerDep
 type RoutingConfig = temporal.api.deployment.v1.IRoutingConfig;
 
 const GRPC_NOT_FOUND = 5;
-const { VersionDrainageStatus, WorkerDeploymentVersionStatus } = temporal.api.enums.v1;
+const { RoutingConfigUpdateState, VersionDrainageStatus, WorkerDeploymentVersionStatus } =
+  temporal.api.enums.v1;
+/** How long a routing change may take to reach the task queues before `setCurrent` stops waiting for it. */
+const ROUTING_WAIT_MS = 30_000;
 
 /**
  * The Worker Deployments of a namespace (Temporal's Worker Versioning): which builds of the
@@ -63,22 +68,23 @@ export class WorkerDeployments {
    * it calls a version drained, which it asks only every few minutes. At 0 the build's workers may stop.
    */
   async pinnedOpen(name: string, buildId: string): Promise<number> {
-    // The names go into a visibility query: only the characters names may have get there.
-    const problem = deploymentNameProblem(name) ?? buildIdProblem(buildId);
-    if (problem) throw new InvalidInputError('worker deployment version', [problem]);
     const { count } = await this.service.countWorkflowExecutions({
       namespace: this.namespace,
-      query: `TemporalWorkerDeploymentVersion = '${name}:${buildId}' AND TemporalWorkflowVersioningBehavior = 'Pinned' AND ExecutionStatus = 'Running'`,
+      query: pinnedOpenQuery(name, buildId),
     });
     return Number(count ?? 0);
   }
 
   /**
    * New conversations (and conversations continuing as new) start on `buildId`; conversations
-   * pinned to the build that was current stay there until they continue as new. Returns that build.
-   * Temporal refuses a build no worker has polled with yet.
+   * pinned to the build that was current stay there until they continue as new, which they do at
+   * their next idle point once a workflow task tells them the target changed. Temporal tells only
+   * tasks that pass through the task queue, not those sent to the sticky queue of the worker that
+   * holds a conversation in its cache: so once the new routing has reached the task queues, every
+   * open conversation pinned to the previous build has its stickiness reset (one replay each on
+   * that build's workers). Temporal refuses a build none of whose workers has polled yet.
    */
-  async setCurrent(name: string, buildId: string): Promise<{ previous?: string }> {
+  async setCurrent(name: string, buildId: string): Promise<CurrentChange> {
     const response = await this.call(name, () =>
       this.service.setWorkerDeploymentCurrentVersion({
         namespace: this.namespace,
@@ -87,8 +93,10 @@ export class WorkerDeployments {
         identity: this.identity,
       }),
     );
-    const previous = response.previousDeploymentVersion?.buildId;
-    return previous ? { previous } : {};
+    const previous = response.previousDeploymentVersion?.buildId || undefined;
+    const routed = await this.routingReached(name);
+    const told = previous && previous !== buildId ? await this.unstickPinned(name, previous) : 0;
+    return { routed, told, ...(previous ? { previous } : {}) };
   }
 
   /** `percent` of new executions start on `buildId` instead of the current build. */
@@ -115,14 +123,59 @@ export class WorkerDeployments {
    * version most recently current). Conversations already moved to the present build stay on it
    * until they continue as new: a rollback routes new work, it moves no conversation back.
    */
-  async rollback(name: string): Promise<{ current: string; previous?: string }> {
+  async rollback(name: string): Promise<CurrentChange & { current: string }> {
     const state = await this.describe(name);
     const earlier = state.versions
       .filter((version) => version.buildId !== state.current && version.lastCurrentAt !== undefined)
       .sort((a, b) => b.lastCurrentAt!.getTime() - a.lastCurrentAt!.getTime())[0];
     if (!earlier) throw new NoEarlierVersionError(name, state.current);
-    const { previous } = await this.setCurrent(name, earlier.buildId);
-    return { current: earlier.buildId, ...(previous ? { previous } : {}) };
+    return { current: earlier.buildId, ...(await this.setCurrent(name, earlier.buildId)) };
+  }
+
+  /** Waits (at most `ROUTING_WAIT_MS`) until the deployment's routing has reached every task queue; false if it has not. */
+  private async routingReached(name: string): Promise<boolean> {
+    const deadline = Date.now() + ROUTING_WAIT_MS;
+    for (;;) {
+      const { workerDeploymentInfo: info } = await this.service.describeWorkerDeployment({
+        namespace: this.namespace,
+        deploymentName: name,
+      });
+      if (
+        info?.routingConfigUpdateState !== RoutingConfigUpdateState.ROUTING_CONFIG_UPDATE_STATE_IN_PROGRESS
+      ) {
+        return true;
+      }
+      if (Date.now() > deadline) return false;
+      await sleep(200);
+    }
+  }
+
+  /** Sends the next workflow task of every open execution pinned to `buildId` through the task queue; returns how many. */
+  private async unstickPinned(name: string, buildId: string): Promise<number> {
+    let told = 0;
+    let nextPageToken: Uint8Array | undefined;
+    do {
+      const page = await this.service.listWorkflowExecutions({
+        namespace: this.namespace,
+        query: pinnedOpenQuery(name, buildId),
+        ...(nextPageToken ? { nextPageToken } : {}),
+      });
+      for (const execution of page.executions ?? []) {
+        const { workflowId, runId } = execution.execution ?? {};
+        if (!workflowId || !runId) continue;
+        await this.service
+          .resetStickyTaskQueue({ namespace: this.namespace, execution: { workflowId, runId } })
+          .then(
+            () => told++,
+            // Closed meanwhile: nothing to tell.
+            (error: unknown) => {
+              if (!isGrpcServiceError(error) || error.code !== GRPC_NOT_FOUND) throw error;
+            },
+          );
+      }
+      nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
+    } while (nextPageToken);
+    return told;
   }
 
   private async call<T>(name: string, request: () => Promise<T>): Promise<T> {
@@ -133,6 +186,14 @@ export class WorkerDeployments {
       throw error;
     }
   }
+}
+
+/** Open executions pinned to a version, as Temporal asks before it calls the version drained. */
+function pinnedOpenQuery(name: string, buildId: string): string {
+  // The names go into a visibility query: only the characters names may have get there.
+  const problem = deploymentNameProblem(name) ?? buildIdProblem(buildId);
+  if (problem) throw new InvalidInputError('worker deployment version', [problem]);
+  return `TemporalWorkerDeploymentVersion = '${name}:${buildId}' AND TemporalWorkflowVersioningBehavior = 'Pinned' AND ExecutionStatus = 'Running'`;
 }
 
 function routingOf(

@@ -32,6 +32,16 @@ export interface WorkerDeploymentState extends WorkerDeploymentListing {
   versions: WorkerDeploymentVersionState[];
 }
 
+/** What making a build current did. */
+export interface CurrentChange {
+  /** The build that was current before. */
+  previous?: string;
+  /** Whether the new routing had reached every task queue when the change returned (it goes on regardless). */
+  routed: boolean;
+  /** Open conversations pinned to the previous build whose next workflow task now tells them to move. */
+  told: number;
+}
+
 /** No Worker Deployment has this name in the namespace (no versioned worker has polled with it). */
 export class DeploymentNotFoundError extends Error {
   constructor(readonly deploymentName: string) {

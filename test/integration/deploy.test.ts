@@ -134,6 +134,10 @@ test('a conversation waiting for an approval on build A is answered on A, then m
   );
   const onA = await handle.describe();
   expect(versioningOf(onA)).toEqual({ buildId: 'build-a', pinned: true });
+  await waitFor(
+    async () => ((await deployments.pinnedOpen(deploymentName, 'build-a')) === 1 ? true : undefined),
+    'visibility to show the conversation pinned to build A',
+  );
 
   const workerB = await spawnWorkerProcess({
     ...common,
@@ -141,7 +145,12 @@ test('a conversation waiting for an approval on build A is answered on A, then m
     TEST_WORKFLOW_BUNDLE: incompatibleBundle,
   });
   workers.push(workerB);
-  await whenKnown(() => deployments.setCurrent(deploymentName, 'build-b'), 'build B to become current');
+  let change: Awaited<ReturnType<WorkerDeployments['setCurrent']>> | undefined;
+  await whenKnown(async () => {
+    change = await deployments.setCurrent(deploymentName, 'build-b');
+  }, 'build B to become current');
+  // The conversation waiting on A is told; its next workflow task will say the target changed.
+  expect(change).toEqual({ previous: 'build-a', routed: true, told: 1 });
   const routed = await deployments.describe(deploymentName);
   expect(routed.current).toBe('build-b');
   expect(routed.versions.find((version) => version.buildId === 'build-a')).toMatchObject({
@@ -232,6 +241,8 @@ test('the deploy commands route new conversations: set-current, ramp, list, desc
     deployment: deploymentName,
     current: 'build-a',
     previous: 'build-b',
+    routed: true,
+    told: 0,
   });
   const described = await deploy('describe', deploymentName);
   expect(described.stdout.split('\n')[0]).toBe(`${deploymentName}  current build-a`);

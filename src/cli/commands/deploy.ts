@@ -1,6 +1,10 @@
 import { WorkerDeployments } from '../../client/worker-deployments';
 import { buildIdProblem, deploymentNameProblem } from '../../shared/worker-deployment';
-import type { WorkerDeploymentListing, WorkerDeploymentState } from '../../shared/worker-deployment-state';
+import type {
+  CurrentChange,
+  WorkerDeploymentListing,
+  WorkerDeploymentState,
+} from '../../shared/worker-deployment-state';
 import { type Cleanups, log } from '../cleanups';
 import { connectAgent } from '../connect-agent';
 import { namedPositionals, parseCommandArgs } from '../parse-command-args';
@@ -131,15 +135,15 @@ export async function deployCommand(args: string[], cleanups: Cleanups): Promise
       return 0;
     }
     case 'set-current': {
-      const { previous } = await deployments.setCurrent(deploy.name, deploy.buildId);
-      if (deploy.json) print({ deployment: deploy.name, current: deploy.buildId, previous });
-      else log(currentChanged(deploy.name, deploy.buildId, previous));
+      const change = await deployments.setCurrent(deploy.name, deploy.buildId);
+      if (deploy.json) print({ deployment: deploy.name, current: deploy.buildId, ...change });
+      else log(currentChanged(deploy.name, deploy.buildId, change));
       return 0;
     }
     case 'rollback': {
-      const { current, previous } = await deployments.rollback(deploy.name);
-      if (deploy.json) print({ deployment: deploy.name, current, previous });
-      else log(currentChanged(deploy.name, current, previous));
+      const { current, ...change } = await deployments.rollback(deploy.name);
+      if (deploy.json) print({ deployment: deploy.name, current, ...change });
+      else log(currentChanged(deploy.name, current, change));
       return 0;
     }
     case 'ramp': {
@@ -155,7 +159,14 @@ export async function deployCommand(args: string[], cleanups: Cleanups): Promise
   }
 }
 
-function currentChanged(name: string, current: string, previous: string | undefined): string {
-  const from = previous ? `; conversations pinned to ${previous} finish their run there, then move` : '';
-  return `${name}: new conversations start on ${current}${from} (deploy describe ${name} shows when ${previous ?? 'a build'} has drained)`;
+function currentChanged(name: string, current: string, change: CurrentChange): string {
+  const lines = [`${name}: new conversations, and conversations continuing as new, start on ${current}`];
+  if (change.previous) {
+    lines.push(
+      `${change.told} open conversations pinned to ${change.previous} finish their run there, then move; keep its workers until \`deploy describe ${name}\` shows none left`,
+    );
+  }
+  if (!change.routed)
+    lines.push('the new routing has not reached every task queue yet; it goes on by itself');
+  return lines.join('\n');
 }
