@@ -129,7 +129,10 @@ export class WorkerDeployments {
       .filter((version) => version.buildId !== state.current && version.lastCurrentAt !== undefined)
       .sort((a, b) => b.lastCurrentAt!.getTime() - a.lastCurrentAt!.getTime())[0];
     if (!earlier) throw new NoEarlierVersionError(name, state.current);
-    return { current: earlier.buildId, ...(await this.setCurrent(name, earlier.buildId)) };
+    const change = await this.setCurrent(name, earlier.buildId);
+    // The build it replaced is the one this rollback saw current, whatever the server's answer
+    // names while an earlier routing change is still reaching the task queues.
+    return { ...change, current: earlier.buildId, ...(state.current ? { previous: state.current } : {}) };
   }
 
   /** Waits (at most `ROUTING_WAIT_MS`) until the deployment's routing has reached every task queue; false if it has not. */
