@@ -3,8 +3,8 @@ const base = require('./jest.config.js');
 
 /**
  * `npm run test:cluster`: the integration tests that exercise what a Temporal server does for
- * conversations (signals, updates, child workflows, continue-as-new, schedules, visibility,
- * history), run against one self-hosted cluster (PostgreSQL and Temporal's four services as
+ * conversations (signals, updates, child workflows, continue-as-new, worker deployments,
+ * schedules, visibility, history), run against one self-hosted cluster (PostgreSQL and Temporal's four services as
  * processes of their own: `durable-agent cluster`) instead of the dev server. Tests of the embedded
  * dev server itself (embedded-server, web-ui, chaos, server kills) stay with `npx jest`.
  * @type {import('jest').Config}
@@ -20,6 +20,7 @@ module.exports = {
       'steering',
       'sub-agents',
       'continue-as-new',
+      'deploy',
       'schedule',
       'sessions',
       'web-ui-visibility',

@@ -6,6 +6,7 @@ import { compactCommand } from './commands/compact';
 import { approveCommand } from './commands/approve';
 import { chooseCommand } from './commands/choose';
 import { clusterCommand } from './commands/cluster';
+import { deployCommand } from './commands/deploy';
 import { Cleanups, log } from './cleanups';
 import { endCommand } from './commands/end';
 import { exitOf } from './exit-codes';
@@ -55,6 +56,7 @@ const COMMANDS: Record<string, CommandRunner> = {
   worker: workerCommand,
   server: serverCommand,
   cluster: clusterCommand,
+  deploy: deployCommand,
   gateway: gatewayCommand,
   acp: acpCommand,
   'codec-server': codecServerCommand,

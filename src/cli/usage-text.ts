@@ -1,5 +1,6 @@
 const ENVIRONMENT_HELP_TEXT = `Environment: OPENAI_BASE_URL, OPENAI_API_KEY, AGENT_MODEL, AGENT_MODEL_PROVIDER, AGENT_TOOLS_ALLOW,
-AGENT_TOOLS_DENY, AGENT_EXEC_SECURITY, AGENT_EXEC_SAFE_BINS, AGENT_TASK_QUEUE, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS*,
+AGENT_TOOLS_DENY, AGENT_EXEC_SECURITY, AGENT_EXEC_SAFE_BINS, AGENT_TASK_QUEUE, AGENT_DEPLOYMENT_NAME, AGENT_BUILD_ID,
+TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS*,
 DURABLE_AGENT_DATA_DIR, DURABLE_AGENT_METRICS_PORT, OTEL_EXPORTER_OTLP_ENDPOINT (see docs/configuration.md).`;
 
 /** Which variables configure durable-agent, for the end of `help`. */
@@ -39,6 +40,7 @@ Usage:
   durable-agent worker [--workspace DIR] [--metrics-port PORT]
   durable-agent server [--port N] [--ui-port N] [--db FILE]
   durable-agent cluster start|stop|status [--dir DIR] [--port PORT] [--json]
+  durable-agent deploy list|describe NAME|set-current NAME BUILD|ramp NAME BUILD PERCENT|rollback NAME [--json]
   durable-agent gateway [--tokens FILE] [--port N] [--host ADDRESS] [--max-streams N]
   durable-agent acp [--no-worker] [--workspace DIR]
   durable-agent codec-server [--port N] [--host ADDRESS] [--ui-origin URL]... [--exit-with PID]
@@ -69,6 +71,7 @@ export const COMMAND_SUMMARIES: Readonly<Record<string, string>> = {
   worker: 'serve conversations: model calls and tools run here',
   server: 'run the embedded Temporal server in the foreground',
   cluster: 'a self-hosted Temporal cluster on this machine (PostgreSQL, four services): start, stop, status',
+  deploy: 'worker deployments: which build new conversations start on; ramp, set current, roll back',
   gateway: 'the HTTP gateway for other services (tokens, SSE events, signed approvals)',
   acp: 'serve an editor over the Agent Client Protocol on stdio',
   'codec-server': 'decode compressed and offloaded payloads for the Temporal Web UI',

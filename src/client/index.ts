@@ -27,6 +27,16 @@ export {
   type ConversationScheduleListing,
   type ScheduleConversationOptions,
 } from './conversation-schedules';
+export { WorkerDeployments } from './worker-deployments';
+export {
+  type CurrentChange,
+  DeploymentNotFoundError,
+  NoEarlierVersionError,
+  type VersionStatus,
+  type WorkerDeploymentListing,
+  type WorkerDeploymentState,
+  type WorkerDeploymentVersionState,
+} from '../shared/worker-deployment-state';
 export { readSigningKey, signApprovalMode, signDecision } from './sign-decision';
 export { decodeHistoryPayloads } from '../history/decode-history-payloads';
 export type { Timeline, TimelineItem } from '../history/timeline';

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import type { DataConverter } from '@temporalio/common';
+import type { DataConverter, WorkerDeploymentVersion } from '@temporalio/common';
 import { type InjectedSinks, type NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { type ActivityDeps, createActivities } from '../activities/create-activities';
 import { type LocalCancelRequests, processLocalCancelRequests } from '../activities/local-cancel-requests';
@@ -63,6 +63,12 @@ export interface AgentWorkerOptions {
    * fleets that run the two apart.
    */
   serves?: 'all' | 'workflows' | 'activities';
+  /**
+   * The Worker Deployment Version this worker serves (Temporal's Worker Versioning): a conversation
+   * runs only on workers of the version it started on, until it continues as new onto the
+   * deployment's current version. Unversioned when absent.
+   */
+  deployment?: WorkerDeploymentVersion;
 }
 
 /**
@@ -123,8 +129,10 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Ag
       ...(serves === 'workflows' ? { enableNonLocalActivities: false } : {}),
       maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? 200,
       stickyQueueScheduleToStartTimeout: options.stickyQueueTimeoutMs ?? STICKY_QUEUE_TIMEOUT_MS,
+      ...(options.deployment ? { workerDeploymentOptions: versionedWorker(options.deployment) } : {}),
     });
-    // Activities only: calls naming a background process this worker holds.
+    // Activities only: calls naming a background process this worker holds. Their queues are this
+    // process's own, so they stay unversioned: no other build could take their tasks anyway.
     const bound = await Promise.all(
       workerTags(deps.tools).map((tag) =>
         Worker.create({
@@ -139,6 +147,16 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Ag
     await endpoint?.close();
     throw error;
   }
+}
+
+/**
+ * Every workflow of a versioned worker is pinned to the version it started on, so that a workflow
+ * change never meets a history another build recorded; the conversation moves to the current
+ * version itself, when it continues as new. Said here rather than by `setWorkflowOptions` in the
+ * workflow: the server refuses a workflow task that names a behaviour from an unversioned worker.
+ */
+function versionedWorker(version: WorkerDeploymentVersion) {
+  return { version, useWorkerVersioning: true, defaultVersioningBehavior: 'PINNED' } as const;
 }
 
 /** The tags of the worker-bound tool tables among the worker's own tools. */

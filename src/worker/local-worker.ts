@@ -11,6 +11,7 @@ import { connectWorker } from './connect';
 import type { Tracing } from './tracing';
 import { ensureSearchAttributes } from './search-attribute-registration';
 import { STICKY_QUEUE_TIMEOUT_MS, createAgentWorker } from './create-worker';
+import { deploymentVersionFromEnv } from './deployment-settings';
 import { wholeNumberFromEnv } from './env-number';
 import { modelStreamTimeoutsFromEnv } from './model-stream-timeouts-settings';
 import { execEnvPassFromEnv, execLimitsFromEnv, execPolicyFromEnv } from './exec-settings';
@@ -48,6 +49,7 @@ export async function startWorkerFromEnv(
   const model = modelSettingsFromEnv(env);
   if (!model) throw new Error('no model is configured');
   const liveEndpoint = liveEndpointFromEnv(env);
+  const deployment = deploymentVersionFromEnv(env);
   const external = await externalToolsFromEnv(env, settings, address, log);
   const execPolicy = execPolicyFromEnv(env);
   if (execPolicy.security === 'sandbox') {
@@ -103,7 +105,13 @@ export async function startWorkerFromEnv(
     ),
     ...(tracing ? { tracing } : {}),
     ...(liveEndpoint ? { liveEndpoint } : {}),
+    ...(deployment ? { deployment } : {}),
   });
+  if (deployment) {
+    log(
+      `worker deployment ${deployment.deploymentName}, build ${deployment.buildId}: conversations stay on the build they started on`,
+    );
+  }
   await external.start();
   const done = worker.run();
   return {

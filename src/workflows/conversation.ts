@@ -3,7 +3,7 @@ import {
   ApplicationFailure,
   allHandlersFinished,
   condition,
-  continueAsNew,
+  makeContinueAsNewFunc,
   isCancellation,
   patched,
   workflowInfo,
@@ -39,6 +39,11 @@ export interface ConversationResult {
  * that arrive during a run queue and are taken together by the next run), ended by `end` or
  * after `idleTimeoutMs` without a message. Its state and handlers are the ConversationEntity;
  * this is the loop that waits, runs and hands over.
+ *
+ * On versioned workers each execution is pinned to the build it started on, and hands over to the
+ * deployment's current build between two runs once Temporal says that build has changed: a run
+ * (and a pending approval in it) finishes on the code that began it, and the next starts on the
+ * new code with a fresh history.
  */
 export async function conversation(input: ConversationInput = {}): Promise<ConversationResult> {
   const inputs = new InputParsing(patched('strict-inputs'));
@@ -77,8 +82,11 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
       (options.maxHistoryEvents !== undefined && info.historyLength >= options.maxHistoryEvents)
     );
   };
+  // Never true on an unversioned worker, so histories recorded before versioning replay unchanged.
+  const newBuildIsCurrent = () => workflowInfo().targetWorkerDeploymentVersionChanged;
+  const shouldHandOver = () => historyIsLong() || newBuildIsCurrent();
   const hasWork = () =>
-    queue.length > 0 || rap.hasEvents || self.endRequested || historyIsLong() || compactionRequests.pending;
+    queue.length > 0 || rap.hasEvents || self.endRequested || shouldHandOver() || compactionRequests.pending;
   /** False when the idle timeout passed with nothing to do. */
   const waitForWork = async (): Promise<boolean> => {
     if (options.idleTimeoutMs === undefined) {
@@ -98,7 +106,12 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
     const handedOptions = self.approvalModeChanged
       ? { ...given, approval: { ...given?.approval, mode: self.approvals.mode } }
       : given;
-    return continueAsNew<typeof conversation>({ options: handedOptions, carried: self.carry(paused) });
+    // The next execution starts on the deployment's current build, not pinned to this one; what it
+    // is handed (the carried state) is the contract between builds.
+    return makeContinueAsNewFunc<typeof conversation>({ initialVersioningBehavior: 'AUTO_UPGRADE' })({
+      options: handedOptions,
+      carried: self.carry(paused),
+    });
   };
 
   // Before anything runs, the worker holds the options to its operator's floors. Histories from
@@ -137,7 +150,7 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
       endedBy = 'idle_timeout';
       break;
     }
-    if (!resumed && !self.endRequested && historyIsLong()) {
+    if (!resumed && !self.endRequested && shouldHandOver()) {
       // Between runs: nothing is in flight but handlers, and signals that arrive meanwhile land in `queue`.
       await condition(allHandlersFinished);
       return handOver();

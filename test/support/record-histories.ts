@@ -36,6 +36,8 @@ import {
 import type { ConversationOptionsInput } from '../../src/shared/conversation-options';
 import { builtinTools } from '../../src/tools/builtin/builtin-tools';
 import { ToolRegistry } from '../../src/tools/registry';
+import { WorkerDeployments } from '../../src/client/worker-deployments';
+import type { AgentWorker } from '../../src/worker/agent-worker';
 import { createAgentWorker } from '../../src/worker/create-worker';
 import { startDevServer } from '../../src/worker/dev-server';
 import { freePort } from '../../src/worker/free-port';
@@ -59,6 +61,8 @@ interface Driver {
   /** The conversation's id (`history-<scenario>`). */
   id: string;
   client: Client;
+  /** For a versioned scenario: starts a worker of a second build and makes that build current. */
+  deployNewBuild(): Promise<void>;
 }
 
 interface Scenario {
@@ -68,6 +72,8 @@ interface Scenario {
   drive: (conversation: Driver) => Promise<void>;
   /** Also record the conversation's first run (as `<name>-first-run.json`) when it continued as new. */
   recordFirstRun?: boolean;
+  /** The worker belongs to a Worker Deployment (build `build-1`, current), so a new build can be deployed. */
+  versioned?: boolean;
   /** What the worker has besides the defaults (approver keys, webhooks), and how to let go of it. */
   worker?: () => Promise<{ activities: Partial<ActivityDeps>; close(): Promise<void> }>;
 }
@@ -234,6 +240,29 @@ const SCENARIOS: Scenario[] = [
       await waitForHeartbeat(handle, (details) => /line 3/.test(JSON.stringify(details)));
       await handle.executeUpdate(steerUpdate, { args: steerInput('That is enough') });
       await runFinished(1);
+    },
+  },
+  {
+    // Pinned to build-1, a run waits for an approval while build-2 becomes current: it ends on
+    // build-1, then the conversation continues as new onto build-2, where the next run answers.
+    name: 'deploy-new-build',
+    versioned: true,
+    recordFirstRun: true,
+    options: { approval: { tools: { read: 'always' } } },
+    model: [
+      { toolCalls: [{ id: 'call_read_deploy', name: 'read', arguments: { path: 'notes.txt' } }] },
+      { text: 'Read it on the first build.' },
+      { text: 'Answered on the second build.' },
+    ],
+    drive: async ({ send, handle, pending, runFinished, say, deployNewBuild }) => {
+      await send('Read notes.txt');
+      await pending('call_read_deploy');
+      await deployNewBuild();
+      await handle.executeUpdate(approveUpdate, {
+        args: [decision('call_read_deploy', 'allow_once', 'alice')],
+      });
+      await runFinished(1);
+      await say('And again');
     },
   },
   {
@@ -471,20 +500,37 @@ async function main(names: string[]) {
       const nativeConnection = await NativeConnection.connect({ address: server.address });
       const taskQueue = `record-${scenario.name}`;
       const extra = await scenario.worker?.();
-      const worker = await createAgentWorker({
-        connection: nativeConnection,
-        namespace: 'default',
-        taskQueue,
-        workflowBundlePath: bundlePath,
-        activities: {
-          openai: new OpenAI({ baseURL: model.baseUrl, apiKey: 'record', maxRetries: 0 }),
-          defaultModel: 'scripted-model',
-          tools: new ToolRegistry(builtinTools()),
-          defaultWorkspace: workspace,
-          ...extra?.activities,
-        },
-      });
+      const deploymentName = `record-${scenario.name}`;
+      const deployments = new WorkerDeployments(connection.workflowService, 'default');
+      const startWorker = (buildId?: string) =>
+        createAgentWorker({
+          connection: nativeConnection,
+          namespace: 'default',
+          taskQueue,
+          workflowBundlePath: bundlePath,
+          activities: {
+            openai: new OpenAI({ baseURL: model.baseUrl, apiKey: 'record', maxRetries: 0 }),
+            defaultModel: 'scripted-model',
+            tools: new ToolRegistry(builtinTools()),
+            defaultWorkspace: workspace,
+            ...extra?.activities,
+          },
+          ...(buildId ? { deployment: { deploymentName, buildId } } : {}),
+        });
+      /** Once a worker of the build has polled, Temporal knows it and may route to it. */
+      const makeCurrent = (buildId: string) =>
+        waitFor(
+          () =>
+            deployments.setCurrent(deploymentName, buildId).then(
+              () => true,
+              () => undefined,
+            ),
+          `${buildId} to become current`,
+        );
+      const worker = await startWorker(scenario.versioned ? 'build-1' : undefined);
+      let secondBuild: { worker: AgentWorker; running: Promise<void> } | undefined;
       await worker.runUntil(async () => {
+        if (scenario.versioned) await makeCurrent('build-1');
         const agent = new AgentClient(client, taskQueue);
         const id = `history-${scenario.name}`;
         const handle = client.workflow.getHandle(id);
@@ -508,6 +554,11 @@ async function main(names: string[]) {
           runFinished: async (run) => {
             runs = run;
             await runFinished(run);
+          },
+          deployNewBuild: async () => {
+            const second = await startWorker('build-2');
+            secondBuild = { worker: second, running: second.run() };
+            await makeCurrent('build-2');
           },
           pending: async (toolCallId) => {
             await waitFor(async () => {
@@ -534,6 +585,8 @@ async function main(names: string[]) {
           await write(historyFile(`${scenario.name}-first-run`), await first.fetchHistory());
         }
       });
+      secondBuild?.worker.shutdown();
+      await secondBuild?.running;
       await nativeConnection.close();
       await model.close();
       await extra?.close();

@@ -1,6 +1,7 @@
 /**
  * A worker in its own process, so a test can SIGKILL it. Configured by environment:
- * TEST_TEMPORAL_ADDRESS, TEST_WORKFLOW_BUNDLE, TASK_QUEUE, OPENAI_BASE_URL, WORKSPACE, MARKER_DIR.
+ * TEST_TEMPORAL_ADDRESS, TEST_WORKFLOW_BUNDLE, TASK_QUEUE, OPENAI_BASE_URL, WORKSPACE, MARKER_DIR, and
+ * AGENT_DEPLOYMENT_NAME with AGENT_BUILD_ID for a versioned worker.
  */
 import { access, appendFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -12,6 +13,7 @@ import { builtinTools } from '../../src/tools/builtin/builtin-tools';
 import { ToolRegistry } from '../../src/tools/registry';
 import { defineTool, textResult } from '../../src/tools/tool';
 import { createAgentWorker } from '../../src/worker/create-worker';
+import { deploymentVersionFromEnv } from '../../src/worker/deployment-settings';
 import { webhooksFromEnv } from '../../src/worker/webhook-settings';
 
 const env = (name: string) => {
@@ -57,6 +59,7 @@ const holdWrites: ToolHooks = {
 async function main() {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const connection = await NativeConnection.connect({ address: env('TEST_TEMPORAL_ADDRESS') });
+  const deployment = deploymentVersionFromEnv(process.env);
   const worker = await createAgentWorker({
     connection,
     namespace: 'default',
@@ -70,6 +73,7 @@ async function main() {
       hooks: [holdWrites],
       webhooks: webhooksFromEnv(process.env),
     },
+    ...(deployment ? { deployment } : {}),
   });
   const running = worker.run();
   process.stdout.write('ready\n');
