@@ -8,6 +8,7 @@ import type { ToolRegistry } from '../tools/registry';
 import { streamedCompletion } from './streamed-completion';
 import { toOpenAiMessages } from './openai-messages';
 import { withProviderToolCallIds, withUniqueToolCallIds } from './tool-call-ids';
+import type { ModelLimiter } from './model-lease';
 import type { TranscriptCache } from './transcript-cache';
 import type { TranscriptLoader } from './transcript-loader';
 import { rebuildTranscript } from './transcript-rebuild';
@@ -25,6 +26,8 @@ export interface ModelDeps {
   liveText?: LiveModelText;
   /** When a quiet endpoint is given up on; DEFAULT_MODEL_STREAM_TIMEOUTS for those left out. */
   streamTimeouts?: Partial<ModelStreamTimeouts>;
+  /** Limits the fleet shares on the endpoint (`fleetModelLimiter`); none when absent, at no cost per call. */
+  limiter?: ModelLimiter;
 }
 
 export function createCallModel(deps: ModelDeps) {
@@ -45,6 +48,7 @@ export function createCallModel(deps: ModelDeps) {
       {
         ...(deps.liveText ? { live: deps.liveText } : {}),
         ...(deps.streamTimeouts ? { timeouts: deps.streamTimeouts } : {}),
+        ...(deps.limiter ? { limiter: deps.limiter } : {}),
       },
     );
     return withUniqueToolCallIds(reply, messages);

@@ -5,7 +5,8 @@ import type { AssistantMessage } from '../shared/messages';
 import { DEFAULT_MODEL_STREAM_TIMEOUTS, type ModelStreamTimeouts } from '../shared/model-stream-timeouts';
 import { type ActivityProgress, MODEL_PROGRESS_TAIL_CHARS } from '../shared/tool-run';
 import { Heartbeater } from './heartbeater';
-import { classifyModelError, modelErrorKind } from './model-errors';
+import { classifyModelError, modelErrorKind, retryAfterOf } from './model-errors';
+import type { HeldModelLease, ModelLimiter } from './model-lease';
 import { recordModelCall } from '../shared/agent-metrics';
 import { withModelCallSpan } from './model-call-span';
 import { assembleStream } from './model-stream';
@@ -33,12 +34,14 @@ interface StreamOptions {
   live?: LiveModelText;
   /** DEFAULT_MODEL_STREAM_TIMEOUTS for those left out. */
   timeouts?: Partial<ModelStreamTimeouts>;
+  /** The fleet's limits on the endpoint: the call waits for a lease first and tells how it went. */
+  limiter?: ModelLimiter;
 }
 
 async function streamOnce(
   openai: OpenAI,
   request: CompletionRequest,
-  { live, timeouts: given }: StreamOptions,
+  { live, timeouts: given, limiter }: StreamOptions,
 ): Promise<AssistantMessage> {
   const context = Context.current();
   const { workflowExecution: execution, activityId, attempt } = context.info;
@@ -49,6 +52,13 @@ async function streamOnce(
     textLength: 0,
     toolCalls: 0,
   });
+  let lease: HeldModelLease | undefined;
+  try {
+    lease = await limiter?.acquire();
+  } catch (error) {
+    heartbeater.stop();
+    throw context.cancellationSignal.aborted ? (context.cancellationSignal.reason ?? error) : error;
+  }
   let published = 0;
   const startedAt = Date.now();
   let firstTokenMs: number | undefined;
@@ -89,6 +99,7 @@ async function streamOnce(
     );
     // The SDK ends a stream it aborted quietly, as if the endpoint had finished.
     if (quiet.gaveUp) throw new Error(quiet.gaveUp);
+    await lease?.release('ok');
     recordModelCall(meter, request.model, {
       latencyMs: Date.now() - startedAt,
       ...(firstTokenMs !== undefined ? { firstTokenMs } : {}),
@@ -99,6 +110,7 @@ async function streamOnce(
     return reply;
   } catch (error) {
     const cancelled = context.cancellationSignal.aborted;
+    await lease?.release(...leaseOutcomeOf(error));
     recordModelCall(meter, request.model, {
       latencyMs: Date.now() - startedAt,
       errorKind: cancelled ? 'cancelled' : quiet.gaveUp ? 'timeout' : modelErrorKind(error),
@@ -111,6 +123,13 @@ async function streamOnce(
     quiet.stop();
     heartbeater.stop();
   }
+}
+
+/** How a failed call ends its lease: a 429 (with what its Retry-After asked) pauses the fleet's calls. */
+function leaseOutcomeOf(error: unknown): Parameters<HeldModelLease['release']> {
+  if (modelErrorKind(error) !== 'rate_limited') return ['failed'];
+  const retryAfterMs = retryAfterOf((error as { headers?: Headers }).headers, Date.now());
+  return retryAfterMs !== undefined ? ['rate_limited', retryAfterMs] : ['rate_limited'];
 }
 
 /** Aborts the request when the endpoint says nothing for longer than it is expected to. */

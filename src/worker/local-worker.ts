@@ -17,6 +17,8 @@ import { execEnvPassFromEnv, execLimitsFromEnv, execPolicyFromEnv } from './exec
 import { externalToolsFromEnv } from './external-tools';
 import { approverKeysFromEnv, floorsFromEnv } from './floor-settings';
 import { createOpenAiClient, modelSettingsFromEnv } from './model-settings';
+import { modelLimiterFromEnv } from './model-limit-settings';
+import { fleetModelLimiter } from '../activities/model-lease';
 import { webFetchOptionsFromEnv } from './web-fetch-settings';
 import { webhooksFromEnv } from './webhook-settings';
 import { toolPolicyFromEnv } from './worker-tool-policy';
@@ -46,6 +48,7 @@ export async function startWorkerFromEnv(
 ): Promise<RunningWorker> {
   const model = modelSettingsFromEnv(env);
   if (!model) throw new Error('no model is configured');
+  const modelLimiter = modelLimiterFromEnv(env);
   const external = await externalToolsFromEnv(env, settings, address, log);
   const execPolicy = execPolicyFromEnv(env);
   if (execPolicy.security === 'sandbox') {
@@ -84,6 +87,7 @@ export async function startWorkerFromEnv(
       tools,
       circuitBreakers,
       streamTimeouts: modelStreamTimeoutsFromEnv(env),
+      ...(modelLimiter ? { limiter: fleetModelLimiter(modelLimiter) } : {}),
       searchAttributes,
       defaultWorkspace: workspace,
       rapToolsets: external.rapToolsets,

@@ -1,6 +1,7 @@
 /**
  * A worker in its own process, so a test can SIGKILL it. Configured by environment:
- * TEST_TEMPORAL_ADDRESS, TEST_WORKFLOW_BUNDLE, TASK_QUEUE, OPENAI_BASE_URL, WORKSPACE, MARKER_DIR.
+ * TEST_TEMPORAL_ADDRESS, TEST_WORKFLOW_BUNDLE, TASK_QUEUE, OPENAI_BASE_URL, WORKSPACE, MARKER_DIR, and the
+ * fleet model limits (AGENT_MODEL_MAX_CONCURRENT, …) as a worker reads them.
  */
 import { access, appendFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -13,6 +14,8 @@ import { ToolRegistry } from '../../src/tools/registry';
 import { defineTool, textResult } from '../../src/tools/tool';
 import { createAgentWorker } from '../../src/worker/create-worker';
 import { webhooksFromEnv } from '../../src/worker/webhook-settings';
+import { fleetModelLimiter } from '../../src/activities/model-lease';
+import { modelLimiterFromEnv } from '../../src/worker/model-limit-settings';
 
 const env = (name: string) => {
   const value = process.env[name];
@@ -56,6 +59,7 @@ const holdWrites: ToolHooks = {
 
 async function main() {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
+  const modelLimiter = modelLimiterFromEnv(process.env);
   const connection = await NativeConnection.connect({ address: env('TEST_TEMPORAL_ADDRESS') });
   const worker = await createAgentWorker({
     connection,
@@ -69,6 +73,7 @@ async function main() {
       defaultWorkspace: env('WORKSPACE'),
       hooks: [holdWrites],
       webhooks: webhooksFromEnv(process.env),
+      ...(modelLimiter ? { limiter: fleetModelLimiter(modelLimiter) } : {}),
     },
   });
   const running = worker.run();
