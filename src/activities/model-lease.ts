@@ -13,6 +13,7 @@ import {
   renewModelLeaseSignal,
 } from '../shared/model-limiter';
 import { rootConversationOf } from '../shared/sub-agents';
+import { WorkerLeaseQueue } from './worker-lease-queue';
 
 export interface ModelLimiterSettings {
   /** Names the endpoint: every worker calling it with the same key shares one limiter. */
@@ -35,13 +36,16 @@ const RESOURCE_EXHAUSTED = 8;
 const BUSY_LIMITER_RETRY_MS = 500;
 
 /**
- * The limiter entity of `settings.endpointKey`, started by the first call that asks (update-with-start).
+ * The limiter entity of `settings.endpointKey`, started by the first call that asks (update-with-start);
+ * a worker's calls queue in its WorkerLeaseQueue first, so at most `maxConcurrent` of them ask at once.
  * The agent the call counts against is the activity's fairness key (the conversation's agent id,
  * or its tree's root when it names none) and its tree is the root conversation: the workflow id up
  * to its first sub-agent part.
  */
 export function fleetModelLimiter(settings: ModelLimiterSettings): ModelLimiter {
   const workflowId = modelLimiterWorkflowId(settings.endpointKey);
+  const { maxConcurrent, maxRps } = settings.limits;
+  const queue = new WorkerLeaseQueue(maxConcurrent ?? Math.max(1, Math.ceil(maxRps ?? 1)));
   return {
     async acquire() {
       const context = Context.current();
@@ -56,6 +60,7 @@ export function fleetModelLimiter(settings: ModelLimiterSettings): ModelLimiter 
       };
       const handle = client.workflow.getHandle(workflowId);
       const askedAt = Date.now();
+      await queue.turn(request, context.cancellationSignal);
       try {
         await waitForLease(client, workflowId, info.taskQueue, request, context.cancellationSignal);
       } catch (error) {
@@ -64,6 +69,8 @@ export function fleetModelLimiter(settings: ModelLimiterSettings): ModelLimiter 
           .signal(releaseModelLeaseSignal, { ticket: request.ticket, outcome: 'failed' })
           .catch(() => undefined);
         throw error;
+      } finally {
+        queue.done(request.ticket);
       }
       context.metricMeter
         .createHistogram(METRIC.modelLeaseWait, 'int', 'ms')

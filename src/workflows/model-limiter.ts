@@ -14,7 +14,7 @@ import {
   releaseModelLeaseSignal,
   renewModelLeaseSignal,
 } from '../shared/model-limiter';
-import { LeaseBook, emptyLeaseBook } from './lease-book';
+import { LeaseBook, emptyLeaseBook } from '../shared/lease-book';
 
 /**
  * The fleet's limiter for one model endpoint (workflow id `model-limiter:<endpoint>`): model-call

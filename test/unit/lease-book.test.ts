@@ -6,7 +6,8 @@ import {
   LeaseBook,
   LONGEST_THROTTLE_PAUSE_MS,
   emptyLeaseBook,
-} from '../../src/workflows/lease-book';
+} from '../../src/shared/lease-book';
+import { WorkerLeaseQueue } from '../../src/activities/worker-lease-queue';
 import { modelEndpointKey, modelLimiterFromEnv } from '../../src/worker/model-limit-settings';
 import { rootConversationOf, subAgentId } from '../../src/shared/sub-agents';
 
@@ -151,4 +152,25 @@ test("a sub-agent's tree is its top conversation's", () => {
   const child = subAgentId('conv-1', 'call_a');
   expect(rootConversationOf(subAgentId(child, 'call_b'))).toBe('conv-1');
   expect(rootConversationOf('conv-1')).toBe('conv-1');
+});
+
+test("a worker's calls ask the limiter a few at a time, trees in turn; a cancelled one gives its place up", async () => {
+  const queue = new WorkerLeaseQueue(1);
+  const never = new AbortController().signal;
+  const asked: string[] = [];
+  const ask = (ticket: string, tree: string, signal = never) =>
+    queue.turn({ ticket, agent: tree, tree }, signal).then(() => asked.push(ticket));
+  const all = [ask('big-0', 'big'), ask('big-1', 'big'), ask('big-2', 'big'), ask('big-3', 'big')];
+  const cancel = new AbortController();
+  const cancelled = ask('small-0', 'small', cancel.signal).catch(() => 'cancelled');
+  all.push(ask('small-1', 'small'));
+  cancel.abort();
+  expect(await cancelled).toBe('cancelled');
+  for (let answered = 1; answered <= 5; answered++) {
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(asked).toHaveLength(answered); // one at a time
+    queue.done(asked.at(-1)!);
+  }
+  await Promise.all(all);
+  expect(asked).toEqual(['big-0', 'big-1', 'small-1', 'big-2', 'big-3']);
 });

@@ -1,4 +1,4 @@
-import type { LeaseBookState, LeaseOutcome, LeaseRequest, ModelLimits } from '../shared/model-limiter';
+import type { LeaseBookState, LeaseOutcome, LeaseRequest, ModelLimits } from './model-limiter';
 
 /** The first pause after a 429 without Retry-After; each further 429 after a pause doubles it. */
 export const FIRST_THROTTLE_PAUSE_MS = 1_000;
@@ -9,7 +9,8 @@ export function emptyLeaseBook(limits: ModelLimits): LeaseBookState {
 }
 
 /**
- * Leases for one model endpoint: at most `maxConcurrent` held, granted at most `maxRps` a second,
+ * Leases for one model endpoint (the limiter workflow's state; a worker also queues its own calls
+ * with one before they ask the limiter): at most `maxConcurrent` held, granted at most `maxRps` a second,
  * none while a 429 pause lasts, and fairly: agents take turns, and within an agent its conversation
  * trees take turns, so 500 waiting calls of one tree and one call of another alternate. Pure: the
  * time is always passed in.
@@ -63,14 +64,19 @@ export class LeaseBook {
 
   /** Gives up the ticket's lease or place; a 429 pauses every grant, a success ends the pausing. */
   release(ticket: string, outcome: LeaseOutcome, nowMs: number, retryAfterMs?: number): void {
-    this.state.leases = this.state.leases.filter((lease) => lease.ticket !== ticket);
-    this.withdraw(ticket);
+    this.giveUp(ticket);
     if (outcome === 'ok') {
       this.state.pauseMs = 0;
       this.state.probing = false;
     } else if (outcome === 'rate_limited') {
       this.throttle(nowMs, retryAfterMs);
     }
+  }
+
+  /** Gives up the ticket's lease or place, saying nothing of how the call went. */
+  giveUp(ticket: string): void {
+    this.state.leases = this.state.leases.filter((lease) => lease.ticket !== ticket);
+    this.withdraw(ticket);
   }
 
   /** Leases whose holders stopped renewing them come back. */
