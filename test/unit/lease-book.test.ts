@@ -154,23 +154,26 @@ test("a sub-agent's tree is its top conversation's", () => {
   expect(rootConversationOf('conv-1')).toBe('conv-1');
 });
 
-test("a worker's calls ask the limiter a few at a time, trees in turn; a cancelled one gives its place up", async () => {
+test("a worker's calls ask the limiter a few at a time, trees in turn, a lone tree's at once; a cancelled one gives its place up", async () => {
   const queue = new WorkerLeaseQueue(1);
   const never = new AbortController().signal;
   const asked: string[] = [];
   const ask = (ticket: string, tree: string, signal = never) =>
     queue.turn({ ticket, agent: tree, tree }, signal).then(() => asked.push(ticket));
-  const all = [ask('big-0', 'big'), ask('big-1', 'big'), ask('big-2', 'big'), ask('big-3', 'big')];
+  const all = [ask('big-0', 'big'), ask('big-1', 'big'), ask('big-2', 'big')];
   const cancel = new AbortController();
-  const cancelled = ask('small-0', 'small', cancel.signal).catch(() => 'cancelled');
-  all.push(ask('small-1', 'small'));
+  const cancelled = ask('big-3', 'big', cancel.signal).catch(() => 'cancelled');
+  // The first call of a tree with none asking asks at once, beside the one regular place.
+  all.push(ask('lone-0', 'lone'), ask('lone-1', 'lone'));
   cancel.abort();
   expect(await cancelled).toBe('cancelled');
-  for (let answered = 1; answered <= 5; answered++) {
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(asked).toEqual(['big-0', 'lone-0']);
+  queue.done('lone-0');
+  for (const ticket of ['big-0', 'big-1', 'lone-1']) {
+    queue.done(ticket);
     await new Promise((resolve) => setImmediate(resolve));
-    expect(asked).toHaveLength(answered); // one at a time
-    queue.done(asked.at(-1)!);
   }
   await Promise.all(all);
-  expect(asked).toEqual(['big-0', 'big-1', 'small-1', 'big-2', 'big-3']);
+  expect(asked).toEqual(['big-0', 'lone-0', 'big-1', 'lone-1', 'big-2']);
 });
