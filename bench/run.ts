@@ -5,7 +5,7 @@
  * run starts in a temporary directory and stops at its end. Each bench prints a table and writes
  * bench/results/<bench>.json; the run ends with bench/results/summary.md, the tables of
  * BENCHMARKS.md. Arguments: `--quick` (fewer turns, to try it out), `--only a,b` (bench names:
- * turn, fanout, throughput, control, history, replay, text, crash, uncached), `--no-cluster` (the
+ * turn, fanout, throughput, control, history, replay, text, crash, uncached, fairness), `--no-cluster` (the
  * embedded server only), `--server-config KEY=JSON` (a dynamic config value for every embedded
  * server the run starts, repeatable: for experiments; the cluster reads
  * deploy/dynamicconfig/durable-agent.yaml).
@@ -21,6 +21,7 @@ import { POSTGRES_MISSING, findPostgresBin } from '../src/worker/cluster/postgre
 import { bundleAgentWorkflows } from '../src/worker/workflow-bundle';
 import { controlLatency } from './control-latency';
 import { crashRecovery } from './crash-recovery';
+import { fairness } from './fairness';
 import { fanOut } from './fan-out';
 import { firstText } from './first-text';
 import { historyGrowth } from './history-growth';
@@ -58,6 +59,7 @@ const BENCHES: Array<{
   { name: 'text', title: '7. First text', run: firstText },
   { name: 'crash', title: '8. Crash recovery', run: crashRecovery, onCluster: true },
   { name: 'uncached', title: '9. Uncached first response', run: uncachedResponse },
+  { name: 'fairness', title: '10. Fairness under a fleet model limit', run: fairness },
 ];
 
 interface Options {
