@@ -64,7 +64,7 @@ export async function modelLimiter(input: ModelLimiterInput): Promise<void> {
     changed = false;
     const wakeAt = book.wakeAtMs(now);
     if (wakeAt === undefined) await condition(() => changed || workflowInfo().continueAsNewSuggested);
-    else await condition(() => changed, wakeAt - now);
+    else await condition(() => changed, Math.max(1, Math.ceil(wakeAt - now)));
   }
   handingOver = true;
   await condition(allHandlersFinished);
