@@ -5,7 +5,7 @@
  * run starts in a temporary directory and stops at its end. Each bench prints a table and writes
  * bench/results/<bench>.json; the run ends with bench/results/summary.md, the tables of
  * BENCHMARKS.md. Arguments: `--quick` (fewer turns, to try it out), `--only a,b` (bench names:
- * turn, fanout, throughput, control, history, replay, text, crash, uncached, peers), `--no-cluster` (the
+ * turn, fanout, throughput, control, history, replay, text, crash, uncached, peers, fairness), `--no-cluster` (the
  * embedded server only), `--server-config KEY=JSON` (a dynamic config value for every embedded
  * server the run starts, repeatable: for experiments; the cluster reads
  * deploy/dynamicconfig/durable-agent.yaml).
@@ -22,6 +22,7 @@ import { POSTGRES_MISSING, findPostgresBin } from '../src/worker/cluster/postgre
 import { bundleAgentWorkflows } from '../src/worker/workflow-bundle';
 import { controlLatency } from './control-latency';
 import { crashRecovery } from './crash-recovery';
+import { fairness } from './fairness';
 import { fanOut } from './fan-out';
 import { peers } from './peers';
 import { firstText } from './first-text';
@@ -65,6 +66,7 @@ const BENCHES: Array<{
   { name: 'uncached', title: '9. Uncached first response', run: uncachedResponse },
   // On the cluster: the Temporal stacks meet the other engines on a durable store (PostgreSQL).
   { name: 'peers', title: '10. Peer engines', run: peers, onCluster: true },
+  { name: 'fairness', title: '11. Fairness under a fleet model limit', run: fairness },
 ];
 
 interface Options {

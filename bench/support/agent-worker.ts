@@ -4,8 +4,11 @@
  */
 import { DefaultLogger, NativeConnection, Runtime, makeTelemetryFilterString } from '@temporalio/worker';
 import OpenAI from 'openai';
+import { spawnTool } from '../../src/tools/builtin/spawn-tool';
 import { ToolRegistry } from '../../src/tools/registry';
+import { fleetModelLimiter } from '../../src/activities/model-lease';
 import { createAgentWorker } from '../../src/worker/create-worker';
+import { modelLimiterFromEnv } from '../../src/worker/model-limit-settings';
 import { benchTools } from './bench-tools';
 import { type WorkerEnv, failWorker, reportTool, serveRunner } from './protocol';
 import { scratchDir } from './scratch';
@@ -16,6 +19,7 @@ async function main(): Promise<void> {
     logger: new DefaultLogger('ERROR'),
     telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } },
   });
+  const limiter = modelLimiterFromEnv({ ...env, OPENAI_BASE_URL: env.BENCH_MODEL_URL });
   const connection = await NativeConnection.connect({ address: env.BENCH_TEMPORAL_ADDRESS });
   const worker = await createAgentWorker({
     connection,
@@ -26,8 +30,12 @@ async function main(): Promise<void> {
     activities: {
       openai: new OpenAI({ baseURL: env.BENCH_MODEL_URL, apiKey: 'bench', maxRetries: 0 }),
       defaultModel: 'bench-model',
-      tools: new ToolRegistry(benchTools(reportTool)),
+      tools: new ToolRegistry([
+        ...benchTools(reportTool),
+        ...(env.BENCH_SUB_AGENTS === '1' ? [spawnTool] : []),
+      ]),
       defaultWorkspace: scratchDir('workspace-'),
+      ...(limiter ? { limiter: fleetModelLimiter(limiter) } : {}),
     },
   });
   await serveRunner(worker, connection);

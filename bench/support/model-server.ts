@@ -46,7 +46,7 @@ interface ChatRequest {
   stream?: boolean;
 }
 
-interface Reply {
+export interface Reply {
   text?: string;
   toolCalls?: Array<{ id: string; name: string; arguments: string }>;
 }
@@ -68,7 +68,7 @@ export interface BenchModelServer {
   close(): Promise<void>;
 }
 
-function textOfContent(content: unknown): string {
+export function textOfContent(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
     return content
@@ -99,7 +99,7 @@ export function replyTo(messages: WireMessage[]): { reply: Reply; directive?: Di
   return { reply: { text: directive ? `done ${directive.c} turn ${directive.t}` : 'done' }, directive };
 }
 
-function sseBody(reply: Reply, model: string): string {
+export function sseBody(reply: Reply, model: string): string {
   const id = `chatcmpl-${(++callCounter).toString(36)}`;
   const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
     `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;

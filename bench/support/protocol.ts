@@ -51,6 +51,10 @@ export interface WorkerEnv {
   BENCH_MODEL_URL: string;
   /** The prebuilt workflow bundle (the peer's worker writes it there first if it is missing). */
   BENCH_WORKFLOW_BUNDLE: string;
+  /** Fleet model limits, read as a worker reads them (`modelLimiterFromEnv`); none when absent. */
+  AGENT_MODEL_MAX_CONCURRENT?: string;
+  /** `1`: the worker offers `sessions_spawn` too. */
+  BENCH_SUB_AGENTS?: string;
 }
 
 const send = (message: FromWorker) => process.send?.(message);

@@ -9,6 +9,7 @@ import type { ToolRegistry } from '../tools/registry';
 import { streamedCompletion } from './streamed-completion';
 import { toOpenAiMessages } from './openai-messages';
 import { withProviderToolCallIds, withUniqueToolCallIds } from './tool-call-ids';
+import type { ModelLimiter } from './model-lease';
 import type { TranscriptCache } from './transcript-cache';
 import type { TranscriptLoader } from './transcript-loader';
 import { rebuildTranscript } from './transcript-rebuild';
@@ -28,6 +29,8 @@ export interface ModelDeps {
   liveCalls?: LiveModelCalls;
   /** When a quiet endpoint is given up on; DEFAULT_MODEL_STREAM_TIMEOUTS for those left out. */
   streamTimeouts?: Partial<ModelStreamTimeouts>;
+  /** Limits the fleet shares on the endpoint (`fleetModelLimiter`); none when absent, at no cost per call. */
+  limiter?: ModelLimiter;
 }
 
 export function createCallModel(deps: ModelDeps) {
@@ -49,6 +52,7 @@ export function createCallModel(deps: ModelDeps) {
         ...(deps.liveText ? { live: deps.liveText } : {}),
         ...(deps.liveCalls ? { liveCalls: deps.liveCalls } : {}),
         ...(deps.streamTimeouts ? { timeouts: deps.streamTimeouts } : {}),
+        ...(deps.limiter ? { limiter: deps.limiter } : {}),
       },
     );
     return withUniqueToolCallIds(reply, messages);

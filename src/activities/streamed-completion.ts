@@ -6,7 +6,8 @@ import { DEFAULT_MODEL_STREAM_TIMEOUTS, type ModelStreamTimeouts } from '../shar
 import { type ActivityProgress, MODEL_PROGRESS_TAIL_CHARS } from '../shared/tool-run';
 import { Heartbeater } from './heartbeater';
 import type { LiveModelCalls } from './live-model-calls';
-import { classifyModelError, modelErrorKind } from './model-errors';
+import { classifyModelError, modelErrorKind, retryAfterOf } from './model-errors';
+import type { HeldModelLease, ModelLimiter } from './model-lease';
 import { recordModelCall } from '../shared/agent-metrics';
 import { withModelCallSpan } from './model-call-span';
 import { assembleStream } from './model-stream';
@@ -36,12 +37,14 @@ interface StreamOptions {
   liveCalls?: LiveModelCalls;
   /** DEFAULT_MODEL_STREAM_TIMEOUTS for those left out. */
   timeouts?: Partial<ModelStreamTimeouts>;
+  /** The fleet's limits on the endpoint: the call waits for a lease first and tells how it went. */
+  limiter?: ModelLimiter;
 }
 
 async function streamOnce(
   openai: OpenAI,
   request: CompletionRequest,
-  { live, liveCalls, timeouts: given }: StreamOptions,
+  { live, liveCalls, timeouts: given, limiter }: StreamOptions,
 ): Promise<AssistantMessage> {
   const context = Context.current();
   const { workflowExecution: execution, activityId, attempt } = context.info;
@@ -59,6 +62,14 @@ async function streamOnce(
   // the first token, so they are listening when it comes. One model call at a time per run.
   if (tap?.url !== undefined)
     heartbeater.update({ kind: 'model', text: '', textLength: 0, toolCalls: 0, ...liveUrl });
+  let lease: HeldModelLease | undefined;
+  try {
+    lease = await limiter?.acquire();
+  } catch (error) {
+    heartbeater.stop();
+    tap?.end();
+    throw context.cancellationSignal.aborted ? (context.cancellationSignal.reason ?? error) : error;
+  }
   let published = 0;
   let tapped = 0;
   const startedAt = Date.now();
@@ -105,6 +116,7 @@ async function streamOnce(
     );
     // The SDK ends a stream it aborted quietly, as if the endpoint had finished.
     if (quiet.gaveUp) throw new Error(quiet.gaveUp);
+    await lease?.release('ok');
     recordModelCall(meter, request.model, {
       latencyMs: Date.now() - startedAt,
       ...(firstTokenMs !== undefined ? { firstTokenMs } : {}),
@@ -115,6 +127,7 @@ async function streamOnce(
     return reply;
   } catch (error) {
     const cancelled = context.cancellationSignal.aborted;
+    await lease?.release(...leaseOutcomeOf(error));
     recordModelCall(meter, request.model, {
       latencyMs: Date.now() - startedAt,
       errorKind: cancelled ? 'cancelled' : quiet.gaveUp ? 'timeout' : modelErrorKind(error),
@@ -128,6 +141,13 @@ async function streamOnce(
     heartbeater.stop();
     tap?.end();
   }
+}
+
+/** How a failed call ends its lease: a 429 (with what its Retry-After asked) pauses the fleet's calls. */
+function leaseOutcomeOf(error: unknown): Parameters<HeldModelLease['release']> {
+  if (modelErrorKind(error) !== 'rate_limited') return ['failed'];
+  const retryAfterMs = retryAfterOf((error as { headers?: Headers }).headers, Date.now());
+  return retryAfterMs !== undefined ? ['rate_limited', retryAfterMs] : ['rate_limited'];
 }
 
 /** Aborts the request when the endpoint says nothing for longer than it is expected to. */

@@ -22,7 +22,10 @@ export function createSummarizeTranscript(deps: ModelDeps) {
           { role: 'user', content: renderForSummary(messages.slice(0, input.upTo)) },
         ],
       },
-      deps.streamTimeouts ? { timeouts: deps.streamTimeouts } : {},
+      {
+        ...(deps.streamTimeouts ? { timeouts: deps.streamTimeouts } : {}),
+        ...(deps.limiter ? { limiter: deps.limiter } : {}),
+      },
     );
     const summary = textOf(reply).trim();
     if (!summary) throw classifyModelError(new Error('the model returned an empty summary'));

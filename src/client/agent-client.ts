@@ -1,3 +1,4 @@
+import { conversationFairnessKey } from '../shared/fairness-key';
 import { conversationSummary } from '../shared/activity-summary';
 import type { CompactionReceipt } from '../shared/compaction';
 import type { ImageContent } from '../shared/content';
@@ -227,6 +228,7 @@ export class AgentClient {
         args: [input],
         // A conversation id names one conversation forever, so events and transcripts never mix.
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        priority: { fairnessKey: conversationFairnessKey(conversationId, parsed.data.agentId) },
       });
     } catch (error) {
       if (error instanceof WorkflowExecutionAlreadyStartedError)
@@ -274,6 +276,7 @@ export class AgentClient {
       args: [{ options: options.data }],
       signal: userMessageSignal,
       signalArgs: [message.data],
+      priority: { fairnessKey: conversationFairnessKey(conversationId, options.data.agentId) },
       // Shown by the Web UI for the conversation; only used when this call starts it.
       staticSummary: conversationSummary(text),
     });

@@ -35,6 +35,10 @@ export const METRIC = {
   modelTokens: 'durable_agent_model_tokens',
   /** Failed model calls by `model` and `kind` (rejected, unavailable, cancelled, other). */
   modelErrors: 'durable_agent_model_errors',
+  /** With fleet model limits: how long a model call waited for its lease, by `endpoint`. */
+  modelLeaseWait: 'durable_agent_model_lease_wait',
+  /** With fleet model limits: 429s reported to the limiter, each pausing the fleet's calls, by `endpoint`. */
+  modelThrottles: 'durable_agent_model_throttles',
 } as const;
 
 export type ToolCallOutcome = 'ok' | 'error' | 'blocked' | 'aborted' | 'unavailable' | 'failed';

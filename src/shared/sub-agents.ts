@@ -101,3 +101,9 @@ export function lineageProblem(
     return `a sub-agent's id starts with its parent's (${subAgentIdPrefix(parent)})`;
   return undefined;
 }
+
+/** A key of the conversation's tree: the id up to its first sub-agent part (a top-level id has none). */
+export function rootConversationOf(conversationId: string): string {
+  const sub = conversationId.indexOf('.sub-');
+  return sub < 0 ? conversationId : conversationId.slice(0, sub);
+}

@@ -43,6 +43,9 @@ export interface DevServerOptions {
  */
 export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, unknown>> = {
   'history.transferProcessorMaxPollRPS': 1_000,
+  // With fleet model limits every model call waiting for its turn is an update in flight on the
+  // endpoint's limiter workflow; Temporal's default admits 10 at once.
+  'history.maxInFlightUpdates': 1_000,
 };
 
 /** The dynamic config file: the defaults above with `overrides` on top (JSON values are YAML). */

@@ -19,6 +19,8 @@ import { externalToolsFromEnv } from './external-tools';
 import { approverKeysFromEnv, floorsFromEnv } from './floor-settings';
 import { createOpenAiClient, modelSettingsFromEnv } from './model-settings';
 import { liveEndpointFromEnv } from './live-endpoint-settings';
+import { modelLimiterFromEnv } from './model-limit-settings';
+import { fleetModelLimiter } from '../activities/model-lease';
 import { webFetchOptionsFromEnv } from './web-fetch-settings';
 import { webhooksFromEnv } from './webhook-settings';
 import { toolPolicyFromEnv } from './worker-tool-policy';
@@ -50,6 +52,7 @@ export async function startWorkerFromEnv(
   if (!model) throw new Error('no model is configured');
   const liveEndpoint = liveEndpointFromEnv(env);
   const deployment = deploymentVersionFromEnv(env);
+  const modelLimiter = modelLimiterFromEnv(env);
   const external = await externalToolsFromEnv(env, settings, address, log);
   const execPolicy = execPolicyFromEnv(env);
   if (execPolicy.security === 'sandbox') {
@@ -88,6 +91,7 @@ export async function startWorkerFromEnv(
       tools,
       circuitBreakers,
       streamTimeouts: modelStreamTimeoutsFromEnv(env),
+      ...(modelLimiter ? { limiter: fleetModelLimiter(modelLimiter) } : {}),
       searchAttributes,
       defaultWorkspace: workspace,
       rapToolsets: external.rapToolsets,

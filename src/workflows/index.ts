@@ -1,1 +1,2 @@
 export { conversation } from './conversation';
+export { modelLimiter } from './model-limiter';

@@ -1,7 +1,8 @@
 /**
  * A worker in its own process, so a test can SIGKILL it. Configured by environment:
- * TEST_TEMPORAL_ADDRESS, TEST_WORKFLOW_BUNDLE, TASK_QUEUE, OPENAI_BASE_URL, WORKSPACE, MARKER_DIR, and
- * AGENT_DEPLOYMENT_NAME with AGENT_BUILD_ID for a versioned worker.
+ * TEST_TEMPORAL_ADDRESS, TEST_WORKFLOW_BUNDLE, TASK_QUEUE, OPENAI_BASE_URL, WORKSPACE, MARKER_DIR,
+ * AGENT_DEPLOYMENT_NAME with AGENT_BUILD_ID for a versioned worker, and the fleet model limits
+ * (AGENT_MODEL_MAX_CONCURRENT, …) as a worker reads them.
  */
 import { access, appendFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -15,6 +16,8 @@ import { defineTool, textResult } from '../../src/tools/tool';
 import { createAgentWorker } from '../../src/worker/create-worker';
 import { deploymentVersionFromEnv } from '../../src/worker/deployment-settings';
 import { webhooksFromEnv } from '../../src/worker/webhook-settings';
+import { fleetModelLimiter } from '../../src/activities/model-lease';
+import { modelLimiterFromEnv } from '../../src/worker/model-limit-settings';
 
 const env = (name: string) => {
   const value = process.env[name];
@@ -58,6 +61,7 @@ const holdWrites: ToolHooks = {
 
 async function main() {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
+  const modelLimiter = modelLimiterFromEnv(process.env);
   const connection = await NativeConnection.connect({ address: env('TEST_TEMPORAL_ADDRESS') });
   const deployment = deploymentVersionFromEnv(process.env);
   const worker = await createAgentWorker({
@@ -72,6 +76,7 @@ async function main() {
       defaultWorkspace: env('WORKSPACE'),
       hooks: [holdWrites],
       webhooks: webhooksFromEnv(process.env),
+      ...(modelLimiter ? { limiter: fleetModelLimiter(modelLimiter) } : {}),
     },
     ...(deployment ? { deployment } : {}),
   });

@@ -1,0 +1,116 @@
+import type { ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { AgentClient } from '../../src/client/agent-client';
+import { followToEnd } from '../support/ask';
+import {
+  type MeteredAnswer,
+  type MeteredModelServer,
+  startMeteredModelServer,
+} from '../support/metered-model-server';
+import { killWorkerProcess, spawnWorkerProcess } from '../support/spawn-worker-process';
+import { waitFor } from '../support/test-worker';
+
+let connection: Connection;
+let client: Client;
+const workers: ChildProcess[] = [];
+const servers: MeteredModelServer[] = [];
+
+beforeAll(async () => {
+  connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
+  client = new Client({ connection });
+});
+afterAll(async () => {
+  await Promise.all(workers.map(killWorkerProcess));
+  await Promise.all(servers.map((server) => server.close()));
+  await connection.close();
+});
+
+/** A model endpoint and `count` worker processes that share `limits` on it, on a task queue of their own. */
+async function fleet(
+  count: number,
+  limits: Record<string, string>,
+  answerFor: (index: number) => MeteredAnswer,
+): Promise<{ model: MeteredModelServer; agent: AgentClient; env: Record<string, string> }> {
+  const model = await startMeteredModelServer((_request, index) => answerFor(index));
+  servers.push(model);
+  const workspace = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-fleet-'));
+  const env = {
+    TASK_QUEUE: `fleet-${randomUUID()}`,
+    OPENAI_BASE_URL: model.baseUrl,
+    WORKSPACE: workspace,
+    MARKER_DIR: workspace,
+    ...limits,
+  };
+  for (let i = 0; i < count; i++) workers.push(await spawnWorkerProcess(env));
+  return { model, agent: new AgentClient(client, env.TASK_QUEUE), env };
+}
+
+const answered = (text: string) => ({ reply: { text }, holdMs: 0 });
+
+async function askAll(agent: AgentClient, count: number) {
+  return Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const sent = await agent.send(`fleet-${randomUUID()}`, `question ${i}`);
+      return (await followToEnd(agent, sent)).finished;
+    }),
+  );
+}
+
+test('three workers with a limit of 4: the endpoint never has more than 4 calls at once while 20 conversations run', async () => {
+  const { model, agent } = await fleet(3, { AGENT_MODEL_MAX_CONCURRENT: '4' }, (index) => ({
+    reply: { text: `answer ${index}` },
+    holdMs: 100 + (index % 5) * 25,
+  }));
+
+  const finished = await askAll(agent, 20);
+
+  expect(finished.map((run) => run.outcome)).toEqual(Array(20).fill('answered'));
+  expect(model.requests).toBe(20);
+  expect(model.peakInFlight).toBeLessThanOrEqual(4);
+}, 180_000);
+
+test('a lease held by a worker killed mid-call comes back, and the conversations behind it go on', async () => {
+  const { model, agent, env } = await fleet(
+    1,
+    { AGENT_MODEL_MAX_CONCURRENT: '1', AGENT_MODEL_LEASE_TTL_MS: '2000' },
+    // The first call never gets its answer: its worker dies holding the only lease.
+    (index) => (index === 0 ? { hang: true } : answered(`answer ${index}`)),
+  );
+  const first = workers.at(-1)!;
+  const stuck = await agent.send(`fleet-${randomUUID()}`, 'first');
+  await waitFor(
+    async () => (model.inFlight === 1 ? true : undefined),
+    'the first call to reach the endpoint',
+  );
+  workers.push(await spawnWorkerProcess(env));
+  await killWorkerProcess(first);
+  const behind = await agent.send(`fleet-${randomUUID()}`, 'second');
+
+  // Both need the lease: the retried first call on the new worker, and the second conversation's call.
+  expect((await followToEnd(agent, stuck)).finished.outcome).toBe('answered');
+  expect((await followToEnd(agent, behind)).finished.outcome).toBe('answered');
+  expect(model.requests).toBe(3);
+}, 180_000);
+
+test('a 429 storm pauses the whole fleet: a bounded number of requests reach the endpoint, then every conversation is answered', async () => {
+  let stormEndsAt = Number.POSITIVE_INFINITY;
+  let stormRequests = 0;
+  const { model, agent } = await fleet(3, { AGENT_MODEL_MAX_CONCURRENT: '4' }, (index) => {
+    if (Date.now() >= stormEndsAt) return { reply: { text: `answer ${index}` }, holdMs: 50 };
+    stormRequests++;
+    return { reply: { status: 429, error: 'slow down' }, holdMs: 50 };
+  });
+  stormEndsAt = Date.now() + 6_000;
+
+  const finished = await askAll(agent, 10);
+
+  expect(finished.map((run) => run.outcome)).toEqual(Array(10).fill('answered'));
+  // The first wave (at most 4 at once) and one probe after each pause (1 s, 2 s, 4 s, …); without the
+  // limiter each conversation retries on its own (30 requests when this was written).
+  expect(stormRequests).toBeLessThanOrEqual(4 + 4);
+  expect(model.requests).toBe(stormRequests + 10);
+}, 180_000);
