@@ -43,7 +43,11 @@ import {
   ApprovalModeInputSchema,
   setApprovalModeUpdate,
 } from '../shared/conversation-api';
-import { type ConversationOptionsInput, ConversationOptionsSchema } from '../shared/conversation-options';
+import {
+  type ConversationOptions,
+  type ConversationOptionsInput,
+  ConversationOptionsSchema,
+} from '../shared/conversation-options';
 import type { AgentEvent } from '../shared/events';
 import type { Message } from '../shared/messages';
 import { type UserChoiceAnswer, UserChoiceAnswerSchema } from '../shared/rap';
@@ -220,7 +224,10 @@ export class AgentClient {
     return conversationId;
   }
 
-  private async startWorkflow(conversationId: string, input: Record<string, unknown>): Promise<void> {
+  private async startWorkflow(
+    conversationId: string,
+    input: { options: ConversationOptions; carried?: Record<string, unknown> },
+  ): Promise<void> {
     try {
       await this.client.workflow.start(CONVERSATION_WORKFLOW_TYPE, {
         workflowId: conversationId,
@@ -228,7 +235,9 @@ export class AgentClient {
         args: [input],
         // A conversation id names one conversation forever, so events and transcripts never mix.
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        priority: { fairnessKey: conversationFairnessKey(conversationId, parsed.data.agentId) },
+        priority: {
+          fairnessKey: conversationFairnessKey(conversationId, input.options.agentId),
+        },
       });
     } catch (error) {
       if (error instanceof WorkflowExecutionAlreadyStartedError)
