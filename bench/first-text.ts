@@ -24,6 +24,8 @@ export interface FirstTextResult {
   /** Model server's first token written to the first text arriving at this process, by where it arrived. */
   runInProcess: Summary;
   runSeparateWorker: Summary;
+  /** The same with the worker's push endpoint off: text from heartbeats only, as before it existed. */
+  runSeparateWorkerHeartbeats: Summary;
   acpInProcess: Summary;
   acpSeparateWorker: Summary;
   table: string;
@@ -141,8 +143,9 @@ async function acpSamples(
 /**
  * Bench 7: how soon the model's first words reach a person: from the model server writing its
  * first token to the first text at `run --json`'s stdout and at an ACP client, with the worker in
- * the same process (text handed over as it arrives) and in a process of its own (text from
- * heartbeats, sent at most once a second, read by polling every 200 ms).
+ * the same process (text handed over as it arrives) and in a process of its own (text read from
+ * the worker's push endpoint as it streams; with the endpoint off, from heartbeats, sent at most
+ * once a second, read by polling every 200 ms).
  */
 export async function firstText(context: BenchContext): Promise<FirstTextResult> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: \`npm run bench\` builds it first`);
@@ -193,6 +196,16 @@ export async function firstText(context: BenchContext): Promise<FirstTextResult>
         return arrivals;
       }),
     );
+    const heartbeatsOnly = { ...env(), AGENT_LIVE_ENDPOINT: 'off' };
+    const runSeparateWorkerHeartbeats = await measure('run, worker apart, push endpoint off', () =>
+      withWorker(heartbeatsOnly, async () => {
+        const arrivals: number[] = [];
+        for (let i = 0; i < samples; i++) {
+          arrivals.push(await runOnce(heartbeatsOnly, ['--no-worker', '--workspace', workspace]));
+        }
+        return arrivals;
+      }),
+    );
     const acpInProcess = await measure('acp, worker in its process', () =>
       acpSamples(env(), [], samples, workspace),
     );
@@ -210,15 +223,17 @@ export async function firstText(context: BenchContext): Promise<FirstTextResult>
     return {
       runInProcess,
       runSeparateWorker,
+      runSeparateWorkerHeartbeats,
       acpInProcess,
       acpSeparateWorker,
       table: table(
         ['first text at', 'n', 'median ms', 'p95 ms', 'max ms'],
         [
           row('run stdout, worker in-process', runInProcess),
-          row('run stdout, separate worker', runSeparateWorker),
+          row('run stdout, separate worker (push endpoint)', runSeparateWorker),
+          row('run stdout, separate worker, heartbeats only', runSeparateWorkerHeartbeats),
           row('ACP client, worker in-process', acpInProcess),
-          row('ACP client, separate worker', acpSeparateWorker),
+          row('ACP client, separate worker (push endpoint)', acpSeparateWorker),
         ],
       ),
     };
