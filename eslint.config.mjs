@@ -117,7 +117,17 @@ export default tseslint.config(
         'error',
         { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' },
       ],
+      'no-restricted-properties': [
+        'error',
+        { object: 'Date', property: 'now', message: 'Read the time with workflowTime() (workflow-time.ts).' },
+        { object: 'Math', property: 'random', message: 'Workflows must be deterministic: no randomness.' },
+      ],
     },
+  },
+  {
+    // The one place workflow code reads the (deterministic) workflow time.
+    files: ['src/workflows/workflow-time.ts'],
+    rules: { 'no-restricted-properties': 'off' },
   },
   {
     files: ['**/*.js', '**/*.mjs'],

@@ -15,6 +15,7 @@ import {
   renewModelLeaseSignal,
 } from '../shared/model-limiter';
 import { LeaseBook, emptyLeaseBook } from '../shared/lease-book';
+import { workflowTime } from './workflow-time';
 
 /**
  * The fleet's limiter for one model endpoint (workflow id `model-limiter:<endpoint>`): model-call
@@ -50,15 +51,15 @@ export async function modelLimiter(input: ModelLimiterInput): Promise<void> {
     pausedUntilMs: book.state.pausedUntilMs,
   }));
   setHandler(renewModelLeaseSignal, ({ ticket }) => {
-    book.renew(ticket, Date.now());
+    book.renew(ticket, workflowTime());
   });
   setHandler(releaseModelLeaseSignal, ({ ticket, outcome, retryAfterMs }) => {
-    book.release(ticket, outcome, Date.now(), retryAfterMs);
+    book.release(ticket, outcome, workflowTime(), retryAfterMs);
     changed = true;
   });
 
   while (!workflowInfo().continueAsNewSuggested) {
-    const now = Date.now();
+    const now = workflowTime();
     book.expire(now);
     book.grant(now);
     changed = false;
