@@ -8,7 +8,7 @@ import { DrivenConversation } from './support/driven-conversation';
 import { eventTimeMs } from './support/history';
 import { directiveText } from './support/model-server';
 import type { ToolReport } from './support/protocol';
-import { durableStack } from './support/stacks';
+import { type Stack, durableStack } from './support/stacks';
 import { type Summary, summarize, table } from './support/stats';
 import type { WorkerProcess } from './support/worker-process';
 
@@ -30,6 +30,15 @@ export interface ControlLatencyResult {
     /** `steer` update sent to the next model call being scheduled (the run went on; server clock). */
     toNextModelCallMs: Summary;
     updateRoundTripMs: Summary;
+  };
+  /**
+   * The same with the conversation's workflow, its tools and this client in three processes (a
+   * workflows-only worker and an activities-only worker, each with its push endpoint).
+   */
+  apart: {
+    approveToToolStartMs: Summary;
+    steerToToolAbortMs: Summary;
+    steerToNextModelCallMs: Summary;
   };
   table: string;
 }
@@ -62,125 +71,151 @@ function nextReport(
 export async function controlLatency(context: BenchContext): Promise<ControlLatencyResult> {
   const samples = context.quick ? 5 : 20;
   const stack = durableStack(context);
-  const taskQueue = `bench-control-${randomUUID()}`;
-  const worker = await stack.startWorker(taskQueue);
-  try {
-    // Approve.
-    const approving = await DrivenConversation.start(context, stack, `approve-${randomUUID()}`, taskQueue, {
-      approval: { tools: { probe: 'always' } },
+  const together = await (async () => {
+    const taskQueue = `bench-control-${randomUUID()}`;
+    const worker = await stack.startWorker(taskQueue);
+    try {
+      return await measureControl(context, stack, taskQueue, worker, samples);
+    } finally {
+      await worker.stop();
+    }
+  })();
+  // The fleet's shape: the conversation on one worker, its tools on another, the client in this process.
+  context.log('  workflow, tools and client in three processes ...');
+  const apart = await (async () => {
+    const taskQueue = `bench-control-apart-${randomUUID()}`;
+    const workflows = await stack.startWorker(taskQueue, {
+      BENCH_SERVES: 'workflows',
+      BENCH_LIVE_ENDPOINT: '1',
     });
-    await approving.runTurn();
-    const handle = stack.client.workflow.getHandle(approving.id);
-    const toStart: number[] = [];
-    const approveRoundTrip: number[] = [];
-    for (let i = 0; i < samples; i++) {
-      const turn = await approving.send({ tool: 'probe' });
-      let pending = await handle.query(pendingApprovalsQuery);
-      const deadline = Date.now() + 30_000;
-      while (pending.length === 0) {
-        if (Date.now() > deadline) throw new Error('the probe call never waited for approval');
-        await sleep(10);
-        pending = await handle.query(pendingApprovalsQuery);
-      }
-      const toolCallId = pending[0]!.toolCallId;
-      const started = nextReport(
-        worker,
-        (report) => report.event === 'start' && report.toolCallId === toolCallId,
-      );
-      const sent = preciseNow();
-      await handle.executeUpdate(approveUpdate, {
-        args: [{ toolCallId, decision: 'allow_once', by: 'bench' }],
-      });
-      approveRoundTrip.push(preciseNow() - sent);
-      toStart.push((await started).at - sent);
-      await approving.finished(turn);
+    const tools = await stack.startWorker(taskQueue, {
+      BENCH_SERVES: 'activities',
+      BENCH_LIVE_ENDPOINT: '1',
+    });
+    try {
+      return await measureControl(context, stack, taskQueue, tools, samples);
+    } finally {
+      await tools.stop();
+      await workflows.stop();
     }
+  })();
+  const { toStart, approveRoundTrip, delays, toAbort, toNextModel, steerRoundTrip } = together;
+  const result: ControlLatencyResult = {
+    samples,
+    approve: { toToolStartMs: summarize(toStart), updateRoundTripMs: summarize(approveRoundTrip) },
+    steer: {
+      delaysMs: delays,
+      toToolAbortMs: summarize(toAbort),
+      toNextModelCallMs: summarize(toNextModel),
+      updateRoundTripMs: summarize(steerRoundTrip),
+    },
+    apart: {
+      approveToToolStartMs: summarize(apart.toStart),
+      steerToToolAbortMs: summarize(apart.toAbort),
+      steerToNextModelCallMs: summarize(apart.toNextModel),
+    },
+    table: '',
+  };
+  const row = (label: string, summary: Summary) => [label, summary.median, summary.p95, summary.max];
+  result.table = table(
+    ['control (durable-agent)', 'median ms', 'p95 ms', 'max ms'],
+    [
+      row('approve update sent -> tool starts', result.approve.toToolStartMs),
+      row('approve update round trip', result.approve.updateRoundTripMs),
+      row('steer update sent -> tool sees abort', result.steer.toToolAbortMs),
+      row('steer update sent -> next model call scheduled', result.steer.toNextModelCallMs),
+      row('steer update round trip', result.steer.updateRoundTripMs),
+      row('three processes: approve sent -> tool starts', result.apart.approveToToolStartMs),
+      row('three processes: steer sent -> tool sees abort', result.apart.steerToToolAbortMs),
+      row('three processes: steer sent -> next model call', result.apart.steerToNextModelCallMs),
+    ],
+  );
+  return result;
+}
 
-    // Steer.
-    const steering = await DrivenConversation.start(context, stack, `steer-${randomUUID()}`, taskQueue);
-    await steering.runTurn();
-    const steerHandle = stack.client.workflow.getHandle(steering.id);
-    const delays: number[] = [];
-    const toAbort: number[] = [];
-    const toNextModel: number[] = [];
-    const steerRoundTrip: number[] = [];
-    for (let i = 0; i < samples; i++) {
-      const started = nextReport(worker, (report) => report.event === 'start' && report.tool === 'wait');
-      await steering.send({ tool: 'wait' });
-      const start = await started;
-      const delay = 100 + Math.round((1_000 * i) / samples);
-      delays.push(delay);
-      await sleep(delay);
-      const aborted = nextReport(
-        worker,
-        (report) => report.event === 'abort' && report.toolCallId === start.toolCallId,
-      );
-      const steerTurn = steering.reserveTurn();
-      const sent = preciseNow();
-      await steerHandle.executeUpdate(steerUpdate, {
-        args: [{ text: directiveText({ c: steering.id, t: steerTurn }), messageId: randomUUID() }],
-      });
-      steerRoundTrip.push(preciseNow() - sent);
-      toAbort.push((await aborted).at - sent);
-      // The run goes on: the model is called again, with the tool's (aborted) result and the steering message.
-      const events = await steering.finished(steerTurn);
-      const models = events.filter(
-        (event) =>
-          event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED &&
-          event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel',
-      );
-      const next = models[models.length - 1];
-      if (next) toNextModel.push(eventTimeMs(next) - sent);
+interface ControlSamples {
+  toStart: number[];
+  approveRoundTrip: number[];
+  delays: number[];
+  toAbort: number[];
+  toNextModel: number[];
+  steerRoundTrip: number[];
+}
+
+/** Approve and steer `samples` times each on `taskQueue`, the tools running on `worker`. */
+async function measureControl(
+  context: BenchContext,
+  stack: Stack,
+  taskQueue: string,
+  worker: WorkerProcess,
+  samples: number,
+): Promise<ControlSamples> {
+  // Approve.
+  const approving = await DrivenConversation.start(context, stack, `approve-${randomUUID()}`, taskQueue, {
+    approval: { tools: { probe: 'always' } },
+  });
+  await approving.runTurn();
+  const handle = stack.client.workflow.getHandle(approving.id);
+  const toStart: number[] = [];
+  const approveRoundTrip: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const turn = await approving.send({ tool: 'probe' });
+    let pending = await handle.query(pendingApprovalsQuery);
+    const deadline = Date.now() + 30_000;
+    while (pending.length === 0) {
+      if (Date.now() > deadline) throw new Error('the probe call never waited for approval');
+      await sleep(10);
+      pending = await handle.query(pendingApprovalsQuery);
     }
-
-    const result: ControlLatencyResult = {
-      samples,
-      approve: { toToolStartMs: summarize(toStart), updateRoundTripMs: summarize(approveRoundTrip) },
-      steer: {
-        delaysMs: delays,
-        toToolAbortMs: summarize(toAbort),
-        toNextModelCallMs: summarize(toNextModel),
-        updateRoundTripMs: summarize(steerRoundTrip),
-      },
-      table: '',
-    };
-    result.table = table(
-      ['control (durable-agent)', 'median ms', 'p95 ms', 'max ms'],
-      [
-        [
-          'approve update sent -> tool starts',
-          result.approve.toToolStartMs.median,
-          result.approve.toToolStartMs.p95,
-          result.approve.toToolStartMs.max,
-        ],
-        [
-          'approve update round trip',
-          result.approve.updateRoundTripMs.median,
-          result.approve.updateRoundTripMs.p95,
-          result.approve.updateRoundTripMs.max,
-        ],
-        [
-          'steer update sent -> tool sees abort',
-          result.steer.toToolAbortMs.median,
-          result.steer.toToolAbortMs.p95,
-          result.steer.toToolAbortMs.max,
-        ],
-        [
-          'steer update sent -> next model call scheduled',
-          result.steer.toNextModelCallMs.median,
-          result.steer.toNextModelCallMs.p95,
-          result.steer.toNextModelCallMs.max,
-        ],
-        [
-          'steer update round trip',
-          result.steer.updateRoundTripMs.median,
-          result.steer.updateRoundTripMs.p95,
-          result.steer.updateRoundTripMs.max,
-        ],
-      ],
+    const toolCallId = pending[0]!.toolCallId;
+    const started = nextReport(
+      worker,
+      (report) => report.event === 'start' && report.toolCallId === toolCallId,
     );
-    return result;
-  } finally {
-    await worker.stop();
+    const sent = preciseNow();
+    await handle.executeUpdate(approveUpdate, {
+      args: [{ toolCallId, decision: 'allow_once', by: 'bench' }],
+    });
+    approveRoundTrip.push(preciseNow() - sent);
+    toStart.push((await started).at - sent);
+    await approving.finished(turn);
   }
+
+  // Steer.
+  const steering = await DrivenConversation.start(context, stack, `steer-${randomUUID()}`, taskQueue);
+  await steering.runTurn();
+  const steerHandle = stack.client.workflow.getHandle(steering.id);
+  const delays: number[] = [];
+  const toAbort: number[] = [];
+  const toNextModel: number[] = [];
+  const steerRoundTrip: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const started = nextReport(worker, (report) => report.event === 'start' && report.tool === 'wait');
+    await steering.send({ tool: 'wait' });
+    const start = await started;
+    const delay = 100 + Math.round((1_000 * i) / samples);
+    delays.push(delay);
+    await sleep(delay);
+    const aborted = nextReport(
+      worker,
+      (report) => report.event === 'abort' && report.toolCallId === start.toolCallId,
+    );
+    const steerTurn = steering.reserveTurn();
+    const sent = preciseNow();
+    await steerHandle.executeUpdate(steerUpdate, {
+      args: [{ text: directiveText({ c: steering.id, t: steerTurn }), messageId: randomUUID() }],
+    });
+    steerRoundTrip.push(preciseNow() - sent);
+    toAbort.push((await aborted).at - sent);
+    // The run goes on: the model is called again, with the tool's (aborted) result and the steering message.
+    const events = await steering.finished(steerTurn);
+    const models = events.filter(
+      (event) =>
+        event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED &&
+        event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel',
+    );
+    const next = models[models.length - 1];
+    if (next) toNextModel.push(eventTimeMs(next) - sent);
+  }
+  return { toStart, approveRoundTrip, delays, toAbort, toNextModel, steerRoundTrip };
 }

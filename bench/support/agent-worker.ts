@@ -37,6 +37,10 @@ async function main(): Promise<void> {
       defaultWorkspace: scratchDir('workspace-'),
       ...(limiter ? { limiter: fleetModelLimiter(limiter) } : {}),
     },
+    ...(env.BENCH_SERVES === 'workflows' || env.BENCH_SERVES === 'activities'
+      ? { serves: env.BENCH_SERVES }
+      : {}),
+    ...(env.BENCH_LIVE_ENDPOINT === '1' ? { liveEndpoint: { host: '127.0.0.1', port: 0 } } : {}),
   });
   await serveRunner(worker, connection);
 }

@@ -55,6 +55,10 @@ export interface WorkerEnv {
   AGENT_MODEL_MAX_CONCURRENT?: string;
   /** `1`: the worker offers `sessions_spawn` too. */
   BENCH_SUB_AGENTS?: string;
+  /** What the worker takes from its task queue: `all` (default), `workflows` or `activities`. */
+  BENCH_SERVES?: string;
+  /** `1`: the worker serves its push endpoint on a loopback port. */
+  BENCH_LIVE_ENDPOINT?: string;
 }
 
 const send = (message: FromWorker) => process.send?.(message);

@@ -6,6 +6,7 @@ import type { ConversationOptionsInput } from '../../src/shared/conversation-opt
 import type { conversation } from '../../src/workflows/conversation';
 import type { BenchContext } from './context';
 import { type Directive, directiveText } from './model-server';
+import type { WorkerEnv } from './protocol';
 import { REPO_ROOT, type WorkerProcess, startWorkerProcess } from './worker-process';
 
 /** One of the systems compared: how to run its worker and drive its conversations. */
@@ -14,7 +15,8 @@ export interface Stack {
   /** Activity type of a model call, which a turn's end is found by. */
   modelActivity: string;
   client: Client;
-  startWorker(taskQueue: string): Promise<WorkerProcess>;
+  /** `env` adds worker settings (WorkerEnv's optional ones) where the stack has them. */
+  startWorker(taskQueue: string, env?: Partial<WorkerEnv>): Promise<WorkerProcess>;
   startConversation(id: string, taskQueue: string, options?: ConversationOptionsInput): Promise<void>;
   send(id: string, directive: Directive): Promise<void>;
 }
@@ -25,12 +27,13 @@ export function durableStack(context: BenchContext): Stack {
     name: 'durable-agent',
     modelActivity: 'callModel',
     client,
-    startWorker: (taskQueue) =>
+    startWorker: (taskQueue, env = {}) =>
       startWorkerProcess(path.join(__dirname, 'agent-worker.ts'), {
         BENCH_TEMPORAL_ADDRESS: context.address,
         BENCH_TASK_QUEUE: taskQueue,
         BENCH_MODEL_URL: context.model.baseUrl,
         BENCH_WORKFLOW_BUNDLE: context.durableBundle,
+        ...env,
       }),
     async startConversation(id, taskQueue, options = {}) {
       await client.workflow.start<typeof conversation>('conversation', {
