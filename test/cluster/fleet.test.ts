@@ -284,7 +284,8 @@ whenAvailable(
           )?.lastWorkerIdentity ?? undefined
         );
       }, 'the sub-agent command on a worker');
-      const victim = workers.find((worker) => identity === `${worker.pid}@${os.hostname()}`);
+      // `<pid>@<host>`, then the worker's push endpoint.
+      const victim = workers.find((worker) => identity?.split(' ')[0] === `${worker.pid}@${os.hostname()}`);
       expect(victim).toBeDefined();
       await killWorkerProcess(victim!.child);
       expect(victim!.child.signalCode).toBe('SIGKILL');
