@@ -5,6 +5,7 @@ import { fetchConversationHistories } from '../history/conversation-history';
 import { decodeHistoryPayloads } from '../history/decode-history-payloads';
 import { transcriptAtRun } from '../history/transcript-at-run';
 import type { ForkedFrom } from '../shared/conversation-api';
+import type { CarriedPart } from '../shared/worker-floors';
 
 /** Whether a run's carried state is a true fork of a conversation this server holds. */
 export type ForkVerdict = { verified: true } | { verified: false; reason: string };
@@ -22,7 +23,7 @@ interface ForkCarried {
   [part: string]: unknown;
 }
 
-const FORK_PARTS = new Set([
+const FORK_PARTS: ReadonlySet<string> = new Set<CarriedPart>([
   'transcript',
   'events',
   'standingApprovals',

@@ -13,7 +13,7 @@ export function modelLimiterWorkflowId(endpointKey: string): string {
  * What the fleet holds one model endpoint to. Each request carries the limits its worker was given,
  * and the limiter applies the latest it received: workers of one fleet are meant to agree.
  */
-export const ModelLimitsSchema = z.object({
+export const ModelLimitsSchema = z.strictObject({
   /** Model calls in flight at once across the fleet; unlimited when absent. */
   maxConcurrent: z.number().int().min(1).optional(),
   /** Model calls started per second across the fleet; unlimited when absent. */
@@ -23,7 +23,7 @@ export const ModelLimitsSchema = z.object({
 });
 export type ModelLimits = z.infer<typeof ModelLimitsSchema>;
 
-export const LeaseRequestSchema = z.object({
+export const LeaseRequestSchema = z.strictObject({
   /** Unique per activity attempt; asking again with it keeps its place in the queue. */
   ticket: z.string().min(1).max(1_000),
   /** The fairness key of the agent: leases go round-robin between agents... */
