@@ -56,9 +56,25 @@ const slowReadTool = defineTool({
   },
 });
 
+/**
+ * A worker started again after a kill may find the frontend killed too: like a supervised worker,
+ * it tries again until the frontend is back (bounded: a minute).
+ */
+async function connectWhenServing(address: string): Promise<NativeConnection> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      return await NativeConnection.connect({ address });
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
 async function main() {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
-  const connection = await NativeConnection.connect({ address: env('TEMPORAL_ADDRESS') });
+  const connection = await connectWhenServing(env('TEMPORAL_ADDRESS'));
   const worker = await createAgentWorker({
     connection,
     namespace: 'default',
