@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import type { WorkflowHandle } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { type BenchContext, serversToMeasure } from './support/context';
 import type { Directive } from './support/model-server';
-import { durableStack } from './support/stacks';
+import { type Stack, durableStack } from './support/stacks';
 import { type Summary, summarize, table } from './support/stats';
 import type { WorkerProcess } from './support/worker-process';
 
@@ -26,7 +28,7 @@ interface CaseRecovery {
   nextStep: Summary;
 }
 
-type CrashCase = 'model call' | 'file tool' | 'command';
+type CrashCase = 'model call' | 'file tool' | 'command' | 'workflow task';
 
 /**
  * What each case asks for, and the tool whose start is the step (none: the model request). Files
@@ -36,6 +38,8 @@ const CASES: Record<CrashCase, { directive: Omit<Directive, 'c' | 't'>; tool?: s
   'model call': { directive: { holdMs: 120_000, tool: 'noop' } },
   'file tool': { directive: { tool: 'wait_file' }, tool: 'wait_file' },
   command: { directive: { tool: 'wait_command' }, tool: 'wait_command' },
+  // The step is the workflow task that takes a message: measured by measureTaskKill.
+  'workflow task': { directive: {} },
 };
 
 /**
@@ -45,7 +49,7 @@ const CASES: Record<CrashCase, { directive: Omit<Directive, 'c' | 't'>; tool?: s
  * the step's next attempt starts on the other (for steps tried again), and until the conversation's
  * next step reaches the model. Temporal finds the dead worker only by the missed heartbeats; the
  * workflow task that follows goes first to the worker that held the conversation, which may be the
- * dead one. A fresh worker replaces the killed one each time. On the embedded server, then the same
+ * dead one. A kill during a workflow task is found only when that task times out. A fresh worker replaces the killed one each time. On the embedded server, then the same
  * on the cluster when the run has one.
  */
 export async function crashRecovery(context: BenchContext): Promise<CrashRecoveryResult> {
@@ -91,7 +95,8 @@ async function measureRecovery(
 ): Promise<Record<CrashCase, CaseRecovery>> {
   const stack = durableStack(context);
   const taskQueue = `bench-crash-${randomUUID()}`;
-  const workers: WorkerProcess[] = await Promise.all([0, 1].map(() => stack.startWorker(taskQueue)));
+  const startWorker = () => stack.startWorker(taskQueue, { BENCH_STALL_MARKED_TASKS: '1' });
+  const workers: WorkerProcess[] = await Promise.all([0, 1].map(startWorker));
   const recovery = {} as Record<CrashCase, CaseRecovery>;
   try {
     for (const [name, { directive, tool }] of Object.entries(CASES) as Array<
@@ -100,6 +105,10 @@ async function measureRecovery(
       const again: number[] = [];
       const next: number[] = [];
       for (let sample = 0; sample < samples; sample++) {
+        if (name === 'workflow task') {
+          next.push(await measureTaskKill(context, stack, taskQueue, workers, startWorker));
+          continue;
+        }
         const id = `crash-${randomUUID()}`;
         await stack.startConversation(id, taskQueue, { approval: { mode: 'auto' } });
         // The model's requests for this conversation, and the tool's attempts as they start.
@@ -127,7 +136,7 @@ async function measureRecovery(
           await until(() => nextStepAt() !== undefined, 120_000, `the step after the ${name}`);
           if (starts.length >= 2) again.push((starts[1]! - killedAt) / 1_000);
           next.push((nextStepAt()! - killedAt) / 1_000);
-          workers[workers.indexOf(victim)] = await stack.startWorker(taskQueue);
+          workers[workers.indexOf(victim)] = await startWorker();
         } finally {
           for (const unsubscribe of stop) unsubscribe();
           context.model.onRequest = undefined;
@@ -150,6 +159,69 @@ async function measureRecovery(
     await Promise.all(workers.map((worker) => worker.stop().catch(() => undefined)));
   }
   return recovery;
+}
+
+/**
+ * One sample of a kill during a workflow task, in seconds from the kill to the model's request for
+ * the message that task was taking in. The conversation answers a first message, so one worker holds
+ * it (its sticky queue gets the next task); the next message names that worker, whose stalling codec
+ * then holds the task open; the worker is killed as soon as the server shows the task started.
+ */
+async function measureTaskKill(
+  context: BenchContext,
+  stack: Stack,
+  taskQueue: string,
+  workers: WorkerProcess[],
+  startWorker: () => Promise<WorkerProcess>,
+): Promise<number> {
+  const id = `crash-${randomUUID()}`;
+  const handle = stack.client.workflow.getHandle(id);
+  const requests: number[] = [];
+  context.model.onRequest = (seen) => {
+    if (seen.c === id) requests.push(Date.now());
+  };
+  try {
+    await stack.startConversation(id, taskQueue, { approval: { mode: 'auto' } });
+    await stack.send(id, { c: id, t: 1 });
+    await until(() => requests.length >= 1, 30_000, 'the first answer');
+    const holder = await settledOn(handle, workers);
+    await stack.send(id, { c: id, t: 2, stallTaskOf: holder.pid });
+    const STARTED = temporal.api.enums.v1.PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_STARTED;
+    const deadline = Date.now() + 30_000;
+    while ((await handle.describe()).raw.pendingWorkflowTask?.state !== STARTED) {
+      if (Date.now() > deadline) throw new Error('timed out waiting for the workflow task to start');
+    }
+    const killedAt = Date.now();
+    process.kill(holder.pid, 'SIGKILL');
+    await until(() => requests.length >= 2, 120_000, 'the message after the killed workflow task');
+    workers[workers.indexOf(holder)] = await startWorker();
+    return (requests[1]! - killedAt) / 1_000;
+  } finally {
+    context.model.onRequest = undefined;
+    await handle.terminate('bench sample done').catch(() => undefined);
+  }
+}
+
+/**
+ * The worker that completed the conversation's last workflow task, once nothing of it is pending:
+ * the conversation's next task goes to that worker's sticky queue.
+ */
+async function settledOn(handle: WorkflowHandle, workers: WorkerProcess[]): Promise<WorkerProcess> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const { raw } = await handle.describe();
+    if (!raw.pendingWorkflowTask && !raw.pendingActivities?.length) {
+      const { events } = await handle.fetchHistory();
+      const identity = (events ?? [])
+        .map((event) => event.workflowTaskCompletedEventAttributes?.identity)
+        .filter(Boolean)
+        .at(-1);
+      const worker = workers.find((candidate) => candidate.pid === Number(identity?.split('@')[0]));
+      if (worker) return worker;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${handle.workflowId} did not settle on a worker of this bench`);
 }
 
 /** The worker whose process runs the conversation's pending activity (its identity is `pid@host`). */

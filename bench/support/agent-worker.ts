@@ -8,10 +8,12 @@ import { spawnTool } from '../../src/tools/builtin/spawn-tool';
 import { ToolRegistry } from '../../src/tools/registry';
 import { fleetModelLimiter } from '../../src/activities/model-lease';
 import { createAgentWorker } from '../../src/worker/create-worker';
+import { agentDataConverter } from '../../src/worker/data-converter';
 import { modelLimiterFromEnv } from '../../src/worker/model-limit-settings';
 import { benchTools } from './bench-tools';
 import { type WorkerEnv, failWorker, reportTool, serveRunner } from './protocol';
 import { scratchDir } from './scratch';
+import { stallingCodec } from './stalling-codec';
 
 async function main(): Promise<void> {
   const env = process.env as NodeJS.ProcessEnv & WorkerEnv;
@@ -27,6 +29,7 @@ async function main(): Promise<void> {
     taskQueue: env.BENCH_TASK_QUEUE,
     workflowBundlePath: env.BENCH_WORKFLOW_BUNDLE,
     shutdownGraceTimeMs: 1_000,
+    ...(env.BENCH_STALL_MARKED_TASKS === '1' ? { dataConverter: stallingDataConverter() } : {}),
     activities: {
       openai: new OpenAI({ baseURL: env.BENCH_MODEL_URL, apiKey: 'bench', maxRetries: 0 }),
       defaultModel: 'bench-model',
@@ -43,6 +46,12 @@ async function main(): Promise<void> {
     ...(env.BENCH_LIVE_ENDPOINT === '1' ? { liveEndpoint: { host: '127.0.0.1', port: 0 } } : {}),
   });
   await serveRunner(worker, connection);
+}
+
+/** The worker's own codecs with the bench's stall outermost, so it reads payloads as decoded. */
+function stallingDataConverter() {
+  const converter = agentDataConverter();
+  return { ...converter, payloadCodecs: [stallingCodec(), ...(converter.payloadCodecs ?? [])] };
 }
 
 main().catch(failWorker);

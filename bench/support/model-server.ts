@@ -20,6 +20,8 @@ export interface Directive {
   args?: Record<string, unknown>;
   /** The turn's first request is answered only after this long (a model call in flight); later ones at once. */
   holdMs?: number;
+  /** A bench worker with this pid stalls the workflow task that delivers this message (bench 8). */
+  stallTaskOf?: number;
 }
 
 export function directiveText(directive: Directive): string {

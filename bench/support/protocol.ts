@@ -59,6 +59,8 @@ export interface WorkerEnv {
   BENCH_SERVES?: string;
   /** `1`: the worker serves its push endpoint on a loopback port. */
   BENCH_LIVE_ENDPOINT?: string;
+  /** `1`: a workflow task delivering a directive with this process's `stallTaskOf` stalls (bench 8). */
+  BENCH_STALL_MARKED_TASKS?: string;
 }
 
 const send = (message: FromWorker) => process.send?.(message);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { userMessageSignal } from '../../src/shared/conversation-api';
 import type { ConversationOptionsInput } from '../../src/shared/conversation-options';
+import { WORKFLOW_TASK_TIMEOUT_MS } from '../../src/shared/workflow-task-bounds';
 import type { conversation } from '../../src/workflows/conversation';
 import type { BenchContext } from './context';
 import { type Directive, directiveText } from './model-server';
@@ -36,10 +37,12 @@ export function durableStack(context: BenchContext): Stack {
         ...env,
       }),
     async startConversation(id, taskQueue, options = {}) {
+      // As AgentClient starts one.
       await client.workflow.start<typeof conversation>('conversation', {
         workflowId: id,
         taskQueue,
         args: [{ options }],
+        workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT_MS,
       });
     },
     async send(id, directive) {

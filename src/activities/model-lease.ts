@@ -13,6 +13,7 @@ import {
   renewModelLeaseSignal,
 } from '../shared/model-limiter';
 import { rootConversationOf } from '../shared/sub-agents';
+import { WORKFLOW_TASK_TIMEOUT_MS } from '../shared/workflow-task-bounds';
 import { WorkerLeaseQueue } from './worker-lease-queue';
 
 export interface ModelLimiterSettings {
@@ -118,6 +119,8 @@ async function waitForLease(
           taskQueue,
           workflowIdConflictPolicy: 'USE_EXISTING',
           args: [{ limits: request.limits }],
+          // Every model call of the fleet waits on this workflow: a dead worker's task is taken over soon.
+          workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT_MS,
           // Its workflow tasks go before the conversations' that wait for it.
           priority: { priorityKey: 1 },
         },

@@ -14,6 +14,7 @@ import {
 } from '@temporalio/client';
 import { type ApprovalDecision, ApprovalDecisionSchema, type PendingApproval } from '../shared/approvals';
 import { CONVERSATION_WORKFLOW_TYPE, DEFAULT_TASK_QUEUE } from '../shared/constants';
+import { WORKFLOW_TASK_TIMEOUT_MS } from '../shared/workflow-task-bounds';
 import {
   type AbortInput,
   AbortInputSchema,
@@ -235,6 +236,7 @@ export class AgentClient {
         args: [input],
         // A conversation id names one conversation forever, so events and transcripts never mix.
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT_MS,
         priority: {
           fairnessKey: conversationFairnessKey(conversationId, input.options.agentId),
         },
@@ -285,6 +287,7 @@ export class AgentClient {
       args: [{ options: options.data }],
       signal: userMessageSignal,
       signalArgs: [message.data],
+      workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT_MS,
       priority: { fairnessKey: conversationFairnessKey(conversationId, options.data.agentId) },
       // Shown by the Web UI for the conversation; only used when this call starts it.
       staticSummary: conversationSummary(text),

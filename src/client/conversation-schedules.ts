@@ -8,6 +8,7 @@ import {
   ScheduleOverlapPolicy,
 } from '@temporalio/client';
 import { CONVERSATION_WORKFLOW_TYPE, DEFAULT_TASK_QUEUE } from '../shared/constants';
+import { WORKFLOW_TASK_TIMEOUT_MS } from '../shared/workflow-task-bounds';
 import { type ConversationStartInput, UserMessageInputSchema } from '../shared/conversation-api';
 import { type ConversationOptionsInput, ConversationOptionsSchema } from '../shared/conversation-options';
 import { assertConversationId } from '../shared/ids';
@@ -76,6 +77,7 @@ export class ConversationSchedules {
           workflowId: scheduleId,
           taskQueue: this.taskQueue,
           args: [input],
+          workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT_MS,
           staticSummary: conversationSummary(schedule.prompt),
         },
         // Conversations stay open after answering: with the default (skip while one runs) the

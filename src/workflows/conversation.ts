@@ -21,6 +21,7 @@ import { ConversationMetrics } from './conversation-metrics';
 import { DEFAULT_AGENT_ID } from '../shared/agent-id';
 import { lineageProblem } from '../shared/sub-agents';
 import { schemaProblems } from '../shared/schema-problems';
+import { DEFAULT_MAX_HISTORY_EVENTS, WORKFLOW_TASK_TIMEOUT_MS } from '../shared/workflow-task-bounds';
 import { InputParsing, knownKeysOnly } from './input-parsing';
 
 export type { CarriedConversation, ConversationInput } from './conversation-carry';
@@ -75,11 +76,14 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
   if (initialMessage) queue.push(userMessageOf(initialMessage.data));
   self.installHandlers();
 
+  // Runs from before the default bound keep to what their options said, so their histories replay.
+  const maxHistoryEvents =
+    options.maxHistoryEvents ?? (patched('bounded-history') ? DEFAULT_MAX_HISTORY_EVENTS : undefined);
   const historyIsLong = () => {
     const info = workflowInfo();
     return (
       info.continueAsNewSuggested ||
-      (options.maxHistoryEvents !== undefined && info.historyLength >= options.maxHistoryEvents)
+      (maxHistoryEvents !== undefined && info.historyLength >= maxHistoryEvents)
     );
   };
   // Never true on an unversioned worker, so histories recorded before versioning replay unchanged.
@@ -108,7 +112,11 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
       : given;
     // The next execution starts on the deployment's current build, not pinned to this one; what it
     // is handed (the carried state) is the contract between builds.
-    return makeContinueAsNewFunc<typeof conversation>({ initialVersioningBehavior: 'AUTO_UPGRADE' })({
+    return makeContinueAsNewFunc<typeof conversation>({
+      initialVersioningBehavior: 'AUTO_UPGRADE',
+      // Also for a conversation a client started with Temporal's default.
+      workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT_MS,
+    })({
       options: handedOptions,
       carried: self.carry(paused),
     });

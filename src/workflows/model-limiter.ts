@@ -1,7 +1,7 @@
 import {
   allHandlersFinished,
   condition,
-  continueAsNew,
+  makeContinueAsNewFunc,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -15,6 +15,7 @@ import {
   renewModelLeaseSignal,
 } from '../shared/model-limiter';
 import { LeaseBook, emptyLeaseBook } from '../shared/lease-book';
+import { WORKFLOW_TASK_TIMEOUT_MS } from '../shared/workflow-task-bounds';
 import { workflowTime } from './workflow-time';
 
 /**
@@ -69,5 +70,8 @@ export async function modelLimiter(input: ModelLimiterInput): Promise<void> {
   }
   handingOver = true;
   await condition(allHandlersFinished);
-  await continueAsNew<typeof modelLimiter>({ limits: book.state.limits, carried: book.state });
+  await makeContinueAsNewFunc<typeof modelLimiter>({ workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT_MS })({
+    limits: book.state.limits,
+    carried: book.state,
+  });
 }

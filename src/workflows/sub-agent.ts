@@ -12,6 +12,7 @@ import type { ConversationOptions, ConversationOptionsInput } from '../shared/co
 import type { ToolCall } from '../shared/messages';
 import { SpawnArgumentsSchema, shortenedInSubAgentIds, subAgentId } from '../shared/sub-agents';
 import { type ToolOutcome, errorOutcome, okOutcome } from '../shared/tool-outcome';
+import { WORKFLOW_TASK_TIMEOUT_MS } from '../shared/workflow-task-bounds';
 import type { EventLog } from './event-log';
 
 export interface SubAgentContext {
@@ -116,6 +117,7 @@ export async function runSubAgent(
           },
         ],
         workflowExecutionTimeout: limits.timeoutMs,
+        workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT_MS,
         parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
         cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
       },
