@@ -9,6 +9,8 @@ import {
   toolCallsOf,
 } from '../shared/messages';
 import type { ToolResultMessage } from '../shared/messages';
+import { type DailyBudgetSpent, isDailyBudgetSpent } from '../shared/daily-budget';
+import type { TranscriptDelta } from '../shared/model-call';
 import { modelActivities } from './activity-proxies';
 import { compactIfNeeded } from './compaction';
 import type { BudgetVerdict } from './conversation-budget';
@@ -120,6 +122,7 @@ async function compact(context: RunContext, run: RunInProgress): Promise<boolean
         events: context.events,
         settings: context.options.compaction,
         model: context.options.model,
+        ...context.budget.compactionCounting(),
       },
       forced,
     );
@@ -170,24 +173,37 @@ async function callModel(
   offered: OfferedTools,
   turn: number,
 ): Promise<AssistantMessage | undefined> {
-  const { transcript, options, events } = context;
-  const delta = transcript.deltaForModel(context.conversationId);
+  const { transcript, options, events, budget } = context;
+  const dailyBudgetAgent = budget.dailyBudgetAgent;
+  let delta: TranscriptDelta;
   let reply: AssistantMessage;
-  try {
-    reply = await modelActivities.callModel.executeWithOptions(
-      { summary: modelCallSummary(options.model, run.run, turn) },
-      [
-        {
-          transcript: delta,
-          toolNames: offered.toModel(run.ownersRun),
-          model: options.model,
-          systemPrompt: options.systemPrompt,
-        },
-      ],
-    );
-  } catch (error) {
-    run.fail('model call failed', error);
-    return undefined;
+  // Until the model answers: a call the agent's spent day held back waits for the next day (or a reject).
+  for (;;) {
+    delta = transcript.deltaForModel(context.conversationId);
+    let answer: AssistantMessage | DailyBudgetSpent;
+    try {
+      answer = await modelActivities.callModel.executeWithOptions(
+        { summary: modelCallSummary(options.model, run.run, turn) },
+        [
+          {
+            transcript: delta,
+            toolNames: offered.toModel(run.ownersRun),
+            model: options.model,
+            systemPrompt: options.systemPrompt,
+            ...(dailyBudgetAgent !== undefined ? { agentId: dailyBudgetAgent } : {}),
+          },
+        ],
+      );
+    } catch (error) {
+      run.fail('model call failed', error);
+      return undefined;
+    }
+    if (!isDailyBudgetSpent(answer)) {
+      reply = answer;
+      break;
+    }
+    if (!(await goesOnAfterBudget(run, budget.dailyBudgetSpent(run.run, answer.dailyBudgetSpent))))
+      return undefined;
   }
   transcript.markSent(delta);
   transcript.append(reply);

@@ -1,6 +1,6 @@
 import type { PendingApproval } from '../../shared/approvals';
 import type { BudgetPause, BudgetStatus } from '../../shared/budget';
-import { budgetPauseWords } from '../../client/budget-words';
+import { budgetPauseWords, dailyBudgetPauseWords } from '../../client/budget-words';
 import { RAISE_FLAGS } from '../raise-flags';
 import type { ConversationStatusSummary } from '../../shared/conversation-api';
 import type { ConversationExecution } from '../../client/agent-client';
@@ -113,6 +113,12 @@ function budgetLines(budget: BudgetStatus | undefined): string[] {
 /** A run paused at its budget: what ran out, and the commands that raise it or stop the run. */
 function budgetPauseLines(id: string, approval: PendingApproval, pause: BudgetPause): string[] {
   const { reached, defaultRaise } = budgetPauseWords(pause);
+  if (pause.kind === 'dailyTokens') {
+    return [
+      `    ${approval.toolCallId}  run ${approval.run} reached its ${reached} (asked ${new Date(approval.requestedAt).toISOString()})`,
+      `      ${dailyBudgetPauseWords(pause)}: ${approveCommandLine(id, approval.toolCallId)} --reject`,
+    ];
+  }
   return [
     `    ${approval.toolCallId}  run ${approval.run} reached its ${reached} (asked ${new Date(approval.requestedAt).toISOString()})`,
     `      ${approveCommandLine(id, approval.toolCallId)} [${RAISE_FLAGS[pause.kind]}] (default: ${defaultRaise}), or --reject to stop the run`,

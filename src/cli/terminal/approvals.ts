@@ -3,7 +3,7 @@ import type { ApprovalDecisionKind, PendingApproval } from '../../shared/approva
 import type { AgentEvent } from '../../shared/events';
 import type { AgentClient } from '../../client/agent-client';
 import { PROMPT_CHOICES, decisionFromAnswer, shellWord } from '../approval-choices';
-import { budgetPauseWords } from '../../client/budget-words';
+import { budgetPauseWords, dailyBudgetPauseWords } from '../../client/budget-words';
 import { RAISE_FLAGS } from '../raise-flags';
 import { log } from '../cleanups';
 
@@ -123,6 +123,8 @@ const SHOWN_ARGUMENTS_CHARS = 4_000;
 export function argumentsShown(conversationId: string, approval: PendingApproval): string {
   if (approval.budget) {
     const { reached, defaultRaise } = budgetPauseWords(approval.budget);
+    if (approval.budget.kind === 'dailyTokens')
+      return `  run ${approval.run} reached its ${reached}; ${dailyBudgetPauseWords(approval.budget)}\n`;
     return `  run ${approval.run} reached its ${reached}; allowing gives it ${defaultRaise} (or decide with durable-agent approve ${shellWord(conversationId)} ${shellWord(approval.toolCallId)} ${RAISE_FLAGS[approval.budget.kind]}), rejecting stops the run\n`;
   }
   const { arguments: text, argumentsLength = text.length, argumentsSha256 } = approval;
