@@ -5,6 +5,10 @@ import {
   agentDailyBudgetWorkflowId,
   utcDayOf,
 } from '../../src/shared/daily-budget';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { readConversationHistory } from '../../src/cli/read-conversation-history';
+import { buildTimeline } from '../../src/history/build-timeline';
+import type { ModelCallItem } from '../../src/history/timeline';
 import type { PendingApproval } from '../../src/shared/approvals';
 import { UpdateRefusedError } from '../../src/shared/conversation-errors';
 import { budgetExhaustedWords } from '../../src/client/budget-words';
@@ -100,6 +104,12 @@ test('two conversations of an agent share its daily budget: once spent, the next
   const ledger = client.workflow.getHandle(agentDailyBudgetWorkflowId(agentId, day));
   expect((await ledger.describe()).type).toBe(AGENT_DAILY_BUDGET_WORKFLOW_TYPE);
   expect(await ledger.query(agentDailyBudgetStatusQuery)).toEqual({ agentId, day, tokens: 105 });
+  expect(await agent.agentSpentToday(agentId, paused.requestedAt)).toEqual({ agentId, day, tokens: 105 });
+  expect(await agent.agentSpentToday(otherAgentId, paused.requestedAt)).toEqual({
+    agentId: otherAgentId,
+    day,
+    tokens: 0,
+  });
 
   // A person deciding cannot raise the operator's cap.
   const allowRefused = await refusal(
@@ -175,4 +185,27 @@ test("a run held by its agent's spent day goes on by itself when the next UTC da
     expect.arrayContaining([expect.objectContaining({ toolName: 'budget', by: 'next-day' })]),
   );
   expect(model.script.requests).toHaveLength(3);
+
+  // The history reads as one run of three model calls, with the calls the spent day held back between.
+  const timeline = buildTimeline(
+    id,
+    await readConversationHistory(harness.client, id),
+    defaultPayloadConverter,
+  );
+  const modelCalls = timeline.items.filter((item): item is ModelCallItem => item.kind === 'model_call');
+  const made = modelCalls.filter((call) => !call.text?.startsWith('(not made'));
+  expect(made.map(({ run, iteration }) => ({ run, iteration }))).toEqual([
+    { run: 1, iteration: 1 },
+    { run: 1, iteration: 2 },
+    { run: 1, iteration: 3 },
+  ]);
+  const heldBack = modelCalls.filter((call) => call.text?.startsWith('(not made'));
+  expect(heldBack.length).toBeGreaterThan(0);
+  for (const call of heldBack) {
+    expect(call).toMatchObject({
+      run: 1,
+      iteration: 3,
+      text: `(not made: agent ${agentId}'s daily token budget was spent)`,
+    });
+  }
 }, 120_000);

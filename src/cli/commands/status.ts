@@ -1,5 +1,6 @@
 import type { PendingApproval } from '../../shared/approvals';
 import type { BudgetPause, BudgetStatus } from '../../shared/budget';
+import type { DailySpent } from '../../shared/daily-budget';
 import { budgetPauseWords, dailyBudgetPauseWords } from '../../client/budget-words';
 import { RAISE_FLAGS } from '../raise-flags';
 import type { ConversationStatusSummary } from '../../shared/conversation-api';
@@ -34,6 +35,8 @@ export interface StatusReport {
   pendingApprovals?: PendingApproval[];
   /** The conversation in the Temporal Web UI, when known. */
   webUiUrl?: string;
+  /** The conversation's agent's tokens today across the fleet, when its worker sets it a daily budget. */
+  agentToday?: DailySpent;
   /** Tools a worker has disabled for a while (circuit breaker open), from the latest calls. */
   disabledTools?: DisabledTool[];
 }
@@ -65,6 +68,12 @@ export function formatStatus(report: StatusReport): string {
     lines.push(`  approval mode: ${summary.approvalMode}`);
   }
   lines.push(...budgetLines(summary.budget));
+  const daily = summary.budget?.daily;
+  if (daily && report.agentToday) {
+    lines.push(
+      `  agent ${daily.agentId} today (UTC ${report.agentToday.day}, every conversation on every worker): ${plural(report.agentToday.tokens, 'token')} of ${daily.tokensPerDay} a day`,
+    );
+  }
   for (const { tool, until } of report.disabledTools ?? []) {
     lines.push(
       `  ${tool} is disabled on a worker until ${until} (it failed too often: its circuit breaker is open)`,
@@ -140,6 +149,8 @@ export async function statusCommand(args: string[], cleanups: Cleanups): Promise
       agent.events(status.conversationId),
     ]);
     report.disabledTools = disabledTools(events, Date.now());
+    const daily = report.summary.budget?.daily;
+    if (daily) report.agentToday = await agent.agentSpentToday(daily.agentId);
   }
   process.stdout.write(
     status.json
@@ -148,6 +159,7 @@ export async function statusCommand(args: string[], cleanups: Cleanups): Promise
           ...report.summary,
           pendingApprovals: report.pendingApprovals ?? [],
           disabledTools: report.disabledTools ?? [],
+          ...(report.agentToday ? { agentToday: report.agentToday } : {}),
           ...(webUiUrl ? { webUiUrl } : {}),
         })}\n`
       : formatStatus(report),
