@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { WithStartWorkflowOperation } from '@temporalio/client';
 import {
   AGENT_DAILY_BUDGET_WORKFLOW_TYPE,
+  type AgentDailyBudgetInput,
+  spendDailyTokensUpdate,
   agentDailyBudgetStatusQuery,
   agentDailyBudgetWorkflowId,
   utcDayOf,
@@ -26,7 +29,11 @@ const echoStep = (step: string) => ({
 
 let model: ScriptedModelServer | undefined;
 let harness: TestHarness | undefined;
+/** Another worker of the fleet, on a task queue of its own. */
+let otherWorker: TestHarness | undefined;
 afterEach(async () => {
+  await otherWorker?.close();
+  otherWorker = undefined;
   await harness?.close();
   await model?.close();
   harness = undefined;
@@ -52,7 +59,7 @@ async function refusal(promise: Promise<unknown>): Promise<string> {
   return (error as UpdateRefusedError).reason;
 }
 
-test('two conversations of an agent share its daily budget: once spent, the next model call of either waits instead of calling the model; a reject stops it; another agent is not held', async () => {
+test('two conversations of an agent on two workers share its daily budget: once spent, the next model call of either waits instead of calling the model; a reject stops it; another agent is not held', async () => {
   const agentId = `daily-${randomUUID().slice(0, 8)}`;
   const otherAgentId = `other-${randomUUID().slice(0, 8)}`;
   model = await startScriptedModelServer([
@@ -73,6 +80,11 @@ test('two conversations of an agent share its daily budget: once spent, the next
     tools: [echoTool],
     dailyTokenBudgets: { agents: { [agentId]: 100 } },
   });
+  otherWorker = await startHarness({
+    modelBaseUrl: model.baseUrl,
+    tools: [echoTool],
+    dailyTokenBudgets: { agents: { [agentId]: 100 } },
+  });
   const { agent, client } = harness;
   const first = `conv-${randomUUID()}`;
   const second = `conv-${randomUUID()}`;
@@ -81,7 +93,8 @@ test('two conversations of an agent share its daily budget: once spent, the next
   expect(firstRun.finished).toMatchObject({ outcome: 'answered', usage: { tokens: 4 * TOKENS_PER_CALL } });
   expect((await agent.status(first)).budget?.daily).toEqual({ agentId, tokensPerDay: 100 });
 
-  const sent = await agent.send(second, 'Echo until told to stop.', { options: { agentId } });
+  // The second conversation runs on another worker of the fleet, which finds the same ledger.
+  const sent = await otherWorker.agent.send(second, 'Echo until told to stop.', { options: { agentId } });
   const paused = await pendingDecision(second);
   expect(paused).toMatchObject({
     toolName: 'budget',
@@ -209,3 +222,30 @@ test("a run held by its agent's spent day goes on by itself when the next UTC da
     });
   }
 }, 120_000);
+
+test("an agent's ledger counts a repeated report once, and is started by whichever worker asks first", async () => {
+  model = await startScriptedModelServer([]);
+  harness = await startHarness({ modelBaseUrl: model.baseUrl, dailyTokenBudgets: { agents: {} } });
+  const agentId = `ledger-${randomUUID().slice(0, 8)}`;
+  const day = '2030-06-01';
+  const spend = (request: { tokens: number; key?: string }) =>
+    harness!.client.workflow.executeUpdateWithStart(spendDailyTokensUpdate, {
+      args: [request],
+      startWorkflowOperation: new WithStartWorkflowOperation<(input: AgentDailyBudgetInput) => Promise<void>>(
+        AGENT_DAILY_BUDGET_WORKFLOW_TYPE,
+        {
+          workflowId: agentDailyBudgetWorkflowId(agentId, day),
+          taskQueue: harness!.taskQueue,
+          workflowIdConflictPolicy: 'USE_EXISTING',
+          args: [{ agentId, day }],
+        },
+      ),
+    });
+  expect(await spend({ tokens: 0 })).toEqual({ agentId, day, tokens: 0 });
+  expect(await spend({ tokens: 15, key: 'conv-1/run-1/1' })).toEqual({ agentId, day, tokens: 15 });
+  // The same activity reporting again (a retry after its report) counts once.
+  expect(await spend({ tokens: 15, key: 'conv-1/run-1/1' })).toEqual({ agentId, day, tokens: 15 });
+  expect(await spend({ tokens: 20, key: 'conv-2/run-1/1' })).toEqual({ agentId, day, tokens: 35 });
+  await expect(spend({ tokens: -5 })).rejects.toThrow();
+  expect(await spend({ tokens: 0 })).toEqual({ agentId, day, tokens: 35 });
+}, 60_000);
