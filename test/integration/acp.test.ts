@@ -119,7 +119,6 @@ test("a run held by its agent's spent day asks the editor with reject options on
   const { env, workspace, model } = await setUp([list('call_list_1'), list('call_list_2')]);
   // The worker's operator gives every agent 20 tokens a day: two calls of 15 spend it. ACP sessions
   // are agent `default`, whose ledger for today lives on the suite's server: no other test holds it.
-
   const editor = startAgent({ ...env, AGENT_BUDGET_TOKENS_PER_DAY: '20' });
   await editor.initialize();
   const session = await editor.agent.request(methods.agent.session.new, { cwd: workspace, mcpServers: [] });
