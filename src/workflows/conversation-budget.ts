@@ -64,18 +64,20 @@ export class ConversationBudget {
     this.pauses = carried?.pauses ?? 0;
   }
 
-  /**
-   * The agent whose tokens this conversation reports to a fleet-wide daily ledger, and whose spent
-   * day holds its model calls back: set when the worker that admitted the execution has a daily
-   * budget for it (AGENT_BUDGET_TOKENS_PER_DAY).
-   */
-  dailyBudgetAgent: string | undefined;
-  private dailyTokens: number | undefined;
+  /** The agent's daily budget, as the worker that admitted the execution set it. */
+  private daily: { agentId: string; tokensPerDay: number } | undefined;
 
   /** The admitting worker holds the conversation's agent to `tokensPerDay` across the fleet. */
   holdToDailyBudget(agentId: string, tokensPerDay: number): void {
-    this.dailyBudgetAgent = agentId;
-    this.dailyTokens = tokensPerDay;
+    this.daily = { agentId, tokensPerDay };
+  }
+
+  /**
+   * The agent whose tokens this conversation reports to a fleet-wide daily ledger, and whose spent
+   * day holds its model calls back; undefined when the admitting worker has no daily budget for it.
+   */
+  get dailyBudgetAgent(): string | undefined {
+    return this.daily?.agentId;
   }
 
   /** What a compaction needs to count its summary's tokens here and in the agent's day. */
@@ -181,9 +183,7 @@ export class ConversationBudget {
       run: { ...this.runUsage },
       limits: { ...this.limits },
       startedAt: this.startedAt,
-      ...(this.dailyBudgetAgent !== undefined && this.dailyTokens !== undefined
-        ? { daily: { agentId: this.dailyBudgetAgent, tokensPerDay: this.dailyTokens } }
-        : {}),
+      ...(this.daily ? { daily: { ...this.daily } } : {}),
     };
   }
 

@@ -166,55 +166,66 @@ async function goesOnAfterBudget(
   return false;
 }
 
-/** The model's reply to what is new in the transcript, appended to it; undefined when the call failed (the run ended). */
+/**
+ * The model's reply to what is new in the transcript, appended to it; undefined when the call failed
+ * or the run stopped (the run ended). A call the agent's spent day held back waits for the next UTC
+ * day (or a reject), then asks again.
+ */
 async function callModel(
   context: RunContext,
   run: RunInProgress,
   offered: OfferedTools,
   turn: number,
 ): Promise<AssistantMessage | undefined> {
-  const { transcript, options, events, budget } = context;
-  const dailyBudgetAgent = budget.dailyBudgetAgent;
-  let delta: TranscriptDelta;
-  let reply: AssistantMessage;
-  // Until the model answers: a call the agent's spent day held back waits for the next day (or a reject).
+  const { transcript, events, budget } = context;
   for (;;) {
-    delta = transcript.deltaForModel(context.conversationId);
-    let answer: AssistantMessage | DailyBudgetSpent;
-    try {
-      answer = await modelActivities.callModel.executeWithOptions(
-        { summary: modelCallSummary(options.model, run.run, turn) },
-        [
-          {
-            transcript: delta,
-            toolNames: offered.toModel(run.ownersRun),
-            model: options.model,
-            systemPrompt: options.systemPrompt,
-            ...(dailyBudgetAgent !== undefined ? { agentId: dailyBudgetAgent } : {}),
-          },
-        ],
-      );
-    } catch (error) {
-      run.fail('model call failed', error);
-      return undefined;
+    const delta = transcript.deltaForModel(context.conversationId);
+    const answer = await askModel(context, run, offered, turn, delta);
+    if (!answer) return undefined;
+    if (isDailyBudgetSpent(answer)) {
+      if (!(await goesOnAfterBudget(run, budget.dailyBudgetSpent(run.run, answer.dailyBudgetSpent))))
+        return undefined;
+      continue;
     }
-    if (!isDailyBudgetSpent(answer)) {
-      reply = answer;
-      break;
-    }
-    if (!(await goesOnAfterBudget(run, budget.dailyBudgetSpent(run.run, answer.dailyBudgetSpent))))
-      return undefined;
+    transcript.markSent(delta);
+    transcript.append(answer);
+    budget.modelReplied(answer.usage);
+    events.record(run.run, {
+      type: 'model_response',
+      iteration: turn,
+      text: textOf(answer).slice(0, EVENT_TEXT_PREVIEW_CHARS),
+      toolCalls: toolCallsOf(answer).map((call) => ({ id: call.id, name: call.name })),
+    });
+    return answer;
   }
-  transcript.markSent(delta);
-  transcript.append(reply);
-  context.budget.modelReplied(reply.usage);
-  events.record(run.run, {
-    type: 'model_response',
-    iteration: turn,
-    text: textOf(reply).slice(0, EVENT_TEXT_PREVIEW_CHARS),
-    toolCalls: toolCallsOf(reply).map((call) => ({ id: call.id, name: call.name })),
-  });
-  return reply;
+}
+
+/** One model activity: the reply, or that the agent's day is spent; undefined when it failed (the run ended). */
+async function askModel(
+  context: RunContext,
+  run: RunInProgress,
+  offered: OfferedTools,
+  turn: number,
+  delta: TranscriptDelta,
+): Promise<AssistantMessage | DailyBudgetSpent | undefined> {
+  const { options, budget } = context;
+  try {
+    return await modelActivities.callModel.executeWithOptions(
+      { summary: modelCallSummary(options.model, run.run, turn) },
+      [
+        {
+          transcript: delta,
+          toolNames: offered.toModel(run.ownersRun),
+          model: options.model,
+          systemPrompt: options.systemPrompt,
+          ...(budget.dailyBudgetAgent !== undefined ? { agentId: budget.dailyBudgetAgent } : {}),
+        },
+      ],
+    );
+  } catch (error) {
+    run.fail('model call failed', error);
+    return undefined;
+  }
 }
 
 /**
