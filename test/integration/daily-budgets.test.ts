@@ -14,6 +14,7 @@ import { buildTimeline } from '../../src/history/build-timeline';
 import type { ModelCallItem } from '../../src/history/timeline';
 import type { PendingApproval } from '../../src/shared/approvals';
 import { UpdateRefusedError } from '../../src/shared/conversation-errors';
+import { compactUpdate } from '../../src/shared/conversation-api';
 import { budgetExhaustedWords } from '../../src/client/budget-words';
 import { ask, followToEnd } from '../support/ask';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server';
@@ -248,4 +249,25 @@ test("an agent's ledger counts a repeated report once, and is started by whichev
   expect(await spend({ tokens: 20, key: 'conv-2/run-1/1' })).toEqual({ agentId, day, tokens: 35 });
   await expect(spend({ tokens: -5 })).rejects.toThrow();
   expect(await spend({ tokens: 0 })).toEqual({ agentId, day, tokens: 35 });
+}, 60_000);
+
+test("a compaction's summary counts in the agent's day as in the conversation's budget", async () => {
+  const agentId = `daily-${randomUUID().slice(0, 8)}`;
+  model = await startScriptedModelServer([
+    { text: 'First answer.' },
+    { text: 'Second answer.' },
+    { text: 'The user asked twice and was answered.' },
+  ]);
+  harness = await startHarness({
+    modelBaseUrl: model.baseUrl,
+    dailyTokenBudgets: { agents: { [agentId]: 1_000 } },
+  });
+  const { agent, client } = harness;
+  const id = `conv-${randomUUID()}`;
+  await ask(agent, id, 'First question.', { options: { agentId } });
+  await ask(agent, id, 'Second question.');
+  expect(await client.workflow.getHandle(id).executeUpdate(compactUpdate)).toMatchObject({ compacted: true });
+  expect(model.script.requests).toHaveLength(3);
+  expect((await agent.status(id)).budget?.used.tokens).toBe(3 * TOKENS_PER_CALL);
+  expect((await agent.agentSpentToday(agentId)).tokens).toBe(3 * TOKENS_PER_CALL);
 }, 60_000);
