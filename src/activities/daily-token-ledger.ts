@@ -4,6 +4,8 @@ import {
   AGENT_DAILY_BUDGET_WORKFLOW_TYPE,
   type AgentDailyBudgetInput,
   type DailyBudgetSpent,
+  type DailySpend,
+  type DailySpent,
   type DailyTokenBudgets,
   agentDailyBudgetWorkflowId,
   dailyTokensFor,
@@ -12,6 +14,7 @@ import {
   utcDayOf,
 } from '../shared/daily-budget';
 import type { Usage } from '../shared/messages';
+import { isServerBusy } from './server-busy';
 
 /** A model activity's view of its agent's day: asked before the call, told after it. */
 export interface DailyTokenGate {
@@ -65,7 +68,25 @@ export class DailyTokenLedger {
   }
 }
 
-async function spend(agentId: string, day: string, request: { tokens: number; key?: string }) {
+/** How long to wait before asking again when the server refuses more waiting updates for the ledger. */
+const BUSY_LEDGER_RETRY_MS = 200;
+
+/** Spends on the ledger, asking again (and heartbeating meanwhile) while the server says it is busy. */
+async function spend(agentId: string, day: string, request: DailySpend): Promise<DailySpent> {
+  const context = Context.current();
+  for (;;) {
+    context.cancellationSignal.throwIfAborted();
+    try {
+      return await spendOnce(agentId, day, request);
+    } catch (error) {
+      if (!isServerBusy(error)) throw error;
+      context.heartbeat();
+      await new Promise((resolve) => setTimeout(resolve, BUSY_LEDGER_RETRY_MS));
+    }
+  }
+}
+
+function spendOnce(agentId: string, day: string, request: DailySpend): Promise<DailySpent> {
   const { client, info } = Context.current();
   return client.workflow.executeUpdateWithStart(spendDailyTokensUpdate, {
     args: [request],
