@@ -51,6 +51,8 @@ const PERMISSION_OPTIONS: Array<PermissionOption & { optionId: ApprovalDecisionK
 interface KnownCall {
   name: string;
   view: ToolCallView;
+  /** A run waiting for its agent's next UTC day: only a reject answers it. */
+  rejectOnly?: boolean;
 }
 
 /**
@@ -217,6 +219,8 @@ export class SessionFollower {
     const args = await this.wholeArguments(toolCallId, shownArgs);
     const current = toolName === 'write' ? await this.currentText(args) : undefined;
     call.view = toolCallView(toolName, args, this.deps.cwd, current);
+    if (toolName === BUDGET_PAUSE_TOOL && isBudgetPauseId(toolCallId) && args.kind === 'dailyTokens')
+      call.rejectOnly = true;
     await this.deps.link.update({
       sessionUpdate: 'tool_call',
       toolCallId,
@@ -239,7 +243,9 @@ export class SessionFollower {
     const request: RequestPermissionRequest = {
       sessionId: this.deps.sessionId,
       toolCall: { toolCallId, title: call.view.title, kind: call.view.kind, status: 'pending' },
-      options: PERMISSION_OPTIONS.map((option) => ({
+      options: PERMISSION_OPTIONS.filter(
+        (option) => !call.rejectOnly || option.kind.startsWith('reject'),
+      ).map((option) => ({
         ...option,
         name: option.kind.endsWith('always') ? `${option.name} (${call.name})` : option.name,
       })),

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { ApproverKeys } from '../shared/signed-decisions';
 import { type ForkVerdict, verifyForkFromHistory } from './fork-verification';
 import type { WebhookTarget } from '../shared/webhooks';
+import { type DailyTokenBudgets, dailyTokensFor } from '../shared/daily-budget';
 import {
   type Admission,
   type AdmissionRequest,
@@ -21,6 +22,8 @@ export interface AdmissionDeps {
   /** Approver name -> raw Ed25519 public key (base64url); when present, every decision must be signed. */
   approverKeys?: ApproverKeys;
   webhooks?: WebhookTarget[];
+  /** The operator's daily token budgets per agent; none when absent. */
+  dailyTokenBudgets?: DailyTokenBudgets;
   /** The conversation search attributes are registered on the server (the worker checked at its start). */
   searchAttributes?: boolean;
   /** How the run being admitted started; by default read from its history. */
@@ -104,9 +107,12 @@ export function createAdmitConversation(deps: AdmissionDeps) {
     }
     const reason = workspaceProblem ?? floorRefusal({ ...request, continued }, floors);
     if (reason) return { admitted: false, reason: `refused by the worker: ${reason}` };
+    const dailyTokenBudget =
+      request.agentId === undefined ? undefined : dailyTokensFor(deps.dailyTokenBudgets, request.agentId);
     return {
       admitted: true,
       approvalFloor: floors.approval,
+      ...(dailyTokenBudget !== undefined ? { dailyTokenBudget } : {}),
       ...(deps.approverKeys ? { approverKeys: deps.approverKeys } : {}),
       ...(deps.webhooks?.length ? { webhooks: deps.webhooks } : {}),
       ...(deps.searchAttributes ? { searchAttributes: true } : {}),

@@ -10,6 +10,8 @@ import { streamedCompletion } from './streamed-completion';
 import { toOpenAiMessages } from './openai-messages';
 import { withProviderToolCallIds, withUniqueToolCallIds } from './tool-call-ids';
 import type { ModelLimiter } from './model-lease';
+import type { DailyBudgetSpent } from '../shared/daily-budget';
+import type { DailyTokenLedger } from './daily-token-ledger';
 import type { TranscriptCache } from './transcript-cache';
 import type { TranscriptLoader } from './transcript-loader';
 import { rebuildTranscript } from './transcript-rebuild';
@@ -31,11 +33,16 @@ export interface ModelDeps {
   streamTimeouts?: Partial<ModelStreamTimeouts>;
   /** Limits the fleet shares on the endpoint (`fleetModelLimiter`); none when absent, at no cost per call. */
   limiter?: ModelLimiter;
+  /** The operator's daily token budgets per agent (`AGENT_BUDGET_TOKENS_PER_DAY`); none when absent. */
+  dailyLedger?: DailyTokenLedger;
 }
 
 export function createCallModel(deps: ModelDeps) {
   /** One streamed chat completion over the whole transcript, rebuilt from the delta the workflow sent. */
-  return async function callModel(input: ModelCallInput): Promise<AssistantMessage> {
+  return async function callModel(input: ModelCallInput): Promise<AssistantMessage | DailyBudgetSpent> {
+    const daily = deps.dailyLedger?.gateFor(input.agentId);
+    const spent = await daily?.check();
+    if (spent) return spent;
     const messages = await rebuildTranscript(input.transcript, deps);
     const model = input.model ?? deps.defaultModel;
     const provider = deps.provider ?? modelProviderOf(model);
@@ -55,6 +62,7 @@ export function createCallModel(deps: ModelDeps) {
         ...(deps.limiter ? { limiter: deps.limiter } : {}),
       },
     );
+    await daily?.report(reply.usage);
     return withUniqueToolCallIds(reply, messages);
   };
 }

@@ -10,6 +10,8 @@ import { type ModelDeps, createCallModel } from './call-model';
 import { type ToolDeps, createRunTool } from './run-tool';
 import { createSummarizeTranscript } from './summarize-transcript';
 import { TranscriptCache } from './transcript-cache';
+import type { DailyTokenBudgets } from '../shared/daily-budget';
+import { DailyTokenLedger } from './daily-token-ledger';
 import { type TranscriptLoader, loadTranscriptFromWorkflow } from './transcript-loader';
 
 export interface ActivityDeps extends Omit<ModelDeps, 'transcriptCache' | 'loadTranscript'>, ToolDeps {
@@ -27,6 +29,10 @@ export interface ActivityDeps extends Omit<ModelDeps, 'transcriptCache' | 'loadT
   gatewayUrl?: string;
   /** The conversation search attributes are registered on the server: conversations keep them up to date. */
   searchAttributes?: boolean;
+  /** The operator's daily token budgets per agent id, kept across the fleet; none when absent. */
+  dailyTokenBudgets?: DailyTokenBudgets;
+  /** The clock daily budgets count UTC days by (epoch ms); the machine's when absent. */
+  dailyTokenClock?: () => number;
 }
 
 /** The worker's activities, closed over their dependencies: tests pass fakes, the worker real clients. */
@@ -37,6 +43,9 @@ export function createActivities(deps: ActivityDeps) {
     transcriptCache: deps.transcriptCache ?? new TranscriptCache(),
     loadTranscript: deps.loadTranscript ?? loadTranscriptFromWorkflow,
     liveText: deps.liveText ?? processLiveModelText,
+    ...(deps.dailyTokenBudgets
+      ? { dailyLedger: new DailyTokenLedger(deps.dailyTokenBudgets, deps.dailyTokenClock) }
+      : {}),
   };
   return {
     callModel: createCallModel(modelDeps),
@@ -49,6 +58,7 @@ export function createActivities(deps: ActivityDeps) {
       ...(deps.approverKeys ? { approverKeys: deps.approverKeys } : {}),
       webhooks: webhookTargets(deps.webhooks ?? []),
       ...(deps.searchAttributes ? { searchAttributes: true } : {}),
+      ...(deps.dailyTokenBudgets ? { dailyTokenBudgets: deps.dailyTokenBudgets } : {}),
     }),
     deliverWebhook: createDeliverWebhook({
       webhooks: deps.webhooks ?? [],

@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { type Client, WithStartWorkflowOperation, isGrpcServiceError } from '@temporalio/client';
+import { type Client, WithStartWorkflowOperation } from '@temporalio/client';
 import { METRIC } from '../shared/agent-metrics';
 import {
   type LeaseOutcome,
@@ -14,6 +14,7 @@ import {
 } from '../shared/model-limiter';
 import { rootConversationOf } from '../shared/sub-agents';
 import { WORKFLOW_TASK_TIMEOUT_MS } from '../shared/workflow-task-bounds';
+import { isServerBusy } from './server-busy';
 import { WorkerLeaseQueue } from './worker-lease-queue';
 
 export interface ModelLimiterSettings {
@@ -32,7 +33,6 @@ export interface ModelLimiter {
   acquire(): Promise<HeldModelLease>;
 }
 
-const RESOURCE_EXHAUSTED = 8;
 /** How long to wait before asking again when the server refuses more waiting updates for the limiter. */
 const BUSY_LIMITER_RETRY_MS = 500;
 
@@ -130,20 +130,12 @@ async function waitForLease(
     try {
       answer = await untilAborted(asked, cancelled);
     } catch (error) {
-      if (!isBusy(error)) throw error;
+      if (!isServerBusy(error)) throw error;
       await new Promise((resolve) => setTimeout(resolve, BUSY_LIMITER_RETRY_MS));
       continue;
     }
     if (answer.granted) return;
   }
-}
-
-/** The server refuses more in-flight updates than `history.maxInFlightUpdates` per workflow. */
-function isBusy(error: unknown): boolean {
-  for (let cause = error; cause; cause = (cause as { cause?: unknown }).cause) {
-    if (isGrpcServiceError(cause) && cause.code === RESOURCE_EXHAUSTED) return true;
-  }
-  return false;
 }
 
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {

@@ -1,4 +1,4 @@
-import { type SummarizeInput, SUMMARY_SYSTEM_PROMPT } from '../shared/compaction';
+import { type SummarizeInput, type SummaryResult, SUMMARY_SYSTEM_PROMPT } from '../shared/compaction';
 import { type Message, textOf } from '../shared/messages';
 import type { ModelDeps } from './call-model';
 import { classifyModelError } from './model-errors';
@@ -10,8 +10,13 @@ const MESSAGE_CHARS = 4_000;
 const MAX_INPUT_CHARS = 400_000;
 
 export function createSummarizeTranscript(deps: ModelDeps) {
-  /** The model's summary of messages [0, upTo): plain text, rendered so no tool call structure is needed. */
-  return async function summarizeTranscript(input: SummarizeInput): Promise<string> {
+  /**
+   * The model's summary of messages [0, upTo): plain text, rendered so no tool call structure is
+   * needed; with the tokens it cost when the workflow asks `withUsage` (one of an older version
+   * takes the text alone).
+   */
+  return async function summarizeTranscript(input: SummarizeInput): Promise<string | SummaryResult> {
+    const daily = deps.dailyLedger?.gateFor(input.agentId);
     const messages = await rebuildTranscript(input.transcript, deps);
     const reply = await streamedCompletion(
       deps.openai,
@@ -28,8 +33,10 @@ export function createSummarizeTranscript(deps: ModelDeps) {
       },
     );
     const summary = textOf(reply).trim();
+    await daily?.report(reply.usage);
     if (!summary) throw classifyModelError(new Error('the model returned an empty summary'));
-    return summary;
+    if (!input.withUsage) return summary;
+    return { summary, ...(reply.usage ? { usage: reply.usage } : {}) };
   };
 }
 

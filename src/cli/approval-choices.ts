@@ -29,6 +29,23 @@ export function decisionFromAnswer(answer: string): ApprovalDecisionKind | undef
   }
 }
 
+/** A run waiting for its agent's next UTC day: no allow can raise the operator's cap, only a reject stops it. */
+export const WAIT_OR_REJECT_CHOICES = '[w]ait for the next day, [r]eject';
+
+/** An answer to the wait-or-reject prompt, or undefined when it is neither. */
+export function waitOrRejectFromAnswer(answer: string): 'wait' | 'reject_once' | undefined {
+  switch (answer.trim().toLowerCase()) {
+    case 'w':
+    case 'wait':
+      return 'wait';
+    case 'r':
+    case 'reject':
+      return 'reject_once';
+    default:
+      return undefined;
+  }
+}
+
 export const shellWord = (word: string) =>
   /^[\w.:@/-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 

@@ -1,4 +1,10 @@
 import { conversationFairnessKey } from '../shared/fairness-key';
+import {
+  type DailySpent,
+  agentDailyBudgetStatusQuery,
+  agentDailyBudgetWorkflowId,
+  utcDayOf,
+} from '../shared/daily-budget';
 import { conversationSummary } from '../shared/activity-summary';
 import type { CompactionReceipt } from '../shared/compaction';
 import type { ImageContent } from '../shared/content';
@@ -443,6 +449,22 @@ export class AgentClient {
   /** The `status` query: idle or running, runs, queued messages, the newest event's sequence number, … */
   status(conversationId: string): Promise<ConversationStatusSummary> {
     return this.explainErrors(conversationId, () => this.read(conversationId, statusQuery));
+  }
+
+  /**
+   * What an agent has spent today (UTC, by this machine's clock) across the fleet, from its daily
+   * ledger: 0 when no model call of the agent reported to one today (or its workers set no daily budget).
+   */
+  async agentSpentToday(agentId: string, now = Date.now()): Promise<DailySpent> {
+    const day = utcDayOf(now);
+    try {
+      return await this.client.workflow
+        .getHandle(agentDailyBudgetWorkflowId(agentId, day))
+        .query(agentDailyBudgetStatusQuery);
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return { agentId, day, tokens: 0 };
+      throw error;
+    }
   }
 
   /** The `state` query: the status with the whole transcript, events and approvals. */

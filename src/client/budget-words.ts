@@ -1,11 +1,12 @@
-import { type BudgetKind, type BudgetPause, budgetKindWords, isBudgetPauseId } from '../shared/budget';
+import { type BudgetPause, type BudgetPauseKind, budgetKindWords, isBudgetPauseId } from '../shared/budget';
 import type { AgentEvent } from '../shared/events';
 import { oneLine } from '../shared/one-line';
 
 /** An amount of a part of the budget as people read it: `105 tokens`, `3 tool calls`, `95s`. */
-function amountWords(kind: BudgetKind, amount: number): string {
+function amountWords(kind: BudgetPauseKind, amount: number): string {
   switch (kind) {
     case 'tokens':
+    case 'dailyTokens':
       return `${amount} tokens`;
     case 'toolCalls':
       return `${amount} tool calls`;
@@ -16,6 +17,12 @@ function amountWords(kind: BudgetKind, amount: number): string {
 
 /** What ran out (`token budget: 105 of 100 tokens`) and what an allow with no amount adds (`100 tokens more`). */
 export function budgetPauseWords(pause: BudgetPause): { reached: string; defaultRaise: string } {
+  if (pause.kind === 'dailyTokens') {
+    return {
+      reached: `${pause.agentId ? `agent ${pause.agentId}'s` : "agent's"} daily token budget: ${pause.used} of ${amountWords(pause.kind, pause.limit)} today`,
+      defaultRaise: 'nothing (only the worker operator raises a daily budget)',
+    };
+  }
   const limit = amountWords(pause.kind, pause.limit);
   const used = pause.kind === 'deadlineMs' ? amountWords(pause.kind, pause.used) : String(pause.used);
   return {
@@ -42,9 +49,20 @@ export function budgetPauseOf(
 /** Why a run stopped at its budget, and who stopped it. */
 export function budgetExhaustedWords(event: Extract<AgentEvent, { type: 'budget_exhausted' }>): string {
   const amount =
-    event.budget === 'deadlineMs'
-      ? `${amountWords(event.budget, event.used)} of ${amountWords(event.budget, event.limit)} since the conversation started`
-      : `${event.used} of ${amountWords(event.budget, event.limit)} used`;
+    event.budget === 'dailyTokens'
+      ? `${event.used} of ${amountWords(event.budget, event.limit)} used today by the agent`
+      : event.budget === 'deadlineMs'
+        ? `${amountWords(event.budget, event.used)} of ${amountWords(event.budget, event.limit)} since the conversation started`
+        : `${event.used} of ${amountWords(event.budget, event.limit)} used`;
   const by = event.by === 'timeout' ? 'nobody decided in time' : `stopped by ${event.by}`;
   return `run stopped: ${budgetKindWords(event.budget)} exhausted (${amount}); ${by}${event.reason ? `: ${oneLine(event.reason, 120)}` : ''}`;
+}
+
+/**
+ * How a run paused at its agent's daily budget goes on: by itself when the next UTC day begins, or
+ * stopped by a reject; an allow cannot raise the operator's cap.
+ */
+export function dailyBudgetPauseWords(pause: BudgetPause): string {
+  const at = pause.resumesAt !== undefined ? ` at ${new Date(pause.resumesAt).toISOString()}` : '';
+  return `it goes on by itself${at} (the next UTC day), rejecting stops the run; only the worker's operator raises the cap (AGENT_BUDGET_TOKENS_PER_DAY)`;
 }

@@ -1,6 +1,6 @@
 import { oneLine } from '../shared/one-line';
 import { BUDGET_PAUSE_TOOL } from '../shared/budget';
-import { budgetExhaustedWords, budgetPauseOf, budgetPauseWords } from './budget-words';
+import { budgetExhaustedWords, budgetPauseOf, budgetPauseWords, dailyBudgetPauseWords } from './budget-words';
 import type { ApprovalDecisionKind } from '../shared/approvals';
 import type { AgentEvent } from '../shared/events';
 import { type ToolOutcomeStatus, outcomeFieldsOf } from '../shared/tool-outcome';
@@ -41,6 +41,8 @@ export function eventLine(event: AgentEvent): string | undefined {
       const pause = event.toolName === BUDGET_PAUSE_TOOL ? budgetPauseOf(event) : undefined;
       if (pause) {
         const { reached, defaultRaise } = budgetPauseWords(pause);
+        if (pause.kind === 'dailyTokens')
+          return `? run ${event.run} reached its ${reached}; ${event.toolCallId} waits: ${dailyBudgetPauseWords(pause)}`;
         return `? run ${event.run} reached its ${reached}; ${event.toolCallId} waits: allowing gives ${defaultRaise}, rejecting stops the run`;
       }
       return `? ${event.toolName} needs approval (risk ${event.risk}, call ${event.toolCallId}): ${oneLine(event.args, 120)}`;

@@ -1,6 +1,7 @@
 import type { Payload, PayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { isBudgetPauseId } from '../shared/budget';
+import { isDailyBudgetSpent } from '../shared/daily-budget';
 import { int64, timestampMs } from './history-numbers';
 import { RunNumbering } from './run-numbering';
 import {
@@ -416,6 +417,13 @@ class TimelineBuilder {
 
   /** The reply's text, usage and tool calls; each tool call is "not run" until a runTool activity says otherwise. */
   private modelCallAnswered(item: ModelCallItem, base: Base, result: unknown): void {
+    if (isDailyBudgetSpent(result)) {
+      // Not made: the run waited for its agent's next day, then asked again (the same iteration).
+      item.text = `(not made: agent ${result.dailyBudgetSpent.agentId}'s daily token budget was spent)`;
+      item.toolCalls = [];
+      this.runs.modelCallHeldBack();
+      return;
+    }
     const reply = readAssistantReply(result);
     if (!reply) return;
     item.text = cut(reply.text, TIMELINE_TEXT_CHARS);

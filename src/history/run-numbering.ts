@@ -94,6 +94,11 @@ export class RunNumbering {
     return this.open ? this.count : this.count + 1;
   }
 
+  /** A model call the agent's spent day held back: the run asks again at the same iteration. */
+  modelCallHeldBack(): void {
+    this.iteration--;
+  }
+
   /** A model call that failed for good, or was cancelled by an abort, ends its run. */
   modelCallFailed(): void {
     this.open = false;

@@ -25,7 +25,7 @@ export const METRIC = {
   approvalWait: 'durable_agent_approval_wait',
   /** Tokens the endpoint reported per finished run, by `outcome`; a budget pause counts as an approval of tool `budget`. */
   runTokens: 'durable_agent_run_tokens',
-  /** Runs stopped at their budget, by `budget` (tokens, toolCalls, deadlineMs). */
+  /** Runs stopped at their budget, by `budget` (tokens, toolCalls, deadlineMs, dailyTokens). */
   budgetStops: 'durable_agent_budget_stops',
   /** Model calls by `model` and `outcome` (ok, error). */
   modelCalls: 'durable_agent_model_calls',

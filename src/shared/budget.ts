@@ -23,6 +23,13 @@ export type BudgetRaise = Budget;
 export type BudgetKind = keyof Budget;
 export const BUDGET_KINDS: readonly BudgetKind[] = ['tokens', 'toolCalls', 'deadlineMs'];
 
+/**
+ * What a run may pause at: a part of the conversation's budget, or `dailyTokens`, its agent's
+ * tokens for the UTC day across the fleet (the worker operator's cap, which no decision raises).
+ */
+export type BudgetPauseKind = BudgetKind | 'dailyTokens';
+export const BUDGET_PAUSE_KINDS: readonly BudgetPauseKind[] = [...BUDGET_KINDS, 'dailyTokens'];
+
 /** The id a budget pause is asked under: `budget-N`, N counting the conversation's pauses. */
 export const BUDGET_PAUSE_PREFIX = 'budget-';
 /** Whether a decision's tool call id names a budget pause (as the workflow numbers them). */
@@ -104,12 +111,16 @@ export function defaultRaise(kind: BudgetKind, budget: Budget): BudgetRaise {
 
 /** A pause as a pending approval shows it: which part ran out, how much is used of how much, and what allowing raises. */
 export interface BudgetPause {
-  kind: BudgetKind;
-  /** Tokens, tool calls, or ms since the conversation's start. */
+  kind: BudgetPauseKind;
+  /** Tokens, tool calls, or ms since the conversation's start (for `dailyTokens`: the agent's tokens today). */
   used: number;
   limit: number;
-  /** What an allow without `raise` adds. */
+  /** What an allow without `raise` adds; 0 for `dailyTokens`, which only a reject answers. */
   defaultRaise: number;
+  /** For `dailyTokens`: whose day is spent. */
+  agentId?: string;
+  /** For `dailyTokens`: when the run goes on by itself (epoch ms, the next UTC day). */
+  resumesAt?: number;
 }
 
 /** The pause as the pending approval's arguments text (what its hash is over). */
@@ -118,8 +129,10 @@ export function budgetPauseArguments(pause: BudgetPause): string {
 }
 
 /** The words for a part of the budget, in messages people read. */
-export function budgetKindWords(kind: BudgetKind): string {
+export function budgetKindWords(kind: BudgetPauseKind): string {
   switch (kind) {
+    case 'dailyTokens':
+      return "agent's daily token budget";
     case 'tokens':
       return 'token budget';
     case 'toolCalls':
@@ -139,4 +152,6 @@ export interface BudgetStatus {
   limits: BudgetLimits;
   /** Workflow time the conversation started at, which the deadline counts from. */
   startedAt: number;
+  /** The agent's daily token budget across the fleet, as the worker that admitted this execution set it. */
+  daily?: { agentId: string; tokensPerDay: number };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { TranscriptDelta } from './model-call';
+import type { Usage } from './messages';
 
 /**
  * When the transcript's estimated size passes `maxTokens`, the oldest turns are summarised by the
@@ -31,6 +32,24 @@ export interface SummarizeInput {
   transcript: TranscriptDelta;
   upTo: number;
   model?: string;
+  /** Asks for a SummaryResult (text and usage) instead of the plain text workers answered before. */
+  withUsage?: boolean;
+  /** As in ModelCallInput: the agent whose daily ledger the summary's tokens are reported to. */
+  agentId?: string;
+}
+
+/** The summary and the tokens the endpoint reported for it (absent when it reported none). */
+export interface SummaryResult {
+  summary: string;
+  usage?: Usage;
+}
+
+/**
+ * What summarizeTranscript answered: the plain text (recorded by workers before usage was
+ * reported, and still by a worker of that age), or a SummaryResult.
+ */
+export function summaryResultOf(answer: string | SummaryResult): SummaryResult {
+  return typeof answer === 'string' ? { summary: answer } : answer;
 }
 
 export interface CompactionReceipt {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ApprovalDecisionKindSchema, RiskLevelSchema } from './approvals';
-import { BUDGET_KINDS, type BudgetKind } from './budget';
+import { BUDGET_PAUSE_KINDS, type BudgetPauseKind } from './budget';
 import { ToolOutcomeFieldsSchema } from './tool-outcome';
 
 const base = { seq: z.number().int(), at: z.number(), run: z.number().int() };
@@ -155,7 +155,7 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
   z.object({
     ...base,
     type: z.literal('budget_exhausted'),
-    budget: z.enum(BUDGET_KINDS as [BudgetKind, ...BudgetKind[]]),
+    budget: z.enum(BUDGET_PAUSE_KINDS as [BudgetPauseKind, ...BudgetPauseKind[]]),
     /** Tokens, tool calls, or ms since the conversation's start. */
     used: z.number(),
     limit: z.number(),

@@ -19,4 +19,10 @@ export interface ModelCallInput {
   toolNames: string[];
   model?: string;
   systemPrompt?: string;
+  /**
+   * Set when the worker that admitted the conversation holds its agent to a daily token budget: the
+   * call asks the agent's ledger first (and answers DailyBudgetSpent instead of calling the model
+   * when the day is spent), then reports what it spent.
+   */
+  agentId?: string;
 }

@@ -56,6 +56,8 @@ export const AdmissionRequestSchema = z.object({
    * continued to the workflow too.
    */
   continued: z.boolean(),
+  /** The conversation's agent id, whose daily token budget the worker tells (absent from workflows before daily budgets). */
+  agentId: z.string().optional(),
 });
 export type AdmissionRequest = z.infer<typeof AdmissionRequestSchema>;
 
@@ -70,6 +72,8 @@ export type Admission =
       webhooks?: WebhookTarget[];
       /** The worker found the conversation search attributes registered: the conversation keeps them up to date. */
       searchAttributes?: boolean;
+      /** The tokens the conversation's agent may spend per UTC day across the fleet (AGENT_BUDGET_TOKENS_PER_DAY). */
+      dailyTokenBudget?: number;
     };
 
 const APPROVAL_STRICTNESS: Record<ApprovalMode, number> = { auto: 0, ask: 1, always: 2 };

@@ -20,6 +20,7 @@ import { approverKeysFromEnv, floorsFromEnv } from './floor-settings';
 import { createOpenAiClient, modelSettingsFromEnv } from './model-settings';
 import { liveEndpointFromEnv } from './live-endpoint-settings';
 import { modelLimiterFromEnv } from './model-limit-settings';
+import { dailyTokenBudgetsFromEnv } from './daily-budget-settings';
 import { fleetModelLimiter } from '../activities/model-lease';
 import { webFetchOptionsFromEnv } from './web-fetch-settings';
 import { webhooksFromEnv } from './webhook-settings';
@@ -53,6 +54,7 @@ export async function startWorkerFromEnv(
   const liveEndpoint = liveEndpointFromEnv(env);
   const deployment = deploymentVersionFromEnv(env);
   const modelLimiter = modelLimiterFromEnv(env);
+  const dailyTokenBudgets = dailyTokenBudgetsFromEnv(env);
   const external = await externalToolsFromEnv(env, settings, address, log);
   const execPolicy = execPolicyFromEnv(env);
   if (execPolicy.security === 'sandbox') {
@@ -97,6 +99,7 @@ export async function startWorkerFromEnv(
       rapToolsets: external.rapToolsets,
       floors: floorsFromEnv(env, { workspace, execSecurity: execPolicy.security ?? 'full' }),
       ...(approverKeys ? { approverKeys } : {}),
+      ...(dailyTokenBudgets ? { dailyTokenBudgets } : {}),
       webhooks: webhooksFromEnv(env),
       ...(env.DURABLE_AGENT_GATEWAY_URL ? { gatewayUrl: env.DURABLE_AGENT_GATEWAY_URL } : {}),
     },

@@ -20,6 +20,15 @@ import type { DecisionSignatures } from './decision-signatures';
 import type { EventLog } from './event-log';
 import { workflowTime } from './workflow-time';
 
+/** Who a daily-budget pause is recorded as decided by when the next UTC day lets the run go on. */
+export const NEXT_DAY_DECIDER = 'next-day';
+
+/** A request that ends by itself after `afterMs` with `decision`, unless a person decides first. */
+interface Lapse {
+  afterMs: number;
+  decision: ApprovalDecision;
+}
+
 /** Decided tool call ids remembered to tell "already decided" from "unknown" (bounded, like everything in state). */
 const REMEMBERED_DECISIONS = 1_000;
 
@@ -218,6 +227,41 @@ export class ApprovalBook {
     return (await this.waitForDecision(pending, () => false)).decision;
   }
 
+  /**
+   * Asks as `askBudget`, for a run whose agent spent its day: only a reject answers it (an allow
+   * cannot raise the operator's cap; `check` refuses it), and the approval timeout does not apply.
+   * After `waitMs` (when the next UTC day begins) the request lapses, recorded as decided by
+   * `next-day`, and undefined is returned: the run goes on.
+   */
+  async askDailyBudget(request: {
+    toolCallId: string;
+    run: number;
+    pause: BudgetPause;
+    waitMs: number;
+  }): Promise<ApprovalDecision | undefined> {
+    const pending = pendingOf({
+      toolCallId: request.toolCallId,
+      toolName: BUDGET_PAUSE_TOOL,
+      arguments: budgetPauseArguments(request.pause),
+      scope: BUDGET_PAUSE_TOOL,
+      risk: 'medium',
+      mode: 'always',
+      run: request.run,
+      budget: request.pause,
+    });
+    const lapse: ApprovalDecision = {
+      toolCallId: request.toolCallId,
+      decision: 'allow_once',
+      by: NEXT_DAY_DECIDER,
+      reason: 'the next UTC day began',
+    };
+    const { decision } = await this.waitForDecision(pending, () => false, {
+      afterMs: request.waitMs,
+      decision: lapse,
+    });
+    return decision === lapse ? undefined : decision;
+  }
+
   /** Whether an id is taken by a request waiting now. */
   isPending(toolCallId: string): boolean {
     return this.pending.has(toolCallId);
@@ -226,13 +270,14 @@ export class ApprovalBook {
   private async waitForDecision(
     request: Omit<PendingApproval, 'requestedAt' | 'expiresAt'>,
     coveredByStanding: () => boolean,
+    lapse?: Lapse,
   ): Promise<{ decision: ApprovalDecision; timedOut: boolean }> {
     const requestedAt = workflowTime();
     const { timeoutMs } = this.settings;
     this.pending.set(request.toolCallId, {
       ...request,
       requestedAt,
-      ...(timeoutMs !== undefined ? { expiresAt: requestedAt + timeoutMs } : {}),
+      ...(!lapse && timeoutMs !== undefined ? { expiresAt: requestedAt + timeoutMs } : {}),
     });
     this.events.record(request.run, {
       type: 'approval_requested',
@@ -244,7 +289,9 @@ export class ApprovalBook {
     });
     let outcome: { decision: ApprovalDecision; timedOut: boolean } | undefined;
     try {
-      outcome = await this.awaitDecision(request, coveredByStanding);
+      outcome = lapse
+        ? await this.awaitDecisionOrLapse(request, lapse)
+        : await this.awaitDecision(request, coveredByStanding);
       return outcome;
     } finally {
       this.pending.delete(request.toolCallId);
@@ -277,6 +324,16 @@ export class ApprovalBook {
       this.record(request, timedOut);
       return { decision: timedOut, timedOut: true };
     }
+    this.record(request, decision);
+    return { decision, timedOut: false };
+  }
+
+  private async awaitDecisionOrLapse(
+    request: Omit<PendingApproval, 'requestedAt' | 'expiresAt'>,
+    lapse: Lapse,
+  ): Promise<{ decision: ApprovalDecision; timedOut: boolean }> {
+    await condition(() => this.decisions.has(request.toolCallId), Math.max(1, lapse.afterMs));
+    const decision = this.decisions.get(request.toolCallId) ?? lapse.decision;
     this.record(request, decision);
     return { decision, timedOut: false };
   }
@@ -314,11 +371,18 @@ export class ApprovalBook {
 /** A raise belongs to an allow of a budget pause, and names the part of the budget that ran out, nothing else. */
 function checkBudgetRaise(decision: ApprovalDecision, pending: PendingApproval): void {
   const { raise } = decision;
+  if (pending.budget?.kind === 'dailyTokens' && (raise || isAllow(decision.decision))) {
+    const { agentId, resumesAt } = pending.budget;
+    throw new Error(
+      `the run waits for agent ${agentId}'s daily token budget, which only the worker's operator sets (AGENT_BUDGET_TOKENS_PER_DAY): it goes on by itself when the next UTC day begins${resumesAt !== undefined ? ` (${new Date(resumesAt).toISOString()})` : ''}; a reject stops it now`,
+    );
+  }
   if (!raise) return;
   if (!pending.budget)
     throw new Error(`tool call ${pending.toolCallId} is no budget pause: a raise does not apply to it`);
   if (!isAllow(decision.decision)) throw new Error('a rejection stops the run: it cannot raise the budget');
   const { kind } = pending.budget;
+  if (kind === 'dailyTokens') return;
   const named = Object.keys(raise).filter((key) => raise[key as keyof typeof raise] !== undefined);
   if (raise[kind] === undefined || named.length !== 1)
     throw new Error(

@@ -1,5 +1,10 @@
 import { isCancellation } from '@temporalio/workflow';
-import { type CompactionReceipt, type CompactionSettings, summaryMessageText } from '../shared/compaction';
+import {
+  type CompactionReceipt,
+  type CompactionSettings,
+  summaryMessageText,
+  summaryResultOf,
+} from '../shared/compaction';
 import { modelActivities } from './activity-proxies';
 import type { EventLog } from './event-log';
 import type { Transcript } from './transcript';
@@ -12,6 +17,10 @@ export interface CompactionContext {
   events: EventLog;
   settings: CompactionSettings | false;
   model?: string;
+  /** The agent held to a daily token budget, whose ledger the summary's tokens are reported to. */
+  dailyBudgetAgent?: string;
+  /** Counts the summary's tokens in the conversation's budget. */
+  tokensSpent: (tokens: number) => void;
 }
 
 const NOT_COMPACTED = (tokens: number): CompactionReceipt => ({
@@ -38,10 +47,21 @@ export async function compactIfNeeded(context: CompactionContext, force = false)
   const delta = transcript.deltaForModel(context.conversationId);
   let summary: string;
   try {
-    summary = await modelActivities.summarizeTranscript.executeWithOptions(
+    const answer = await modelActivities.summarizeTranscript.executeWithOptions(
       { summary: `compact: summarise the oldest ${upTo} messages` },
-      [{ transcript: delta, upTo, model: context.model }],
+      [
+        {
+          transcript: delta,
+          upTo,
+          model: context.model,
+          withUsage: true,
+          ...(context.dailyBudgetAgent !== undefined ? { agentId: context.dailyBudgetAgent } : {}),
+        },
+      ],
     );
+    const result = summaryResultOf(answer);
+    summary = result.summary;
+    if (result.usage) context.tokensSpent(result.usage.inputTokens + result.usage.outputTokens);
   } catch (error) {
     if (isCancellation(error)) throw error;
     events.record(run, {

@@ -14,6 +14,7 @@ import {
   limitsOf,
   raisedLimits,
 } from '../shared/budget';
+import type { DailyBudgetSpent } from '../shared/daily-budget';
 import type { Usage } from '../shared/messages';
 import type { ApprovalBook } from './approval-book';
 import type { EventLog } from './event-log';
@@ -63,6 +64,30 @@ export class ConversationBudget {
     this.pauses = carried?.pauses ?? 0;
   }
 
+  /** The agent's daily budget, as the worker that admitted the execution set it. */
+  private daily: { agentId: string; tokensPerDay: number } | undefined;
+
+  /** The admitting worker holds the conversation's agent to `tokensPerDay` across the fleet. */
+  holdToDailyBudget(agentId: string, tokensPerDay: number): void {
+    this.daily = { agentId, tokensPerDay };
+  }
+
+  /**
+   * The agent whose tokens this conversation reports to a fleet-wide daily ledger, and whose spent
+   * day holds its model calls back; undefined when the admitting worker has no daily budget for it.
+   */
+  get dailyBudgetAgent(): string | undefined {
+    return this.daily?.agentId;
+  }
+
+  /** What a compaction needs to count its summary's tokens here and in the agent's day. */
+  compactionCounting(): { dailyBudgetAgent?: string; tokensSpent: (tokens: number) => void } {
+    return {
+      ...(this.dailyBudgetAgent !== undefined ? { dailyBudgetAgent: this.dailyBudgetAgent } : {}),
+      tokensSpent: (tokens) => this.tokensSpent(tokens),
+    };
+  }
+
   /** A run begins; a run resumed after continue-as-new goes on counting where it was. */
   runStarted(run: number): void {
     if (this.runUsage.run !== run) this.runUsage = { run, tokens: 0, toolCalls: 0 };
@@ -74,6 +99,56 @@ export class ConversationBudget {
     const tokens = usage.inputTokens + usage.outputTokens;
     this.used.tokens += tokens;
     this.runUsage.tokens += tokens;
+  }
+
+  /**
+   * Counts tokens spent outside the conversation's own model calls: its compactions' summaries, and
+   * the conversations of the sub-agents it started.
+   */
+  tokensSpent(tokens: number): void {
+    if (!(tokens > 0)) return;
+    this.used.tokens += tokens;
+    this.runUsage.tokens += tokens;
+  }
+
+  /**
+   * The model call was not made: the agent's tokens for the UTC day are spent. The run waits, with
+   * a pending decision only a reject answers, until the next UTC day begins ('go') or a person
+   * stops it ('stop', recorded as `budget_exhausted`).
+   */
+  async dailyBudgetSpent(run: number, spent: DailyBudgetSpent['dailyBudgetSpent']): Promise<BudgetVerdict> {
+    if (this.stopped === run) return 'stop';
+    this.pausing = true;
+    try {
+      const waitMs = Math.max(1, spent.nextDayInMs);
+      const pause: BudgetPause = {
+        kind: 'dailyTokens',
+        used: spent.used,
+        limit: spent.limit,
+        defaultRaise: 0,
+        agentId: spent.agentId,
+        resumesAt: workflowTime() + waitMs,
+      };
+      const decision = await this.approvals.askDailyBudget({
+        toolCallId: this.nextPauseId(),
+        run,
+        pause,
+        waitMs,
+      });
+      if (!decision) return 'go';
+      this.stopped = run;
+      this.events.record(run, {
+        type: 'budget_exhausted',
+        budget: 'dailyTokens',
+        used: spent.used,
+        limit: spent.limit,
+        by: decision.by,
+        ...(decision.reason !== undefined ? { reason: decision.reason } : {}),
+      });
+      return 'stop';
+    } finally {
+      this.pausing = false;
+    }
   }
 
   /**
@@ -108,6 +183,7 @@ export class ConversationBudget {
       run: { ...this.runUsage },
       limits: { ...this.limits },
       startedAt: this.startedAt,
+      ...(this.daily ? { daily: { ...this.daily } } : {}),
     };
   }
 

@@ -64,6 +64,9 @@ import { WebhookOutbox } from './webhook-outbox';
 import { lookUpTools } from './worker-tools';
 import { workflowTime } from './workflow-time';
 
+/** Marks executions whose model calls consult and report to their agent's daily ledger. */
+const AGENT_DAILY_BUDGET_PATCH = 'agent-daily-budget';
+
 /** How much each approval mode asks for: a change to a lower one is a decision. */
 const MODE_STRICTNESS: Record<ApprovalModeInput['mode'], number> = { auto: 0, default: 1, ask: 2 };
 
@@ -171,6 +174,10 @@ export class ConversationEntity {
     this.approvals.enforce(admission);
     this.signatures.requireKeys(admission.approverKeys);
     this.workerRulesKnown = true;
+    // Only where the worker has a daily budget for the agent: other conversations schedule as before.
+    if (admission.dailyTokenBudget !== undefined && patched(AGENT_DAILY_BUDGET_PATCH)) {
+      this.budget.holdToDailyBudget(this.options.agentId ?? DEFAULT_AGENT_ID, admission.dailyTokenBudget);
+    }
     if (!admission.webhooks) return;
     const outbox = new WebhookOutbox(this.conversationId, admission.webhooks, (toolCallId) =>
       this.approvals.pendingApprovals().find((pending) => pending.toolCallId === toolCallId),

@@ -1,3 +1,4 @@
+import type { BudgetUsage } from '../shared/budget';
 import type { RunFinishedOutcome } from '../shared/events';
 import {
   ApplicationFailure,
@@ -33,6 +34,8 @@ export interface ConversationResult {
   /** How the last run ended and its answer: what a sub-agent's parent reads. */
   outcome?: RunFinishedOutcome;
   answer?: string;
+  /** Tokens and tool calls the conversation spent, its sub-agents' included: what a parent counts in its budget. */
+  usage?: BudgetUsage;
 }
 
 /**
@@ -135,6 +138,7 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
       },
       carried: Object.entries(carried ?? {}).flatMap(([part, value]) => (value === undefined ? [] : [part])),
       continued: workflowInfo().continuedFromExecutionRunId !== undefined,
+      agentId: options.agentId ?? DEFAULT_AGENT_ID,
     });
     if (!admission.admitted) throw ApplicationFailure.nonRetryable(admission.reason, 'ConversationRefused');
     self.admitted(admission);
@@ -173,6 +177,7 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
           events,
           settings: options.compaction,
           model: options.model,
+          ...budget.compactionCounting(),
         },
         true,
       );
@@ -234,5 +239,11 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
   self.outbox?.ended({ endedBy, runs: self.runCount, ...lastRun });
   await self.outbox?.drain();
   await condition(allHandlersFinished);
-  return { runs: self.runCount, messages: transcript.length, endedBy, ...lastRun };
+  return {
+    runs: self.runCount,
+    messages: transcript.length,
+    endedBy,
+    ...lastRun,
+    usage: budget.status().used,
+  };
 }

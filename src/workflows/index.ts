@@ -1,2 +1,3 @@
 export { conversation } from './conversation';
 export { modelLimiter } from './model-limiter';
+export { agentDailyBudget } from './agent-daily-budget';

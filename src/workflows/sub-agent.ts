@@ -28,12 +28,16 @@ export interface SubAgentContext {
   senderOfRun: string | undefined;
   /** Counts the sub-agents this run started; returns the count including this one. */
   countStart: () => number;
+  /** Counts a finished sub-agent's tokens in the parent's budget. */
+  tokensSpent: (tokens: number) => void;
 }
 
 /** What a finished conversation reports; a sub-agent's answer is its last run's. */
 export interface SubAgentResult {
   answer?: string;
   outcome?: RunFinishedOutcome;
+  /** Absent from conversations of workers before sub-agents' tokens counted in their parent's budget. */
+  usage?: { tokens: number };
 }
 
 /**
@@ -122,6 +126,7 @@ export async function runSubAgent(
         cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
       },
     );
+    if (result.usage) context.tokensSpent(result.usage.tokens);
     if (result.outcome === 'answered') {
       return okOutcome({
         content: [{ type: 'text', text: result.answer || '(the sub-agent gave an empty answer)' }],

@@ -9,6 +9,8 @@ import {
   toolCallsOf,
 } from '../shared/messages';
 import type { ToolResultMessage } from '../shared/messages';
+import { type DailyBudgetSpent, isDailyBudgetSpent } from '../shared/daily-budget';
+import type { TranscriptDelta } from '../shared/model-call';
 import { modelActivities } from './activity-proxies';
 import { compactIfNeeded } from './compaction';
 import type { BudgetVerdict } from './conversation-budget';
@@ -120,6 +122,7 @@ async function compact(context: RunContext, run: RunInProgress): Promise<boolean
         events: context.events,
         settings: context.options.compaction,
         model: context.options.model,
+        ...context.budget.compactionCounting(),
       },
       forced,
     );
@@ -163,18 +166,51 @@ async function goesOnAfterBudget(
   return false;
 }
 
-/** The model's reply to what is new in the transcript, appended to it; undefined when the call failed (the run ended). */
+/**
+ * The model's reply to what is new in the transcript, appended to it; undefined when the call failed
+ * or the run stopped (the run ended). A call the agent's spent day held back waits for the next UTC
+ * day (or a reject), then asks again.
+ */
 async function callModel(
   context: RunContext,
   run: RunInProgress,
   offered: OfferedTools,
   turn: number,
 ): Promise<AssistantMessage | undefined> {
-  const { transcript, options, events } = context;
-  const delta = transcript.deltaForModel(context.conversationId);
-  let reply: AssistantMessage;
+  const { transcript, events, budget } = context;
+  for (;;) {
+    const delta = transcript.deltaForModel(context.conversationId);
+    const answer = await askModel(context, run, offered, turn, delta);
+    if (!answer) return undefined;
+    if (isDailyBudgetSpent(answer)) {
+      if (!(await goesOnAfterBudget(run, budget.dailyBudgetSpent(run.run, answer.dailyBudgetSpent))))
+        return undefined;
+      continue;
+    }
+    transcript.markSent(delta);
+    transcript.append(answer);
+    budget.modelReplied(answer.usage);
+    events.record(run.run, {
+      type: 'model_response',
+      iteration: turn,
+      text: textOf(answer).slice(0, EVENT_TEXT_PREVIEW_CHARS),
+      toolCalls: toolCallsOf(answer).map((call) => ({ id: call.id, name: call.name })),
+    });
+    return answer;
+  }
+}
+
+/** One model activity: the reply, or that the agent's day is spent; undefined when it failed (the run ended). */
+async function askModel(
+  context: RunContext,
+  run: RunInProgress,
+  offered: OfferedTools,
+  turn: number,
+  delta: TranscriptDelta,
+): Promise<AssistantMessage | DailyBudgetSpent | undefined> {
+  const { options, budget } = context;
   try {
-    reply = await modelActivities.callModel.executeWithOptions(
+    return await modelActivities.callModel.executeWithOptions(
       { summary: modelCallSummary(options.model, run.run, turn) },
       [
         {
@@ -182,6 +218,7 @@ async function callModel(
           toolNames: offered.toModel(run.ownersRun),
           model: options.model,
           systemPrompt: options.systemPrompt,
+          ...(budget.dailyBudgetAgent !== undefined ? { agentId: budget.dailyBudgetAgent } : {}),
         },
       ],
     );
@@ -189,16 +226,6 @@ async function callModel(
     run.fail('model call failed', error);
     return undefined;
   }
-  transcript.markSent(delta);
-  transcript.append(reply);
-  context.budget.modelReplied(reply.usage);
-  events.record(run.run, {
-    type: 'model_response',
-    iteration: turn,
-    text: textOf(reply).slice(0, EVENT_TEXT_PREVIEW_CHARS),
-    toolCalls: toolCallsOf(reply).map((call) => ({ id: call.id, name: call.name })),
-  });
-  return reply;
 }
 
 /**

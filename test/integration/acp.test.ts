@@ -114,6 +114,34 @@ test('a prompt streams text, a write arrives as a tool call with its diff, permi
   );
 }, 120_000);
 
+test("a run held by its agent's spent day asks the editor with reject options only; a reject ends the turn", async () => {
+  const list = (id: string) => ({ toolCalls: [{ id, name: 'list_directory', arguments: {} }] });
+  const { env, workspace, model } = await setUp([list('call_list_1'), list('call_list_2')]);
+  // The worker's operator gives every agent 20 tokens a day: two calls of 15 spend it. ACP sessions
+  // are agent `default`, whose ledger for today lives on the suite's server: no other test holds it.
+  const editor = startAgent({ ...env, AGENT_BUDGET_TOKENS_PER_DAY: '20' });
+  await editor.initialize();
+  const session = await editor.agent.request(methods.agent.session.new, { cwd: workspace, mcpServers: [] });
+  const response = await editor.agent.request(methods.agent.session.prompt, {
+    sessionId: session.sessionId,
+    prompt: [{ type: 'text', text: 'List the directory twice' }],
+  });
+  expect(response.stopReason).toBe('max_turn_requests');
+  expect(model.script.requests).toHaveLength(2);
+  expect(editor.permissionRequests).toHaveLength(1);
+  expect(editor.permissionRequests[0]!.toolCall.toolCallId).toBe('budget-1');
+  expect(editor.permissionRequests[0]!.options.map((option) => option.kind)).toEqual([
+    'reject_once',
+    'reject_always',
+  ]);
+  expect(
+    editor
+      .updatesOf('tool_call_update')
+      .filter((update) => update.toolCallId === 'budget-1')
+      .at(-1),
+  ).toMatchObject({ status: 'failed' });
+}, 120_000);
+
 test('session/cancel aborts the run in progress and the turn ends cancelled', async () => {
   const { env, workspace } = await setUp([
     { toolCalls: [{ id: 'call_sleep', name: 'exec', arguments: { command: 'sleep 60' } }] },

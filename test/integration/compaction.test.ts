@@ -51,8 +51,11 @@ test('the compact update summarises now, and reports when there is nothing to su
   expect(await handle.executeUpdate(compactUpdate)).toMatchObject({ compacted: false, removedMessages: 0 });
 
   await say(id, 'second turn', 2);
+  const spentBefore = (await harness().agent.status(id)).budget!.used.tokens;
   const receipt = await handle.executeUpdate(compactUpdate);
   expect(receipt).toMatchObject({ compacted: true, removedMessages: 4 });
+  // The summary's tokens (15, as the endpoint reports them) count in the conversation's budget.
+  expect((await harness().agent.status(id)).budget!.used.tokens).toBe(spentBefore + 15);
   const state = await handle.query(stateQuery);
   expect(state.transcript.map((message) => message.role)).toEqual([
     'user',

@@ -45,7 +45,14 @@ test('end closes the conversation after its run, and an ended conversation refus
   await ask(harness().agent, id, 'Hi');
   await harness().agent.end(id, 'done');
   const result = await harness().client.workflow.getHandle(id).result();
-  expect(result).toEqual({ runs: 1, messages: 2, endedBy: 'end', outcome: 'answered', answer: 'Hello.' });
+  expect(result).toEqual({
+    runs: 1,
+    messages: 2,
+    endedBy: 'end',
+    outcome: 'answered',
+    answer: 'Hello.',
+    usage: { tokens: 15, toolCalls: 0 },
+  });
   await expect(harness().agent.send(id, 'Are you there?')).rejects.toThrow(/has ended \(completed\)/);
 });
 

@@ -63,7 +63,11 @@ test('sessions_spawn runs a sub-agent as a child conversation; its answer is the
     endedBy: 'first_run',
     outcome: 'answered',
     answer: 'It has 8 letters.',
+    usage: { tokens: 15, toolCalls: 0 },
   });
+  // The sub-agent's tokens count in its parent's budget: the parent's two model calls and the child's one.
+  expect(seen.at(-1)).toMatchObject({ usage: { tokens: 45, toolCalls: 1 } });
+  expect((await harness().agent.status(id)).budget?.used).toEqual({ tokens: 45, toolCalls: 1 });
   const description = await child.describe();
   expect(description.raw.workflowExecutionInfo?.parentExecution?.workflowId).toBe(id);
 });

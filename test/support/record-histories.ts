@@ -107,6 +107,43 @@ async function webhookReceiver(): Promise<{ activities: Partial<ActivityDeps>; c
   };
 }
 
+/**
+ * The agent's daily token budget (20 tokens, counted by a clock two seconds before a midnight): run 1
+ * is held at its third model call and goes on when the day turns; run 2 spends the new day and is
+ * held again, then stopped by a reject.
+ */
+function dailyBudgetScenario(): Scenario {
+  const midnight = Date.parse('2030-01-02T00:00:00Z');
+  let now = midnight - 3_000;
+  const list = (id: string) => ({ toolCalls: [{ id, name: 'list_directory', arguments: {} }] });
+  return {
+    name: 'daily-budget',
+    options: { agentId: 'history-agent' },
+    worker: async () => ({
+      activities: { dailyTokenBudgets: { default: 20, agents: {} }, dailyTokenClock: () => now },
+      close: async () => {},
+    }),
+    model: [
+      list('call_daily_1'),
+      list('call_daily_2'),
+      { text: 'Listed on the next day.' },
+      list('call_daily_3'),
+    ],
+    drive: async ({ send, handle, pending, runFinished }) => {
+      await send('List twice');
+      await pending('budget-1');
+      now = midnight + 1_000;
+      await runFinished(1);
+      await send('Once more');
+      await pending('budget-2');
+      await handle.executeUpdate(approveUpdate, {
+        args: [decision('budget-2', 'reject_once', 'alice', 'enough for today')],
+      });
+      await runFinished(2);
+    },
+  };
+}
+
 const steerInput = (text: string): [UserMessageInput] => [{ text, messageId: `steer-${text.length}` }];
 const decision = (toolCallId: string, kind: ApprovalDecision['decision'], by: string, reason?: string) => ({
   toolCallId,
@@ -359,6 +396,7 @@ const SCENARIOS: Scenario[] = [
       await runFinished(3);
     },
   },
+  dailyBudgetScenario(),
   {
     name: 'abort',
     options: { approval: { mode: 'auto' } },

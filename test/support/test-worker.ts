@@ -21,6 +21,7 @@ import type { DataConverter } from '@temporalio/common';
 import { agentDataConverter } from '../../src/worker/data-converter';
 import type { LiveModelText } from '../../src/client/live-model-text';
 import type { ApproverKeys } from '../../src/shared/signed-decisions';
+import type { DailyTokenBudgets } from '../../src/shared/daily-budget';
 import type { WorkerFloors } from '../../src/shared/worker-floors';
 import type { WebhookConfig } from '../../src/shared/webhooks';
 
@@ -80,6 +81,9 @@ export async function startHarness(options: {
   liveText?: LiveModelText;
   /** The worker's push endpoint on a free loopback port. */
   liveEndpoint?: boolean;
+  /** The operator's daily token budgets per agent id, and the clock their days are counted by. */
+  dailyTokenBudgets?: DailyTokenBudgets;
+  dailyTokenClock?: () => number;
   /** What the worker takes from its task queue (all by default). */
   serves?: 'all' | 'workflows' | 'activities';
 }): Promise<TestHarness> {
@@ -113,6 +117,8 @@ export async function startHarness(options: {
       ...(options.searchAttributes ? { searchAttributes: true } : {}),
       ...(options.cancelRequests ? { cancelRequests: options.cancelRequests } : {}),
       ...(options.liveText ? { liveText: options.liveText } : {}),
+      ...(options.dailyTokenBudgets ? { dailyTokenBudgets: options.dailyTokenBudgets } : {}),
+      ...(options.dailyTokenClock ? { dailyTokenClock: options.dailyTokenClock } : {}),
     },
     ...(options.liveEndpoint ? { liveEndpoint: { host: '127.0.0.1', port: 0 } } : {}),
     ...(options.serves ? { serves: options.serves } : {}),

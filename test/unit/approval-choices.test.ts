@@ -1,4 +1,9 @@
-import { approveCommandLine, decisionFromAnswer, decisionFromFlags } from '../../src/cli/approval-choices';
+import {
+  approveCommandLine,
+  decisionFromAnswer,
+  decisionFromFlags,
+  waitOrRejectFromAnswer,
+} from '../../src/cli/approval-choices';
 
 test.each([
   ['o', 'allow_once'],
@@ -22,4 +27,15 @@ test('flags: allow once unless told otherwise', () => {
 test('the approve command line quotes what the shell would split', () => {
   expect(approveCommandLine('conv-1', 'call_abc')).toBe('durable-agent approve conv-1 call_abc');
   expect(approveCommandLine('conv-1', "call it's")).toBe(`durable-agent approve conv-1 'call it'\\''s'`);
+});
+
+test.each([
+  ['w', 'wait'],
+  ['Wait', 'wait'],
+  ['r', 'reject_once'],
+  [' reject ', 'reject_once'],
+  ['o', undefined],
+  ['yes', undefined],
+])("a run waiting for its agent's next day: %j answers %j (an allow is no choice)", (answer, choice) => {
+  expect(waitOrRejectFromAnswer(answer)).toBe(choice);
 });

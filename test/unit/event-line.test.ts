@@ -147,6 +147,21 @@ test.each<[AgentEvent, string | undefined]>([
     '■ run stopped: tool-call budget exhausted (3 of 3 tool calls used); stopped by alice: enough',
   ],
   [
+    {
+      ...base,
+      type: 'approval_requested',
+      toolCallId: 'budget-2',
+      toolName: 'budget',
+      args: '{"kind":"dailyTokens","used":105,"limit":100,"defaultRaise":0,"agentId":"research","resumesAt":1795737600000}',
+      risk: 'medium',
+    },
+    "? run 2 reached its agent research's daily token budget: 105 of 100 tokens today; budget-2 waits: it goes on by itself at 2026-11-27T00:00:00.000Z (the next UTC day), rejecting stops the run; only the worker's operator raises the cap (AGENT_BUDGET_TOKENS_PER_DAY)",
+  ],
+  [
+    { ...base, type: 'budget_exhausted', budget: 'dailyTokens', used: 105, limit: 100, by: 'bob' },
+    "■ run stopped: agent's daily token budget exhausted (105 of 100 tokens used today by the agent); stopped by bob",
+  ],
+  [
     { ...base, type: 'budget_exhausted', budget: 'deadlineMs', used: 95_000, limit: 90_000, by: 'timeout' },
     '■ run stopped: deadline exhausted (95s of 90s since the conversation started); nobody decided in time',
   ],

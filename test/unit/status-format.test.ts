@@ -122,6 +122,54 @@ test('what the conversation spent and its budget are said; a budget pause says h
   );
 });
 
+test("an agent's spent day says what the agent spent today, when the run goes on, and that only a reject answers it", () => {
+  const text = formatStatus({
+    execution,
+    summary: {
+      ...summary,
+      budget: {
+        used: { tokens: 45, toolCalls: 3 },
+        run: { run: 3, tokens: 45, toolCalls: 3 },
+        limits: {},
+        startedAt: Date.parse('2025-03-01T10:00:00Z'),
+        daily: { agentId: 'research', tokensPerDay: 100 },
+      },
+    },
+    agentToday: { agentId: 'research', day: '2025-03-01', tokens: 105 },
+    pendingApprovals: [
+      {
+        toolCallId: 'budget-1',
+        toolName: 'budget',
+        arguments: '{}',
+        argumentsLength: 2,
+        argumentsSha256: 'cd'.repeat(32),
+        scope: 'budget',
+        risk: 'medium',
+        mode: 'always',
+        requestedAt: Date.parse('2025-03-01T10:05:00Z'),
+        run: 3,
+        budget: {
+          kind: 'dailyTokens',
+          used: 105,
+          limit: 100,
+          defaultRaise: 0,
+          agentId: 'research',
+          resumesAt: Date.parse('2025-03-02T00:00:00Z'),
+        },
+      },
+    ],
+  });
+  expect(text).toContain(
+    [
+      '  spent 45 tokens, 3 tool calls (run 3: 45 tokens, 3 tool calls)',
+      '  agent research today (UTC 2025-03-01, every conversation on every worker): 105 tokens of 100 a day',
+      '  waiting for approval (1):',
+      "    budget-1  run 3 reached its agent research's daily token budget: 105 of 100 tokens today (asked 2025-03-01T10:05:00.000Z)",
+      "      it goes on by itself at 2025-03-02T00:00:00.000Z (the next UTC day), rejecting stops the run; only the worker's operator raises the cap (AGENT_BUDGET_TOKENS_PER_DAY): durable-agent approve conv-1 budget-1 --reject",
+    ].join('\n'),
+  );
+});
+
 test('a forked conversation says where it came from', () => {
   const text = formatStatus({
     execution,

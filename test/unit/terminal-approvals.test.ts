@@ -169,3 +169,47 @@ test('a sub-agent’s request is asked with its conversation named and decided o
   expect(approved).toEqual([{ conversationId: 'conv-1.sub-call_spawn', toolCallId: 'call_child' }]);
   approvals.close();
 });
+
+test("a run waiting for its agent's next day is asked wait or reject: an allow is no answer, a reject stops it", async () => {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let shown = '';
+  output.on('data', (chunk: Buffer) => (shown += chunk.toString()));
+  const pause: PendingApproval = {
+    ...pendingFor('budget-1'),
+    toolName: 'budget',
+    scope: 'budget',
+    mode: 'always',
+    budget: {
+      kind: 'dailyTokens',
+      used: 105,
+      limit: 100,
+      defaultRaise: 0,
+      agentId: 'research',
+      resumesAt: Date.parse('2026-11-27T00:00:00Z'),
+    },
+  };
+  const decisions: ApprovalDecision[] = [];
+  const agent = {
+    pendingApprovals: async () => (decisions.length ? [] : [pause]),
+    approve: async (_id: string, decision: ApprovalDecision) => {
+      decisions.push(decision);
+      return { toolCallId: decision.toolCallId, toolName: 'budget', decision: decision.decision };
+    },
+  };
+  const approvals = new TerminalApprovals(agent, 'conv-1', 'alice', input, output);
+  approvals.requested({ ...request('budget-1'), toolName: 'budget' });
+  while (!shown.includes('Stop the run')) await settled();
+  expect(shown).toContain(
+    "run 1 reached its agent research's daily token budget: 105 of 100 tokens today; it goes on by itself at 2026-11-27T00:00:00.000Z",
+  );
+  expect(shown).toContain('Stop the run (budget-1)? [w]ait for the next day, [r]eject: ');
+  input.write('o\n');
+  while (!shown.includes('Please answer w or r.')) await settled();
+  input.write('r\n');
+  while (decisions.length === 0) await settled();
+  expect(decisions).toEqual([
+    { toolCallId: 'budget-1', decision: 'reject_once', by: 'alice', argumentsSha256: HASH },
+  ]);
+  approvals.close();
+});

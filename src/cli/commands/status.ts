@@ -1,6 +1,7 @@
 import type { PendingApproval } from '../../shared/approvals';
 import type { BudgetPause, BudgetStatus } from '../../shared/budget';
-import { budgetPauseWords } from '../../client/budget-words';
+import type { DailySpent } from '../../shared/daily-budget';
+import { budgetPauseWords, dailyBudgetPauseWords } from '../../client/budget-words';
 import { RAISE_FLAGS } from '../raise-flags';
 import type { ConversationStatusSummary } from '../../shared/conversation-api';
 import type { ConversationExecution } from '../../client/agent-client';
@@ -34,6 +35,8 @@ export interface StatusReport {
   pendingApprovals?: PendingApproval[];
   /** The conversation in the Temporal Web UI, when known. */
   webUiUrl?: string;
+  /** The conversation's agent's tokens today across the fleet, when its worker sets it a daily budget. */
+  agentToday?: DailySpent;
   /** Tools a worker has disabled for a while (circuit breaker open), from the latest calls. */
   disabledTools?: DisabledTool[];
 }
@@ -65,6 +68,12 @@ export function formatStatus(report: StatusReport): string {
     lines.push(`  approval mode: ${summary.approvalMode}`);
   }
   lines.push(...budgetLines(summary.budget));
+  const daily = summary.budget?.daily;
+  if (daily && report.agentToday) {
+    lines.push(
+      `  agent ${daily.agentId} today (UTC ${report.agentToday.day}, every conversation on every worker): ${plural(report.agentToday.tokens, 'token')} of ${daily.tokensPerDay} a day`,
+    );
+  }
   for (const { tool, until } of report.disabledTools ?? []) {
     lines.push(
       `  ${tool} is disabled on a worker until ${until} (it failed too often: its circuit breaker is open)`,
@@ -113,6 +122,12 @@ function budgetLines(budget: BudgetStatus | undefined): string[] {
 /** A run paused at its budget: what ran out, and the commands that raise it or stop the run. */
 function budgetPauseLines(id: string, approval: PendingApproval, pause: BudgetPause): string[] {
   const { reached, defaultRaise } = budgetPauseWords(pause);
+  if (pause.kind === 'dailyTokens') {
+    return [
+      `    ${approval.toolCallId}  run ${approval.run} reached its ${reached} (asked ${new Date(approval.requestedAt).toISOString()})`,
+      `      ${dailyBudgetPauseWords(pause)}: ${approveCommandLine(id, approval.toolCallId)} --reject`,
+    ];
+  }
   return [
     `    ${approval.toolCallId}  run ${approval.run} reached its ${reached} (asked ${new Date(approval.requestedAt).toISOString()})`,
     `      ${approveCommandLine(id, approval.toolCallId)} [${RAISE_FLAGS[pause.kind]}] (default: ${defaultRaise}), or --reject to stop the run`,
@@ -134,6 +149,8 @@ export async function statusCommand(args: string[], cleanups: Cleanups): Promise
       agent.events(status.conversationId),
     ]);
     report.disabledTools = disabledTools(events, Date.now());
+    const daily = report.summary.budget?.daily;
+    if (daily) report.agentToday = await agent.agentSpentToday(daily.agentId);
   }
   process.stdout.write(
     status.json
@@ -142,6 +159,7 @@ export async function statusCommand(args: string[], cleanups: Cleanups): Promise
           ...report.summary,
           pendingApprovals: report.pendingApprovals ?? [],
           disabledTools: report.disabledTools ?? [],
+          ...(report.agentToday ? { agentToday: report.agentToday } : {}),
           ...(webUiUrl ? { webUiUrl } : {}),
         })}\n`
       : formatStatus(report),

@@ -2,8 +2,14 @@ import { type Interface, createInterface } from 'node:readline/promises';
 import type { ApprovalDecisionKind, PendingApproval } from '../../shared/approvals';
 import type { AgentEvent } from '../../shared/events';
 import type { AgentClient } from '../../client/agent-client';
-import { PROMPT_CHOICES, decisionFromAnswer, shellWord } from '../approval-choices';
-import { budgetPauseWords } from '../../client/budget-words';
+import {
+  PROMPT_CHOICES,
+  WAIT_OR_REJECT_CHOICES,
+  decisionFromAnswer,
+  shellWord,
+  waitOrRejectFromAnswer,
+} from '../approval-choices';
+import { budgetPauseWords, dailyBudgetPauseWords } from '../../client/budget-words';
 import { RAISE_FLAGS } from '../raise-flags';
 import { log } from '../cleanups';
 
@@ -70,7 +76,7 @@ export class TerminalApprovals {
         if (pending && !approval) continue;
         // The person decides on what will run: the arguments whole, and the decision names their hash.
         if (approval) this.output.write(argumentsShown(conversationId, approval));
-        const decision = await this.ask(asked);
+        const decision = await this.ask(asked, approval?.budget?.kind === 'dailyTokens');
         if (!decision) continue;
         await this.agent
           .approve(conversationId, {
@@ -86,8 +92,14 @@ export class TerminalApprovals {
     }
   }
 
-  /** The decision typed at the terminal, or undefined when the prompt was withdrawn. */
-  private async ask({ conversationId, request }: Asked): Promise<ApprovalDecisionKind | undefined> {
+  /**
+   * The decision typed at the terminal, or undefined when the prompt was withdrawn (or, for a run
+   * waiting for its agent's next day, `rejectOnly`, the person chose to let it wait).
+   */
+  private async ask(
+    { conversationId, request }: Asked,
+    rejectOnly: boolean,
+  ): Promise<ApprovalDecisionKind | undefined> {
     const withdraw = new AbortController();
     // One interface per question, so the terminal is back to normal between questions.
     const terminal = createInterface({ input: this.input, output: this.output, terminal: true });
@@ -95,13 +107,20 @@ export class TerminalApprovals {
     // Ctrl-C at the prompt stops the command as it would anywhere else.
     terminal.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));
     try {
+      const where = `${request.toolCallId}${conversationId === this.conversationId ? '' : `, sub-agent ${conversationId}`}`;
       for (;;) {
         const answer = await terminal.question(
-          `Allow ${request.toolName} (${request.toolCallId}${conversationId === this.conversationId ? '' : `, sub-agent ${conversationId}`})? ${PROMPT_CHOICES}: `,
-          {
-            signal: withdraw.signal,
-          },
+          rejectOnly
+            ? `Stop the run (${where})? ${WAIT_OR_REJECT_CHOICES}: `
+            : `Allow ${request.toolName} (${where})? ${PROMPT_CHOICES}: `,
+          { signal: withdraw.signal },
         );
+        if (rejectOnly) {
+          const choice = waitOrRejectFromAnswer(answer);
+          if (choice) return choice === 'wait' ? undefined : choice;
+          this.output.write(`Please answer w or r.\n`);
+          continue;
+        }
         const decision = decisionFromAnswer(answer);
         if (decision) return decision;
         this.output.write(`Please answer o, a or r.\n`);
@@ -123,6 +142,8 @@ const SHOWN_ARGUMENTS_CHARS = 4_000;
 export function argumentsShown(conversationId: string, approval: PendingApproval): string {
   if (approval.budget) {
     const { reached, defaultRaise } = budgetPauseWords(approval.budget);
+    if (approval.budget.kind === 'dailyTokens')
+      return `  run ${approval.run} reached its ${reached}; ${dailyBudgetPauseWords(approval.budget)}\n`;
     return `  run ${approval.run} reached its ${reached}; allowing gives it ${defaultRaise} (or decide with durable-agent approve ${shellWord(conversationId)} ${shellWord(approval.toolCallId)} ${RAISE_FLAGS[approval.budget.kind]}), rejecting stops the run\n`;
   }
   const { arguments: text, argumentsLength = text.length, argumentsSha256 } = approval;
