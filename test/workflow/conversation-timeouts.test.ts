@@ -90,6 +90,8 @@ describeWithTimeSkipping('conversation timeouts on a time-skipping server', (har
       endedBy: 'idle_timeout',
       outcome: 'answered',
       answer: 'Hello.',
+      // The mocked model reports no usage.
+      usage: { tokens: 0, toolCalls: 0 },
     });
   });
 
