@@ -165,16 +165,29 @@ async function approveLater(
 /** The conversation's state, asked for up to a minute: its workers may be dying and starting again. */
 async function readState(context: TrialContext, id: string, result: TrialResult) {
   const deadline = Date.now() + 60_000;
+  const failures = new Map<string, number>();
   for (;;) {
     try {
       return await context.agent.state(id);
     } catch (error) {
+      const why = errorWithCause(error);
+      failures.set(why, (failures.get(why) ?? 0) + 1);
       if (Date.now() > deadline) {
-        result.problems.push(`transcript unreadable: ${(error as Error).message}`);
+        const seen = [...failures].map(([message, count]) => `${count}x ${message}`).join('; ');
+        result.problems.push(`transcript unreadable for a minute: ${seen}`);
         return undefined;
       }
+      await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
+}
+
+/** An error's message with its cause's (a client's ServiceError wraps the gRPC status), to say why. */
+function errorWithCause(error: unknown): string {
+  const { message, cause } = error as Error & { cause?: { code?: unknown; details?: unknown } };
+  return cause && typeof cause === 'object' && 'code' in cause
+    ? `${message} (gRPC ${String(cause.code)}: ${String(cause.details ?? '')})`
+    : message;
 }
 
 /**
