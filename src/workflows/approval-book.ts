@@ -214,16 +214,7 @@ export class ApprovalBook {
     run: number;
     pause: BudgetPause;
   }): Promise<ApprovalDecision> {
-    const pending = pendingOf({
-      toolCallId: request.toolCallId,
-      toolName: BUDGET_PAUSE_TOOL,
-      arguments: budgetPauseArguments(request.pause),
-      scope: BUDGET_PAUSE_TOOL,
-      risk: 'medium',
-      mode: 'always',
-      run: request.run,
-      budget: request.pause,
-    });
+    const pending = budgetPauseRequest(request);
     return (await this.waitForDecision(pending, () => false)).decision;
   }
 
@@ -239,16 +230,7 @@ export class ApprovalBook {
     pause: BudgetPause;
     waitMs: number;
   }): Promise<ApprovalDecision | undefined> {
-    const pending = pendingOf({
-      toolCallId: request.toolCallId,
-      toolName: BUDGET_PAUSE_TOOL,
-      arguments: budgetPauseArguments(request.pause),
-      scope: BUDGET_PAUSE_TOOL,
-      risk: 'medium',
-      mode: 'always',
-      run: request.run,
-      budget: request.pause,
-    });
+    const pending = budgetPauseRequest(request);
     const lapse: ApprovalDecision = {
       toolCallId: request.toolCallId,
       decision: 'allow_once',
@@ -388,4 +370,18 @@ function checkBudgetRaise(decision: ApprovalDecision, pending: PendingApproval):
     throw new Error(
       `the run is paused at its ${budgetKindWords(kind)}: the raise must name ${kind}, and only it`,
     );
+}
+
+/** A budget pause as a pending approval: asked of a person whatever the standing decisions say. */
+function budgetPauseRequest(request: { toolCallId: string; run: number; pause: BudgetPause }) {
+  return pendingOf({
+    toolCallId: request.toolCallId,
+    toolName: BUDGET_PAUSE_TOOL,
+    arguments: budgetPauseArguments(request.pause),
+    scope: BUDGET_PAUSE_TOOL,
+    risk: 'medium',
+    mode: 'always',
+    run: request.run,
+    budget: request.pause,
+  });
 }
