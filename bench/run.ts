@@ -5,7 +5,7 @@
  * run starts in a temporary directory and stops at its end. Each bench prints a table and writes
  * bench/results/<bench>.json; the run ends with bench/results/summary.md, the tables of
  * BENCHMARKS.md. Arguments: `--quick` (fewer turns, to try it out), `--only a,b` (bench names:
- * turn, fanout, throughput, control, history, replay, text, crash, uncached, peers, fairness), `--no-cluster` (the
+ * turn, fanout, throughput, control, history, replay, text, crash, uncached, peers, fairness, memory), `--no-cluster` (the
  * embedded server only), `--server-config KEY=JSON` (a dynamic config value for every embedded
  * server the run starts, repeatable: for experiments; the cluster reads
  * deploy/dynamicconfig/durable-agent.yaml).
@@ -41,6 +41,7 @@ import { REPO_ROOT } from './support/worker-process';
 import { throughput } from './throughput';
 import { turnOverhead } from './turn-overhead';
 import { uncachedResponse } from './uncached-response';
+import { workflowMemory } from './workflow-memory';
 
 const RESULTS_DIR = path.join(REPO_ROOT, 'bench', 'results');
 /** The peers' packages, each with its own dependencies and lockfile. */
@@ -67,6 +68,7 @@ const BENCHES: Array<{
   // On the cluster: the Temporal stacks meet the other engines on a durable store (PostgreSQL).
   { name: 'peers', title: '10. Peer engines', run: peers, onCluster: true },
   { name: 'fairness', title: '11. Fairness under a fleet model limit', run: fairness },
+  { name: 'memory', title: '12. Memory per cached workflow', run: workflowMemory },
 ];
 
 interface Options {

@@ -4,7 +4,7 @@
  * policies or payload codec. The gap between this and durable-agent is durable-agent's own cost;
  * the gap between this and the in-process floor is Temporal's.
  */
-import { condition, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Message, ToolCall } from '../../src/shared/messages';
 import type { LoopSteps } from './loop-steps';
 
@@ -36,4 +36,16 @@ export async function bareConversation(): Promise<void> {
       transcript.push(...(await Promise.all(calls.map((call) => runTool(call)))));
     }
   }
+}
+
+export const idleReadyQuery = defineQuery<boolean>('ready');
+
+/**
+ * The least a cached workflow can be on Temporal's TypeScript SDK: no state, no activities, a query
+ * and a wait that never ends. What a worker holds per cached workflow of this kind is the SDK's own
+ * floor, under any conversation built on it.
+ */
+export async function idleWorkflow(): Promise<void> {
+  setHandler(idleReadyQuery, () => true);
+  await condition(() => false);
 }

@@ -32,6 +32,7 @@ export function benchTools(report: (signal: ToolSignal) => void = () => undefine
     parameters: z.object({}),
     category: 'other',
     idempotent: true,
+    local: true,
     risk: 'low',
     async execute() {
       return textResult('ok');

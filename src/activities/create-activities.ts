@@ -6,6 +6,7 @@ import type { WebhookConfig } from '../shared/webhooks';
 import { createAdmitConversation } from './admit-conversation';
 import { createDeliverWebhook, webhookTargets } from './deliver-webhook';
 import type { ToolListing } from '../shared/tool-descriptor';
+import type { LocalToolOutcome, ToolRunInput } from '../shared/tool-run';
 import { type ModelDeps, createCallModel } from './call-model';
 import { type ToolDeps, createRunTool } from './run-tool';
 import { createSummarizeTranscript } from './summarize-transcript';
@@ -33,6 +34,12 @@ export interface ActivityDeps extends Omit<ModelDeps, 'transcriptCache' | 'loadT
   dailyTokenBudgets?: DailyTokenBudgets;
   /** The clock daily budgets count UTC days by (epoch ms); the machine's when absent. */
   dailyTokenClock?: () => number;
+  /**
+   * Short read-only tools may run as local activities, on the worker running the conversation
+   * (the default). Off on a worker of a fleet that runs workflows and activities apart, since a
+   * workflows-only worker may not see the files the tools read.
+   */
+  localTools?: boolean;
 }
 
 /** The worker's activities, closed over their dependencies: tests pass fakes, the worker real clients. */
@@ -47,10 +54,15 @@ export function createActivities(deps: ActivityDeps) {
       ? { dailyLedger: new DailyTokenLedger(deps.dailyTokenBudgets, deps.dailyTokenClock) }
       : {}),
   };
+  const runTool = createRunTool(deps);
   return {
     callModel: createCallModel(modelDeps),
     summarizeTranscript: createSummarizeTranscript(modelDeps),
-    runTool: createRunTool(deps),
+    runTool,
+    runLocalTool: async (input: ToolRunInput): Promise<LocalToolOutcome> => ({
+      ...(await runTool(input)),
+      toolCallId: input.toolCallId,
+    }),
     sendRapNotice: createSendRapNotice(deps.rapToolsets ?? []),
     admitConversation: createAdmitConversation({
       defaultWorkspace: deps.defaultWorkspace,
@@ -66,7 +78,12 @@ export function createActivities(deps: ActivityDeps) {
     }),
     listTools: async (): Promise<ToolListing> => {
       const warnings = await deps.tools.refresh();
-      return { tools: deps.tools.descriptors(), warnings };
+      const tools = deps.tools.descriptors();
+      return {
+        tools:
+          deps.localTools === false ? tools.map(({ local: _local, ...descriptor }) => descriptor) : tools,
+        warnings,
+      };
     },
   };
 }

@@ -170,6 +170,9 @@ class TimelineBuilder {
     } else if (event.activityTaskCanceledEventAttributes) {
       const track = activity(event.activityTaskCanceledEventAttributes.scheduledEventId);
       if (track) this.activityClosed(track, base, timeMs, 'cancelled', undefined, 'cancelled');
+    } else if (event.markerRecordedEventAttributes?.markerName === LOCAL_ACTIVITY_MARKER) {
+      const { details } = event.markerRecordedEventAttributes;
+      this.localActivityRecorded(this.first(details?.data?.payloads), this.first(details?.result?.payloads));
     } else if (event.workflowExecutionContinuedAsNewEventAttributes) {
       const newRunId = event.workflowExecutionContinuedAsNewEventAttributes.newExecutionRunId ?? '';
       this.close(state.execution, base.at, 'continued_as_new');
@@ -405,6 +408,27 @@ class TimelineBuilder {
     if (item.kind === 'tool_call' && value) setToolOutcome(item, value);
   }
 
+  /**
+   * A tool run as a local activity: its marker holds when it ran and its result, which names the
+   * call (the marker has no input). One that failed for good names nothing, and shows as the model
+   * read it.
+   */
+  private localActivityRecorded(data: unknown, result: unknown): void {
+    const marker = data as LocalActivityMarkerData | undefined;
+    if (marker?.activity_type !== 'runLocalTool') return;
+    const toolCallId = (result as { toolCallId?: unknown } | undefined)?.toolCallId;
+    const call = typeof toolCallId === 'string' ? this.toolCalls.get(toolCallId) : undefined;
+    if (!call) return;
+    call.ran = true;
+    call.outcome = 'completed';
+    call.attempts = marker.attempt ?? 1;
+    const scheduledMs = markerTimeMs(marker.original_schedule_time);
+    const completedMs = markerTimeMs(marker.complete_time);
+    if (scheduledMs !== undefined && completedMs !== undefined) call.durationMs = completedMs - scheduledMs;
+    const value = readToolOutcome(result);
+    if (value) setToolOutcome(call, value);
+  }
+
   /** Tools that answer by callback, from the worker's tool listing: a cancel does not wait for them. */
   private learnCallbackTools(listing: unknown): void {
     const tools = (listing as { tools?: unknown } | undefined)?.tools;
@@ -477,6 +501,26 @@ class TimelineBuilder {
       }
     });
   }
+}
+
+/** What Temporal's SDKs record with a local activity's result, in its marker. */
+const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
+
+interface LocalActivityMarkerData {
+  activity_type?: string;
+  attempt?: number;
+  original_schedule_time?: MarkerTime;
+  complete_time?: MarkerTime;
+}
+
+interface MarkerTime {
+  seconds?: number;
+  nanos?: number;
+}
+
+function markerTimeMs(time: MarkerTime | undefined): number | undefined {
+  if (typeof time?.seconds !== 'number') return undefined;
+  return time.seconds * 1_000 + Math.round((time.nanos ?? 0) / 1e6);
 }
 
 function cutText<T extends { text: string }>(message: T): T {

@@ -47,6 +47,11 @@ export const ToolDescriptorSchema = z.object({
    * call whose value ends in that worker's tag runs on that worker's own task queue.
    */
   boundToWorkerBy: z.string().optional(),
+  /**
+   * A short read-only tool the worker running the conversation runs as a local activity: recorded
+   * with the workflow task that scheduled it, two server round trips fewer than an activity.
+   */
+  local: z.boolean().optional(),
 });
 export type ToolDescriptor = z.infer<typeof ToolDescriptorSchema>;
 export type ToolDescriptorInput = z.input<typeof ToolDescriptorSchema>;

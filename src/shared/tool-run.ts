@@ -1,3 +1,4 @@
+import type { ToolOutcome } from './tool-outcome';
 import type { ExecSecurityMode } from './exec-security';
 
 /**
@@ -25,6 +26,12 @@ export interface ToolRunInput extends ToolCallScope {
   toolName: string;
   arguments: Record<string, unknown>;
 }
+
+/**
+ * A tool run as a local activity answers with its call's id too: the history records a local
+ * activity's result but not its input, and readers of the history find the call by this id.
+ */
+export type LocalToolOutcome = ToolOutcome & { toolCallId: string };
 
 /** The scope of a call as its tool sees it: `undefined` fields left out. */
 export function definedScope(scope: ToolCallScope): ToolCallScope {

@@ -1,7 +1,7 @@
 import { defaultApprovalMode } from '../shared/approvals';
 import { FIRST_RETRY_INTERVAL_MS, HEARTBEAT_TIMEOUT_MS } from '../shared/liveness';
 import type { ToolCategory, ToolDescriptor, ToolRetry } from '../shared/tool-descriptor';
-import type { RegisteredTool } from './tool';
+import { type RegisteredTool, runsOnWorker } from './tool';
 
 /**
  * Timeouts by category. Heartbeats only prove the worker is alive (the tool activity beats each
@@ -40,5 +40,13 @@ export function describeTool(tool: RegisteredTool): ToolDescriptor {
     ...(tool.asyncCompletion ? { asyncCompletion: true } : {}),
     ...(tool.hostsWithoutApproval ? { hostsWithoutApproval: [...tool.hostsWithoutApproval] } : {}),
     ...(tool.workerBound ? { boundToWorkerBy: tool.workerBound.idParameter } : {}),
+    ...(runsLocally(tool) ? { local: true } : {}),
   };
+}
+
+/** Only a read-only tool that answers on this worker, now, may run inside a workflow task. */
+function runsLocally(tool: RegisteredTool): boolean {
+  return (
+    tool.local === true && tool.idempotent && !tool.asyncCompletion && !tool.workerBound && runsOnWorker(tool)
+  );
 }

@@ -78,6 +78,14 @@ export interface AgentTool<TParams extends z.ZodType = z.ZodType> {
    * worker holding it: that worker also polls a task queue of its own for `workerTag`.
    */
   workerBound?: { idParameter: string; workerTag: string };
+  /**
+   * Short and read-only (it must be `idempotent`): the worker running the conversation runs it as a
+   * local activity, inside the workflow task that scheduled it, and its result is recorded with
+   * that task's completion. A turn that calls it waits for two server round trips fewer. The price:
+   * it runs where the conversation runs (not on any worker), it sends no progress, and a steer or
+   * abort reaches it only once the workflow task has run for most of its timeout (about 3 s).
+   */
+  local?: boolean;
   /** Overrides the category's default timeouts and retry policy. */
   startToCloseTimeoutMs?: number;
   heartbeatTimeoutMs?: number;

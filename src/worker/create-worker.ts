@@ -94,7 +94,10 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Ag
         ),
       }
     : options.activities;
-  const deps = endpoint ? { ...withTools, liveCalls } : withTools;
+  // A worker that runs only activities belongs to a fleet that runs workflows elsewhere: its tools
+  // are listed as activities only, so none runs on a workflows-only worker.
+  const local = options.serves === 'activities' ? { ...withTools, localTools: false } : withTools;
+  const deps = endpoint ? { ...local, liveCalls } : local;
   const activities = createActivities(deps);
   const plugins = options.tracing ? [await tracingPlugin(options.tracing)] : [];
   const common = {

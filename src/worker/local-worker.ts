@@ -11,6 +11,7 @@ import { connectWorker } from './connect';
 import type { Tracing } from './tracing';
 import { ensureSearchAttributes } from './search-attribute-registration';
 import { STICKY_QUEUE_TIMEOUT_MS, createAgentWorker } from './create-worker';
+import { localToolsFromEnv } from './local-tools-settings';
 import { deploymentVersionFromEnv } from './deployment-settings';
 import { wholeNumberFromEnv } from './env-number';
 import { modelStreamTimeoutsFromEnv } from './model-stream-timeouts-settings';
@@ -95,6 +96,7 @@ export async function startWorkerFromEnv(
       streamTimeouts: modelStreamTimeoutsFromEnv(env),
       ...(modelLimiter ? { limiter: fleetModelLimiter(modelLimiter) } : {}),
       searchAttributes,
+      localTools: localToolsFromEnv(env),
       defaultWorkspace: workspace,
       rapToolsets: external.rapToolsets,
       floors: floorsFromEnv(env, { workspace, execSecurity: execPolicy.security ?? 'full' }),

@@ -81,6 +81,27 @@ export function toolActivitiesFor(
   });
 }
 
+/**
+ * A short read-only tool (`local` in its descriptor), run by the worker that runs the conversation
+ * inside the workflow task: no activity task to dispatch and no workflow task to wake after it, and
+ * its result is recorded with the task's completion, before the next model call is scheduled.
+ * Timeouts and retries are the tool's own; a crash runs it again on the worker that takes the task.
+ */
+export function localToolActivitiesFor(
+  descriptor: ToolDescriptor,
+): ActivityInterfaceFor<Pick<AgentActivities, 'runLocalTool'>> {
+  return proxyLocalActivities<Pick<AgentActivities, 'runLocalTool'>>({
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    startToCloseTimeout: descriptor.startToCloseTimeoutMs,
+    retry: {
+      maximumAttempts: descriptor.retry.maximumAttempts,
+      initialInterval: descriptor.retry.initialIntervalMs,
+      backoffCoefficient: descriptor.retry.backoffCoefficient,
+      maximumInterval: descriptor.retry.maximumIntervalMs,
+    },
+  });
+}
+
 /** Best-effort notices to RAP tool servers (close_thread, cancel_tool_call, a user's choice): one attempt, never retried. */
 export const noticeActivities = proxyActivities<{ sendRapNotice(notice: RapNotice): Promise<void> }>({
   summary: 'notice to RAP tool servers',

@@ -1,4 +1,4 @@
-import { isCancellation, workflowInfo } from '@temporalio/workflow';
+import { isCancellation, patched, workflowInfo } from '@temporalio/workflow';
 import { approvalSubject } from './approval-scope';
 import type { ApprovalSettings } from '../shared/approvals';
 import type { ToolCall, ToolResultMessage } from '../shared/messages';
@@ -13,7 +13,7 @@ import {
   errorOutcome,
   withOutcomeFields,
 } from '../shared/tool-outcome';
-import { toolActivitiesFor } from './activity-proxies';
+import { localToolActivitiesFor, toolActivitiesFor } from './activity-proxies';
 import { toolCallSummary } from '../shared/activity-summary';
 import type { ApprovalBook } from './approval-book';
 import { type RecordedToolResults, notRecordedMessage } from './recorded-tools';
@@ -54,6 +54,9 @@ export interface FanOutContext {
 }
 
 const PREVIEW_CHARS = 200;
+
+/** Runs recorded before local tools scheduled every tool as an activity, and replay the same. */
+const LOCAL_TOOLS_PATCH = 'local-read-tools';
 
 /**
  * Starts every call at once; results come back in the order the model asked for them. Calls that
@@ -174,11 +177,16 @@ async function outcomeOf(call: ToolCall, context: FanOutContext, start: () => vo
   const boundId = descriptor.boundToWorkerBy ? parsed.value[descriptor.boundToWorkerBy] : undefined;
   const boundTag = workerTagOf(boundId);
   const workerQueue = boundTag ? workerBoundTaskQueue(workflowInfo().taskQueue, boundTag) : undefined;
+  const input = { ...context.scope, toolCallId: call.id, toolName: call.name, arguments: parsed.value };
+  const summary = toolCallSummary(call.name, parsed.value);
   try {
-    return await toolActivitiesFor(descriptor, workerQueue).runTool.executeWithOptions(
-      { summary: toolCallSummary(call.name, parsed.value) },
-      [{ ...context.scope, toolCallId: call.id, toolName: call.name, arguments: parsed.value }],
-    );
+    if (descriptor.local && !workerQueue && patched(LOCAL_TOOLS_PATCH)) {
+      const { toolCallId: _id, ...outcome } = await localToolActivitiesFor(
+        descriptor,
+      ).runLocalTool.executeWithOptions({ summary }, [input]);
+      return outcome;
+    }
+    return await toolActivitiesFor(descriptor, workerQueue).runTool.executeWithOptions({ summary }, [input]);
   } catch (error) {
     if (isCancellation(error)) {
       if (descriptor.asyncCompletion) context.asyncCallInterrupted(call);

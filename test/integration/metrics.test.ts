@@ -113,9 +113,16 @@ test('a worker started with --metrics-port serves the SDK metrics and tool, mode
     // The SDK's own series are on the same endpoint.
     // The SDK's own series are on the same endpoint (its labels are snake_case).
     const sdk = { task_queue: taskQueue };
+    // The reads are short read-only calls, run as local activities; the write is an activity.
     expect(
       total(text, 'temporal_activity_execution_latency_count', { ...sdk, activity_type: 'runTool' }),
-    ).toBe(3);
+    ).toBe(1);
+    expect(
+      total(text, 'temporal_local_activity_execution_latency_count', {
+        ...sdk,
+        activity_type: 'runLocalTool',
+      }),
+    ).toBe(2);
     expect(
       total(text, 'temporal_activity_execution_latency_count', { ...sdk, activity_type: 'callModel' }),
     ).toBe(2);

@@ -75,7 +75,10 @@ test('the Web UI sees what a conversation was asked, what it runs and what it wa
   const converter = harness().client.options.loadedDataConverter;
   for (const event of history.events ?? []) {
     const summary = event.userMetadata?.summary;
-    if (event.activityTaskScheduledEventAttributes && summary) {
+    // A short read-only tool runs as a local activity: its summary is on its marker (as is the
+    // admission check's).
+    const localActivity = event.markerRecordedEventAttributes?.markerName === 'core_local_activity';
+    if ((event.activityTaskScheduledEventAttributes || localActivity) && summary) {
       const [payload] = await converter.payloadCodecs.reduceRight(
         async (payloads, codec) => codec.decode(await payloads),
         Promise.resolve([summary]),
@@ -84,6 +87,7 @@ test('the Web UI sees what a conversation was asked, what it runs and what it wa
     }
   }
   expect(summaries).toEqual([
+    'admission: the worker checks the options against its floors',
     "list the worker's tools",
     'model (worker default): run 1, turn 1',
     'read notes.md',

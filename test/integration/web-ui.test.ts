@@ -47,6 +47,8 @@ whenBrowser(
       DURABLE_AGENT_UI_PORT: String(ports.ui),
       DURABLE_AGENT_CODEC_PORT: String(ports.codec),
       DURABLE_AGENT_OFFLOAD_ABOVE_BYTES: '1024',
+      // Every tool an activity: a local one shows in the Web UI only as a marker, without its summary.
+      AGENT_LOCAL_TOOLS: 'off',
       OPENAI_BASE_URL: model.baseUrl,
       AGENT_MODEL: 'scripted-model',
     };

@@ -119,12 +119,14 @@ export function mockedActivities(options: MockedActivityOptions): MockedActiviti
   const toolRuns: ToolRunInput[] = [];
   const unexpected = (name: string) => () =>
     Promise.reject(ApplicationFailure.nonRetryable(`the mocked worker does not expect ${name}`));
+  const runTool = async (input: ToolRunInput) => {
+    toolRuns.push(input);
+    return options.runTool ? options.runTool(input) : textOutcome('ok');
+  };
   const activities: AgentActivities = {
     callModel: options.model.callModel,
-    runTool: async (input) => {
-      toolRuns.push(input);
-      return options.runTool ? options.runTool(input) : textOutcome('ok');
-    },
+    runTool,
+    runLocalTool: async (input) => ({ ...(await runTool(input)), toolCallId: input.toolCallId }),
     listTools: async () => ({ tools: options.tools ?? [], warnings: [] }),
     admitConversation: async () => ({ admitted: true, approvalFloor: {} }),
     summarizeTranscript: unexpected('summarizeTranscript'),

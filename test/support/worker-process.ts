@@ -25,29 +25,34 @@ const env = (name: string) => {
   return value;
 };
 
-/** Counts slowly, heartbeating; appends a line per attempt to MARKER_DIR/attempts so the test sees each start. */
-const slowCountTool = defineTool({
-  name: 'slow_count',
-  label: 'Slow count',
-  description: 'Counts to n, one step every 100 ms.',
-  parameters: z.object({ n: z.number().int().min(1) }),
-  category: 'other',
-  idempotent: true,
-  risk: 'low',
-  heartbeatTimeoutMs: 2_000,
-  retry: { initialIntervalMs: 200 },
-  async execute(toolCallId, params, signal, onUpdate) {
-    await appendFile(path.join(env('MARKER_DIR'), 'attempts'), `${process.pid} ${toolCallId}\n`);
-    // While MARKER_DIR/hold exists the count does not finish, so a test can kill the worker mid-call
-    // however slowly the machine runs.
-    for (let step = 1; step <= params.n || (await exists(path.join(env('MARKER_DIR'), 'hold'))); step++) {
-      if (signal.aborted) throw signal.reason;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      onUpdate({ details: { step: Math.min(step, params.n) } });
-    }
-    return textResult(`counted to ${params.n}`);
-  },
-});
+/**
+ * Counts slowly, heartbeating; appends a line per attempt to MARKER_DIR/attempts so the test sees
+ * each start. `local_count` is the same tool run as a local activity.
+ */
+const countTool = (name: string, local: boolean) =>
+  defineTool({
+    name,
+    label: 'Slow count',
+    description: 'Counts to n, one step every 100 ms.',
+    parameters: z.object({ n: z.number().int().min(1) }),
+    category: 'other',
+    idempotent: true,
+    local,
+    risk: 'low',
+    heartbeatTimeoutMs: 2_000,
+    retry: { initialIntervalMs: 200 },
+    async execute(toolCallId, params, signal, onUpdate) {
+      await appendFile(path.join(env('MARKER_DIR'), 'attempts'), `${process.pid} ${toolCallId}\n`);
+      // While MARKER_DIR/hold exists the count does not finish, so a test can kill the worker mid-call
+      // however slowly the machine runs.
+      for (let step = 1; step <= params.n || (await exists(path.join(env('MARKER_DIR'), 'hold'))); step++) {
+        if (signal.aborted) throw signal.reason;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        onUpdate({ details: { step: Math.min(step, params.n) } });
+      }
+      return textResult(`counted to ${params.n}`);
+    },
+  });
 
 /** While MARKER_DIR/hold exists, a `write` that has written does not return: a worker killed then dies mid-call. */
 const holdWrites: ToolHooks = {
@@ -72,7 +77,11 @@ async function main() {
     activities: {
       openai: new OpenAI({ baseURL: env('OPENAI_BASE_URL'), apiKey: 'test', maxRetries: 0 }),
       defaultModel: 'scripted-model',
-      tools: new ToolRegistry([...builtinTools(), slowCountTool]),
+      tools: new ToolRegistry([
+        ...builtinTools(),
+        countTool('slow_count', false),
+        countTool('local_count', true),
+      ]),
       defaultWorkspace: env('WORKSPACE'),
       hooks: [holdWrites],
       webhooks: webhooksFromEnv(process.env),

@@ -20,6 +20,7 @@ export const listDirectoryTool = defineTool({
   }),
   category: 'files',
   idempotent: true,
+  local: true,
   risk: 'low',
   async execute(_toolCallId, params, _signal, _onUpdate, { workspace }) {
     return workspace.at(params.path, {}, async ({ dir, names, shown }) => {

@@ -22,6 +22,7 @@ export const readTool = defineTool({
   }),
   category: 'files',
   idempotent: true,
+  local: true,
   risk: 'low',
   async execute(_toolCallId, params, _signal, _onUpdate, { workspace }) {
     const { bytes, shown } = await workspace.at(params.path, {}, async (reached) => {
