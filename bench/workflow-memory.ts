@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { WorkflowClient } from '@temporalio/client';
+import { DefaultLogger } from '@temporalio/worker';
+import { bundleAgentWorkflows } from '../src/worker/workflow-bundle';
 import type { BenchContext } from './support/context';
 import { DrivenConversation } from './support/driven-conversation';
 import { type Stack, bareStack, durableStack } from './support/stacks';
+import { scratchDir } from './support/scratch';
 import { mb, table } from './support/stats';
 
 export interface WorkflowMemoryRow {
@@ -38,9 +44,10 @@ async function measure(
   workflow: string,
   count: number,
   open: (taskQueue: string, index: number) => Promise<void>,
+  workerEnv: Record<string, string> = {},
 ): Promise<WorkflowMemoryRow> {
   const taskQueue = `bench-memory-${stack.name}-${randomUUID()}`;
-  const worker = await stack.startWorker(taskQueue);
+  const worker = await stack.startWorker(taskQueue, workerEnv);
   try {
     const idle = await worker.memory(true);
     await inBatches(count, (index) => open(taskQueue, index));
@@ -68,17 +75,36 @@ export async function workflowMemory(context: BenchContext): Promise<WorkflowMem
   const bare = bareStack(context);
   const durable = durableStack(context);
   const rows: WorkflowMemoryRow[] = [];
+  const startIdle = (client: WorkflowClient) => async (taskQueue: string, index: number) => {
+    const handle = await client.start('idleWorkflow', {
+      workflowId: `memory-idle-${index}-${randomUUID()}`,
+      taskQueue,
+    });
+    // Answered by the worker once the workflow has run its first task and sits in the cache.
+    await handle.query<boolean>('ready');
+  };
   rows.push(
-    await measure(bare, 'empty workflow (a wait and a query)', count, async (taskQueue, index) => {
-      const handle = await bare.client.workflow.start('idleWorkflow', {
-        workflowId: `memory-idle-${index}-${randomUUID()}`,
-        taskQueue,
-      });
-      // Answered by the worker once the workflow has run its first task and sits in the cache.
-      await handle.query<boolean>('ready');
-    }),
+    await measure(bare, 'empty workflow (a wait and a query)', count, startIdle(bare.client.workflow)),
   );
   context.log(`  empty workflow: ${rows.at(-1)!.kbPerWorkflow} KB each`);
+  const agentBundle = path.join(scratchDir('memory-bundle-'), 'agent-idle.js');
+  await writeFile(
+    agentBundle,
+    await bundleAgentWorkflows({
+      workflowsPath: require.resolve('./support/agent-idle-workflows'),
+      logger: new DefaultLogger('ERROR'),
+    }),
+  );
+  rows.push(
+    await measure(
+      durable,
+      "empty workflow in durable-agent's bundle",
+      count,
+      startIdle(durable.client.workflow),
+      { BENCH_WORKFLOW_BUNDLE: agentBundle },
+    ),
+  );
+  context.log(`  empty workflow, durable-agent's bundle: ${rows.at(-1)!.kbPerWorkflow} KB each`);
   for (const stack of [bare, durable]) {
     rows.push(
       await measure(stack, `${stack.name} after one turn`, count, async (taskQueue, index) => {
