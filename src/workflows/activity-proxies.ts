@@ -53,6 +53,16 @@ export const catalogActivities = proxyActivities<Pick<AgentActivities, 'listTool
   retry: { maximumAttempts: 5 },
 });
 
+/** A tool's own retry policy, as its descriptor gives it. */
+function toolRetryPolicy({ retry }: ToolDescriptor): RetryPolicy {
+  return {
+    maximumAttempts: retry.maximumAttempts,
+    initialInterval: retry.initialIntervalMs,
+    backoffCoefficient: retry.backoffCoefficient,
+    maximumInterval: retry.maximumIntervalMs,
+  };
+}
+
 /**
  * Each tool runs with its own timeouts and retry policy, taken from its descriptor. When a steer or
  * abort cancels it, the workflow waits for the activity to stop, so whatever the tool returned
@@ -72,12 +82,7 @@ export function toolActivitiesFor(
       : ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     startToCloseTimeout: descriptor.startToCloseTimeoutMs,
     ...(descriptor.asyncCompletion ? {} : { heartbeatTimeout: descriptor.heartbeatTimeoutMs }),
-    retry: {
-      maximumAttempts: descriptor.retry.maximumAttempts,
-      initialInterval: descriptor.retry.initialIntervalMs,
-      backoffCoefficient: descriptor.retry.backoffCoefficient,
-      maximumInterval: descriptor.retry.maximumIntervalMs,
-    },
+    retry: toolRetryPolicy(descriptor),
   });
 }
 
@@ -93,12 +98,7 @@ export function localToolActivitiesFor(
   return proxyLocalActivities<Pick<AgentActivities, 'runLocalTool'>>({
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     startToCloseTimeout: descriptor.startToCloseTimeoutMs,
-    retry: {
-      maximumAttempts: descriptor.retry.maximumAttempts,
-      initialInterval: descriptor.retry.initialIntervalMs,
-      backoffCoefficient: descriptor.retry.backoffCoefficient,
-      maximumInterval: descriptor.retry.maximumIntervalMs,
-    },
+    retry: toolRetryPolicy(descriptor),
   });
 }
 

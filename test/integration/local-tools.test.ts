@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -14,7 +14,7 @@ import { ask, followToEnd } from '../support/ask';
 import { nockModel } from '../support/nock-model';
 import { useNockedHarness } from '../support/nocked-harness';
 import { startScriptedModelServer } from '../support/scripted-model-server';
-import { killWorkerProcess, spawnWorkerProcess } from '../support/spawn-worker-process';
+import { killWorkerProcess, spawnWorkerProcess, toolAttempts } from '../support/spawn-worker-process';
 import { echoTool } from '../support/test-tools';
 import { startHarness, waitFor } from '../support/test-worker';
 
@@ -134,11 +134,7 @@ describe('a worker killed while a local tool runs', () => {
       WORKSPACE: markerDir,
       MARKER_DIR: markerDir,
     };
-    const attempts = () =>
-      readFile(path.join(markerDir, 'attempts'), 'utf8').then(
-        (text) => text.trim().split('\n'),
-        () => [],
-      );
+    const attempts = () => toolAttempts(markerDir);
     try {
       const first = await spawnWorkerProcess(env);
       children.push(first);

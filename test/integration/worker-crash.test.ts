@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -8,6 +8,7 @@ import { AgentClient } from '../../src/client/agent-client';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server';
 import { waitFor } from '../support/test-worker';
 import { followToEnd } from '../support/ask';
+import { toolAttempts } from '../support/spawn-worker-process';
 
 let model: ScriptedModelServer;
 let connection: Connection;
@@ -56,11 +57,7 @@ test('a worker killed while a tool runs: a new worker finishes the conversation,
     WORKSPACE: markerDir,
     MARKER_DIR: markerDir,
   };
-  const attempts = () =>
-    readFile(path.join(markerDir, 'attempts'), 'utf8').then(
-      (text) => text.trim().split('\n'),
-      () => [],
-    );
+  const attempts = () => toolAttempts(markerDir);
 
   const first = await startWorkerProcess(env);
   const agent = new AgentClient(client, env.TASK_QUEUE);

@@ -208,6 +208,24 @@ const SCENARIOS: Scenario[] = [
     },
   },
   {
+    // Short read-only tools as local activities (patched 'local-read-tools'), beside a tool
+    // activity in the same fan-out.
+    name: 'local-tools',
+    model: [
+      {
+        toolCalls: [
+          { id: 'call_read', name: 'read', arguments: { path: 'notes.txt' } },
+          { id: 'call_list', name: 'list_directory', arguments: {} },
+          { id: 'call_grep', name: 'grep', arguments: { pattern: 'line', path: 'notes.txt' } },
+        ],
+      },
+      { text: 'notes.txt has two lines.' },
+    ],
+    drive: async ({ say }) => {
+      await say('What is in notes.txt?');
+    },
+  },
+  {
     name: 'max-tool-iterations',
     options: { maxToolIterations: 2 },
     model: [

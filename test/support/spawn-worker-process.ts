@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
@@ -35,4 +36,12 @@ export async function killWorkerProcess(child: ChildProcess): Promise<void> {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGKILL');
   await exited;
+}
+
+/** The lines worker-process.ts's counting tools appended to MARKER_DIR/attempts, one per attempt (`pid toolCallId`). */
+export function toolAttempts(markerDir: string): Promise<string[]> {
+  return readFile(path.join(markerDir, 'attempts'), 'utf8').then(
+    (text) => text.trim().split('\n'),
+    () => [],
+  );
 }
