@@ -8,11 +8,14 @@ export const PREBUILT_BUNDLE = path.resolve(__dirname, '..', 'workflow-bundle.js
 const WORKFLOWS_DIR = path.resolve(__dirname, '..', 'workflows');
 
 /**
- * What every bundle of the conversation workflows is built with: zod preloaded, so one copy of it
- * serves every workflow a worker thread has cached (src/workflows/shared-zod.ts says why).
+ * What every bundle of the conversation workflows is built with: its whole module graph preloaded and
+ * then settled, so one copy of it serves every workflow a worker thread has cached
+ * (src/workflows/shared-module-graph.ts says why and what that asks of a module).
  */
-function agentBundlerOptions(): Pick<BundleOptions, 'preloadModules'> {
-  return { preloadModules: [require.resolve(path.join(WORKFLOWS_DIR, 'shared-zod'))] };
+function agentBundlerOptions(workflowsPath: string): Pick<BundleOptions, 'preloadModules'> {
+  return {
+    preloadModules: [workflowsPath, require.resolve(path.join(WORKFLOWS_DIR, 'settle-shared-modules'))],
+  };
 }
 
 /** Where a worker gets its workflow code: a prebuilt bundle when there is one, else bundled at start. */
@@ -32,17 +35,19 @@ export function workflowSourcesOption(): {
   workflowsPath: string;
   bundlerOptions: Pick<BundleOptions, 'preloadModules'>;
 } {
-  return { workflowsPath: require.resolve(WORKFLOWS_DIR), bundlerOptions: agentBundlerOptions() };
+  const workflowsPath = require.resolve(WORKFLOWS_DIR);
+  return { workflowsPath, bundlerOptions: agentBundlerOptions(workflowsPath) };
 }
 
 /** Bundles `workflowsPath` (by default the conversation workflows) with the project's bundler options. */
 export async function bundleAgentWorkflows(
   options: { workflowsPath?: string; logger?: BundleOptions['logger'] } = {},
 ): Promise<string> {
+  const workflowsPath = options.workflowsPath ?? require.resolve(WORKFLOWS_DIR);
   const { code } = await bundleWorkflowCode({
-    workflowsPath: options.workflowsPath ?? require.resolve(WORKFLOWS_DIR),
+    workflowsPath,
     logger: options.logger ?? quietLogger,
-    ...agentBundlerOptions(),
+    ...agentBundlerOptions(workflowsPath),
   });
   return code;
 }
