@@ -59,6 +59,7 @@ import type { AgentEvent } from '../shared/events';
 import type { Message } from '../shared/messages';
 import { type UserChoiceAnswer, UserChoiceAnswerSchema } from '../shared/rap';
 import { assertConversationId } from '../shared/ids';
+import { LOCAL_ACTIVITY_MARKER } from '../shared/local-activity-marker';
 import {
   ConversationEndedError,
   ConversationExistsError,
@@ -401,9 +402,9 @@ export class AgentClient {
   }
 
   /**
-   * Waits until a worker has taken the conversation's first workflow task (where the worker admits
-   * or refuses it), at most `waitMs`: `admitted`, `refused` with the worker's reason, or `untaken`
-   * when no worker took it in that time (one will check it when it does).
+   * Waits until a worker has admitted or refused the conversation (in its first workflow task), at
+   * most `waitMs`: `admitted`, `refused` with the worker's reason, or `untaken` when no worker
+   * decided in that time (one will check it when it does).
    */
   async admission(
     conversationId: string,
@@ -419,9 +420,20 @@ export class AgentClient {
       const { history } = await this.client.workflowService.getWorkflowExecutionHistory({
         namespace: this.client.options.namespace,
         execution: { workflowId: conversationId, runId: description.runId },
-        maximumPageSize: 8,
+        maximumPageSize: 64,
       });
-      if (history?.events?.some((event) => event.workflowTaskCompletedEventAttributes))
+      // The admission is the run's first local activity, and its marker is recorded by the task
+      // that acts on it (and fails the run on a refusal). A completed task alone says nothing: a
+      // worker completes a task that waits on a slow local activity to keep it alive.
+      const events = history?.events ?? [];
+      const closed = events.some(
+        (event) =>
+          event.workflowExecutionFailedEventAttributes || event.workflowExecutionTerminatedEventAttributes,
+      );
+      if (
+        !closed &&
+        events.some((event) => event.markerRecordedEventAttributes?.markerName === LOCAL_ACTIVITY_MARKER)
+      )
         return { admitted: true };
       if (Date.now() >= deadline) return { untaken: true };
       await new Promise((resolve) => setTimeout(resolve, 100));

@@ -1,5 +1,6 @@
 import type { Payload, PayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
+import { LOCAL_ACTIVITY_MARKER } from '../shared/local-activity-marker';
 import { isBudgetPauseId } from '../shared/budget';
 import { isDailyBudgetSpent } from '../shared/daily-budget';
 import { int64, timestampMs } from './history-numbers';
@@ -502,9 +503,6 @@ class TimelineBuilder {
     });
   }
 }
-
-/** What Temporal's SDKs record with a local activity's result, in its marker. */
-const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
 
 interface LocalActivityMarkerData {
   activity_type?: string;
