@@ -125,6 +125,36 @@ export default tseslint.config(
     },
   },
   {
+    // The workflow bundle's modules are instantiated once per worker thread and shared by every
+    // conversation it has cached (src/workflows/shared-module-graph.ts): what a module keeps at its
+    // top level must be constant. Temporal freezes what modules export, but a frozen Map or Set
+    // still accepts writes, and a top-level `let` is not frozen at all.
+    files: ['src/workflows/**/*.ts', 'src/shared/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...[
+          'Program > VariableDeclaration',
+          'Program > ExportNamedDeclaration > VariableDeclaration',
+        ].flatMap((declaration) => [
+          {
+            selector: `${declaration}[kind!="const"]`,
+            message: 'Module state is shared by every cached conversation: top-level bindings are const.',
+          },
+          {
+            selector: `${declaration} > VariableDeclarator:not([id.typeAnnotation.typeAnnotation.typeName.name=/^Readonly(Map|Set)$/]) > NewExpression[callee.name=/^(Map|Set|WeakMap|WeakSet)$/]`,
+            message:
+              'Module state is shared by every cached conversation, and a frozen Map or Set still accepts writes: type a top-level one ReadonlyMap or ReadonlySet.',
+          },
+        ]),
+        {
+          selector: 'PropertyDefinition[static=true][readonly!=true]',
+          message: 'Module state is shared by every cached conversation: static fields are readonly.',
+        },
+      ],
+    },
+  },
+  {
     // The one place workflow code reads the (deterministic) workflow time.
     files: ['src/workflows/workflow-time.ts'],
     rules: { 'no-restricted-properties': 'off' },

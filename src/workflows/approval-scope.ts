@@ -14,7 +14,7 @@ export interface ApprovalSubject {
 }
 
 /** Process actions that feed a running process: its stdin may be a shell, so they ask as `exec` does. */
-const PROCESS_INPUT_ACTIONS = new Set(['write']);
+const PROCESS_INPUT_ACTIONS: readonly string[] = ['write'];
 
 /**
  * Decides how one call is approved. Most calls: the tool's own mode, standing decisions per tool.
@@ -34,7 +34,11 @@ export function approvalSubject(
     const toolDefault = descriptor ? (descriptor.approval ?? defaultApprovalMode(descriptor.risk)) : fallback;
     return effectiveApprovalMode(settings, name, toolDefault);
   };
-  if (toolName === 'process' && typeof args.action === 'string' && PROCESS_INPUT_ACTIONS.has(args.action)) {
+  if (
+    toolName === 'process' &&
+    typeof args.action === 'string' &&
+    PROCESS_INPUT_ACTIONS.includes(args.action)
+  ) {
     return { mode: modeOf('exec', 'ask'), scope: 'exec' };
   }
   const descriptor = tools.get(toolName);

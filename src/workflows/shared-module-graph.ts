@@ -15,7 +15,10 @@
  * test/integration/shared-module-graph.test.ts (and the rest of the suite, which runs on this bundle).
  *
  * What a module keeps at its top level is shared by every conversation of the thread: such state must
- * be constant (a frozen `Set` or `Map` still accepts writes, so none may be written after load).
+ * be constant (a frozen `Set` or `Map` still accepts writes, so none may be written after load; lint
+ * refuses a top-level `let`, a writable `Map` or `Set` and a static field that is not readonly). A
+ * schema derived from a shared one (`extend`, `refine`, `describe`) is built at module load: zod
+ * copies the frozen original's internals to build it, which the freeze refuses.
  */
 import { z } from 'zod';
 
