@@ -73,11 +73,15 @@ function replacePatterns(value: object, seen: WeakSet<object>): void {
 
 /** Refuses `Object.freeze` (which Temporal's freeze tolerates in what it reaches) and answers as the pattern. */
 function unfreezablePattern(pattern: RegExp): RegExp {
+  // Methods are bound to the copy once each, not on every test a parse makes.
+  const bound = new Map<PropertyKey, unknown>();
   return new Proxy(new RegExp(pattern.source, pattern.flags), {
     preventExtensions: () => false,
     get(target, key) {
       const member: unknown = Reflect.get(target, key, target);
-      return typeof member === 'function' && key !== 'constructor' ? member.bind(target) : member;
+      if (typeof member !== 'function' || key === 'constructor') return member;
+      if (!bound.has(key)) bound.set(key, member.bind(target));
+      return bound.get(key);
     },
   });
 }

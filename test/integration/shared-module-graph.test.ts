@@ -85,6 +85,8 @@ test('every schema the shared modules export is frozen and still works in each w
       expect(probe.schemas).toBeGreaterThan(100);
       expect(probe.frozen).toBe(probe.schemas);
       expect(probe.refusals).toEqual([]);
+      // A pattern still decides after the freeze: zod tests it through the stand-in the freeze skips.
+      expect(probe.agentIds).toEqual({ valid: true, path: false });
     }
   } finally {
     await connection.close();

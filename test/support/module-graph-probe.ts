@@ -4,6 +4,7 @@
  * them. Bundled with durable-agent's workflows, so the graph it walks is theirs.
  */
 import { z } from 'zod';
+import { AgentIdSchema } from '../../src/shared/agent-id';
 import { exportedSchemas } from '../../src/workflows/shared-module-graph';
 
 export * from '../../src/workflows';
@@ -13,6 +14,8 @@ export interface ModuleGraphProbe {
   frozen: number;
   /** Each use a frozen schema refused, as "schema #index: use: message". */
   refusals: string[];
+  /** What a shared schema with a pattern (the agent id's) decided, for a valid id and a path. */
+  agentIds: { valid: boolean; path: boolean };
 }
 
 const FROZEN_WRITE = /not extensible|read.only|Cannot (define|assign|add|redefine)/;
@@ -45,5 +48,9 @@ export async function moduleGraphProbe(): Promise<ModuleGraphProbe> {
     schemas: schemas.length,
     frozen: schemas.filter((schema) => Object.isFrozen(schema)).length,
     refusals,
+    agentIds: {
+      valid: AgentIdSchema.safeParse('ops-team_1').success,
+      path: AgentIdSchema.safeParse('../etc').success,
+    },
   };
 }
