@@ -4,8 +4,8 @@
  * self-hosted cluster (`durable-agent cluster`: PostgreSQL and Temporal's four services) that the
  * run starts in a temporary directory and stops at its end. Each bench prints a table and writes
  * bench/results/<bench>.json; the run ends with bench/results/summary.md, the tables of
- * BENCHMARKS.md. Arguments: `--quick` (fewer turns, to try it out), `--only a,b` (bench names:
- * turn, fanout, throughput, control, history, replay, text, crash, uncached, peers, fairness, memory), `--no-cluster` (the
+ * docs/benchmarks/history.md (summed up in BENCHMARKS.md). Arguments: `--quick` (fewer turns, to
+ * try it out), `--only a,b` (bench names: turn, fanout, throughput, control, history, replay, text, crash, uncached, peers, fairness, memory), `--no-cluster` (the
  * embedded server only), `--server-config KEY=JSON` (a dynamic config value for every embedded
  * server the run starts, repeatable: for experiments; the cluster reads
  * deploy/dynamicconfig/durable-agent.yaml).
@@ -214,7 +214,7 @@ async function startRunCluster(
   }
 }
 
-/** The Markdown BENCHMARKS.md takes: the machine, then each bench's table. */
+/** The Markdown docs/benchmarks/history.md takes: the machine, then each bench's table. */
 function summaryMarkdown(
   about: ReturnType<typeof machine> & {
     temporal: string;

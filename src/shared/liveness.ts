@@ -4,7 +4,7 @@
  * step tried again elsewhere: the time a conversation stands still after its worker is killed is
  * about this plus the first retry interval and a second of the server's own. It tolerates a worker
  * whose event loop stalls for two seconds; the cost is one heartbeat RPC per second per running
- * activity, the same as with a longer timeout (BENCHMARKS.md, "Crash recovery").
+ * activity, the same as with a longer timeout (docs/benchmarks/history.md, "8. Crash recovery").
  */
 export const HEARTBEAT_TIMEOUT_MS = 3_000;
 

@@ -39,7 +39,7 @@ export interface DevServerOptions {
  * shard, and Temporal reads a shard's transfer queue (every workflow and activity task passes
  * through it on its way to a worker) at most 20 times a second, so under steady traffic each task
  * waited 35-50 ms there: 7 tasks a turn made a turn cost about 340 ms. At 1,000 reads a second the
- * wait is gone (BENCHMARKS.md, "Where a turn's time goes").
+ * wait is gone (docs/benchmarks/analysis.md, "Where a turn's time goes").
  */
 export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, unknown>> = {
   'history.transferProcessorMaxPollRPS': 1_000,
