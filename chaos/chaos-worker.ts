@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { ToolRegistry } from '../src/tools/registry';
 import { defineTool, textResult } from '../src/tools/tool';
 import { createAgentWorker } from '../src/worker/create-worker';
+import { connectWhenServing } from '../src/worker/server-readiness';
 
 const env = (name: string) => {
   const value = process.env[name];
@@ -56,25 +57,17 @@ const slowReadTool = defineTool({
   },
 });
 
-/**
- * A worker started again after a kill may find the frontend killed too: like a supervised worker,
- * it tries again until the frontend is back (bounded: a minute).
- */
-async function connectWhenServing(address: string): Promise<NativeConnection> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      return await NativeConnection.connect({ address });
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  }
-}
-
 async function main() {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
-  const connection = await connectWhenServing(env('TEMPORAL_ADDRESS'));
+  // A worker started again after a kill may find the frontend killed too: like a supervised worker,
+  // it waits until the server serves again (bounded: a minute).
+  const address = env('TEMPORAL_ADDRESS');
+  const connection = await connectWhenServing(() => NativeConnection.connect({ address }), {
+    address,
+    namespace: 'default',
+    timeoutMs: 60_000,
+    log: () => undefined,
+  });
   const worker = await createAgentWorker({
     connection,
     namespace: 'default',

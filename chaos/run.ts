@@ -37,6 +37,7 @@ import {
   startChaosCluster,
 } from './cluster-faults';
 import { type ModelFault, startFaultModel } from './fault-model';
+import { type SlowSample, slowSampleTable, watchForProgress } from './slow-samples';
 import { TRIAL_KINDS, type TrialResult, runTrial } from './trials';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -163,6 +164,7 @@ async function main() {
       });
       if (ready) {
         child.once('exit', () => {
+          if (child.pid !== undefined) killedPids.add(child.pid);
           if (killedByUs.has(child) || finished) return;
           workerCrashes++;
           restarting.add(slot);
@@ -195,15 +197,29 @@ async function main() {
     }
     return before;
   };
-  /** Fault to progress: until each conversation that was running records its next event. */
-  const measure = (before: Map<string, number>, faultAt: number, into: number[]) => {
+  /** Workers killed (by the harness or on their own): an activity or task last held by one waits for a timeout. */
+  const killedPids = new Set<number>();
+  const slowSamples: SlowSample[] = [];
+  /**
+   * Fault to progress: until each conversation that was running records its next event; one slower
+   * than 5 s is kept with what it was waiting for meanwhile.
+   */
+  const measure = (before: Map<string, number>, faultAt: number, into: number[], fault: string) => {
     const watcher = Promise.all(
       [...before].map(async ([id, seq]) => {
-        for (let waited = 0; waited < 120_000 && !finished; waited += 250) {
-          const now = await agent.status(id).catch(() => undefined);
-          if (now && now.lastSeq > seq) return into.push((Date.now() - faultAt) / 1_000);
-          await pause(250);
-        }
+        const sample = await watchForProgress({
+          id,
+          lastSeq: seq,
+          faultAt,
+          fault,
+          agent,
+          client,
+          killedPids,
+          finished: () => finished,
+        });
+        if (!sample) return;
+        into.push(sample.seconds);
+        if (sample.causes.length > 0) slowSamples.push(sample);
       }),
     );
     watchers.add(watcher);
@@ -226,11 +242,12 @@ async function main() {
       const killedAt = Date.now();
       const victim = workers[slot]!;
       killedByUs.add(victim);
+      if (victim.pid !== undefined) killedPids.add(victim.pid);
       victim.kill('SIGKILL');
       kills++;
       restarting.add(slot);
       void startWorker(slot).finally(() => restarting.delete(slot));
-      measure(before, killedAt, recovery.worker);
+      measure(before, killedAt, recovery.worker, 'worker kill');
     }
   })();
 
@@ -250,7 +267,7 @@ async function main() {
       await server!.stop();
       server = await startBenchServer({ dbFile, port });
       serverDowntime.push((Date.now() - killedAt) / 1_000);
-      measure(before, killedAt, recovery.server);
+      measure(before, killedAt, recovery.server, 'server kill');
     }
   })();
 
@@ -279,7 +296,7 @@ async function main() {
       await cluster!.fault(kind);
       faultsInjected++;
       // Watched from the fault on: a conversation may go on and end while the restart still waits.
-      measure(before, faultAt, record.toProgress);
+      measure(before, faultAt, record.toProgress, FAULT_LABEL[kind]);
       await pause(500 + random() * 4_500);
       record.restarted = await cluster!.restore();
       record.downSeconds = (Date.now() - faultAt) / 1_000;
@@ -376,6 +393,7 @@ async function main() {
       median: median(recovery.server),
       worst: Math.max(0, ...recovery.server),
     },
+    slowSamples: slowSamples.sort((a, b) => b.seconds - a.seconds),
     trialSeconds: {
       median: median(results.map((r) => r.seconds)),
       worst: Math.max(...results.map((r) => r.seconds)),
@@ -441,11 +459,13 @@ async function main() {
       : [`| server kill to progress, median / worst | ${seconds(summary.serverRestartToProgressSeconds)} |`]),
     `| trial time, median / worst | ${summary.trialSeconds.median.toFixed(1)} s / ${summary.trialSeconds.worst.toFixed(1)} s |`,
   ].join('\n');
+  const slowTable = slowSampleTable(summary.slowSamples);
   await writeFile(
     path.join(resultsDir, 'summary.md'),
-    `${table}\n\nseed ${seed}\n${summary.otherProblems.map((p) => `- ${p}`).join('\n')}\n`,
+    `${table}\n\n${slowTable}\n\nseed ${seed}\n${summary.otherProblems.map((p) => `- ${p}`).join('\n')}\n`,
   );
   console.log(table);
+  console.log(`\n${slowTable}`);
   for (const problem of summary.otherProblems) console.log(`- ${problem}`);
   for (const worker of workers) worker?.kill('SIGKILL');
   await connection.close();

@@ -1,7 +1,7 @@
 import { Client } from '@temporalio/client';
 import { type ConnectionSettings, connectionSettingsFromEnv } from '../shared/connection-settings';
 import { AgentClient } from '../client/agent-client';
-import type { Cleanups } from './cleanups';
+import { type Cleanups, log } from './cleanups';
 import { ensureServer, findRunningServer, processTracing } from './local-services';
 
 export interface ConnectedAgent {
@@ -25,7 +25,7 @@ export async function connectAgent(
   const address = startServer ? await ensureServer(settings, cleanups) : await findRunningServer(settings);
   const { connectClient } = await import('../worker/connect');
   const { agentDataConverter } = await import('../worker/data-converter');
-  const connection = await connectClient(settings, address);
+  const connection = await connectClient(settings, address, log);
   cleanups.last(() => connection.close());
   const tracing = await processTracing(cleanups);
   const client = new Client({

@@ -13,12 +13,21 @@ export const ConnectionSettingsSchema = z.object({
   tlsKeyPath: z.string().optional(),
   tlsCaPath: z.string().optional(),
   tlsServerName: z.string().optional(),
+  /** How long a worker or the CLI waits for a Temporal server that is still starting. */
+  serverWaitMs: z.number().int().min(0).default(60_000),
 });
 export type ConnectionSettings = z.infer<typeof ConnectionSettingsSchema>;
 
 const flag = (value: string | undefined) =>
   value === undefined || value === '' ? undefined : /^(1|true|yes)$/i.test(value);
 const text = (value: string | undefined) => (value === undefined || value === '' ? undefined : value);
+
+const wholeNumber = (env: NodeJS.ProcessEnv, name: string) => {
+  const value = text(env[name]);
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new Error(`${name} must be a whole number of milliseconds, got ${value}`);
+  return Number(value);
+};
 
 export function connectionSettingsFromEnv(env: NodeJS.ProcessEnv): ConnectionSettings {
   return ConnectionSettingsSchema.parse({
@@ -31,5 +40,6 @@ export function connectionSettingsFromEnv(env: NodeJS.ProcessEnv): ConnectionSet
     tlsKeyPath: text(env.TEMPORAL_TLS_KEY),
     tlsCaPath: text(env.TEMPORAL_TLS_CA),
     tlsServerName: text(env.TEMPORAL_TLS_SERVER_NAME),
+    serverWaitMs: wholeNumber(env, 'DURABLE_AGENT_SERVER_WAIT_MS'),
   });
 }

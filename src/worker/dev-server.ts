@@ -1,17 +1,17 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Connection, isGrpcServiceError } from '@temporalio/client';
-import { msToTs } from '@temporalio/common/lib/time';
-import { SEARCH_ATTRIBUTE_TYPES } from '../shared/search-attributes';
+import { Connection } from '@temporalio/client';
 import { childEnvironment } from '../tools/exec/child-environment';
-import { MAX_MEMBERSHIP_PORT, canBind, choosePort } from './cluster/cluster-ports';
 import { findOrBuildTemporalServer, findOrBuildTemporalUiServer } from './cluster/temporal-server-build';
-import { TEMPORAL_SERVICES, type TemporalService } from './cluster/temporal-services';
+import { preparedDataFile, recordPreparedDataFile } from './data-file-preparation';
+import { servicePorts } from './dev-server-ports';
 import { freePort } from './free-port';
-import { ensureSearchAttributes } from './search-attribute-registration';
+import { prepareNamespace } from './namespace-preparation';
+import { type ProcessExit, captureOutput, exitOf, killGroup, tailOf } from './server-process';
+import { startUiServer, waitForUi } from './temporal-ui-server';
 
 export interface DevServerOptions {
   port: number;
@@ -71,19 +71,41 @@ export interface RunningServer {
  * The embedded Temporal server: the Temporal server build the cluster runs too
  * (scripts/build-temporal-server.mjs), as one process with all four services on SQLite, configured
  * only through the environment its built-in config template reads; beside it, when `uiPort` is
- * given, Temporal's Web UI server (scripts/build-temporal-ui-server.mjs). Ready once the namespace
- * and the conversation search attributes are registered and the frontend serves them.
+ * given, Temporal's Web UI server (scripts/build-temporal-ui-server.mjs). Resolves once the
+ * namespace and the conversation search attributes are registered and the frontend serves them.
+ *
+ * On a data file, the port opens only once they are there: scripts, health checks and CI wait for
+ * the port and then use it. The first start on a data file that lacks them registers them on a
+ * port of its own, stops, and then starts on the port asked for. In memory, nobody but the caller
+ * can know the server, and it is told when the server is ready.
  */
 export async function startDevServer(options: DevServerOptions): Promise<RunningServer> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const build = await findOrBuildTemporalServer(process.env, log);
   const ui = options.uiPort !== undefined ? await findOrBuildTemporalUiServer(process.env, log) : undefined;
-  if (options.dbFile) await mkdir(path.dirname(options.dbFile), { recursive: true, mode: 0o700 });
-  // The server's other ports are picked free here, but another process can take one before the
-  // server binds it: then it starts again on others.
+  const namespace = options.namespace ?? 'default';
+  if (options.dbFile) {
+    await mkdir(path.dirname(options.dbFile), { recursive: true, mode: 0o700 });
+    if (!(await preparedDataFile(options.dbFile, namespace))) {
+      log(`Preparing ${options.dbFile} for namespace ${namespace} (once).`);
+      const preparing = await startOnFreePorts(async () =>
+        startServer({ ...options, port: await freePort(), uiPort: undefined }, build.server, undefined),
+      );
+      await preparing.stop();
+      await recordPreparedDataFile(options.dbFile, namespace);
+    }
+  }
+  return startOnFreePorts(() => startServer(options, build.server, ui?.uiServer));
+}
+
+/**
+ * The server's other ports are picked free before it starts, but another process can take one
+ * before the server binds it: then it starts again on others.
+ */
+async function startOnFreePorts(start: () => Promise<RunningServer>): Promise<RunningServer> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startServer(options, build.server, ui?.uiServer);
+      return await start();
     } catch (error) {
       if (!(error instanceof PortTakenError) || attempt >= PORT_ATTEMPTS) throw error;
     }
@@ -102,15 +124,20 @@ interface ServerFiles {
   cleanUp(): Promise<void>;
   /** The template's SQLite variables. */
   database: Record<string, string>;
+  /** A file of the server's beside its data (`temporal-<suffix>` in memory). */
+  beside(suffix: string): string;
 }
 
 async function serverFiles(dbFile: string | undefined): Promise<ServerFiles> {
   if (dbFile) {
     const base = dbFile.replace(/\.db$/, '');
+    const dir = path.dirname(dbFile);
     return {
-      dir: path.dirname(dbFile),
+      dir,
       cleanUp: async () => undefined,
       database: { DB: 'sqlite', DBNAME: dbFile, VISIBILITY_DBNAME: `${base}-visibility.db` },
+      // Beside a data file `temporal.db`: temporal-dynamic-config.yaml, temporal-ports.json.
+      beside: (suffix) => path.join(dir, `${path.basename(dbFile, '.db')}-${suffix}`),
     };
   }
   const dir = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-temporal-'));
@@ -126,70 +153,31 @@ async function serverFiles(dbFile: string | undefined): Promise<ServerFiles> {
       SQLITE_CACHE: 'shared',
       SQLITE_JOURNAL_MODE: 'memory',
     },
+    beside: (suffix) => path.join(dir, `temporal-${suffix}`),
   };
 }
 
-/** The services, each with a membership port of its own. */
-const SERVICES = TEMPORAL_SERVICES;
-type MembershipPorts = Record<TemporalService, number>;
-
-/**
- * The membership ports of the four services. Temporal stores membership ports in a smallint
- * (cluster-ports.ts), so they are counted up from a random point below that limit rather than
- * asked of the kernel; the random start keeps servers started at once apart. A server on a data
- * file takes the ports it had last time when they are free (kept in `portsFile`): the database
- * still lists the last run's members for a while, and a server whose members are not those takes
- * 10 s longer to stop.
- */
-async function membershipPorts(
-  frontendPort: number,
-  portsFile: string | undefined,
-): Promise<MembershipPorts> {
-  if (portsFile) {
-    const last = await readFile(portsFile, 'utf8').then(
-      (text) => JSON.parse(text) as Partial<Record<TemporalService, unknown>>,
-      () => undefined,
-    );
-    const ports = SERVICES.map((service) => last?.[service]);
-    const usable = (port: unknown): port is number =>
-      Number.isInteger(port) && (port as number) > 0 && (port as number) <= MAX_MEMBERSHIP_PORT;
-    if (
-      last &&
-      ports.every(usable) &&
-      new Set([...ports, frontendPort]).size === ports.length + 1 &&
-      (await Promise.all(ports.map((port) => canBind(port)))).every(Boolean)
-    ) {
-      return last as MembershipPorts;
-    }
-  }
-  const taken = new Set<number>([frontendPort]);
-  const start = 10_000 + Math.floor(Math.random() * 20_000);
-  const chosen = {} as MembershipPorts;
-  for (const service of SERVICES) {
-    chosen[service] = await choosePort(start, taken, MAX_MEMBERSHIP_PORT);
-    taken.add(chosen[service]);
-  }
-  if (portsFile) await writeFile(portsFile, `${JSON.stringify(chosen)}\n`, { mode: 0o600 });
-  return chosen;
-}
-
-/** The template's port variables: the frontend on `frontendPort`, the rest free ports. */
-async function servicePorts(
-  frontendPort: number,
-  portsFile: string | undefined,
-): Promise<Record<string, string>> {
-  const membership = await membershipPorts(frontendPort, portsFile);
+/** What the built-in config template reads: the database, the ports, the dynamic config file. */
+async function serverEnvironment(options: DevServerOptions, files: ServerFiles) {
+  const dynamicConfigPath = files.beside('dynamic-config.yaml');
+  await writeFile(dynamicConfigPath, dynamicConfigFile(options.dynamicConfig), { mode: 0o600 });
   return {
-    FRONTEND_GRPC_PORT: String(frontendPort),
-    FRONTEND_HTTP_PORT: String(await freePort()),
-    FRONTEND_MEMBERSHIP_PORT: String(membership.frontend),
-    HISTORY_GRPC_PORT: String(await freePort()),
-    HISTORY_MEMBERSHIP_PORT: String(membership.history),
-    MATCHING_GRPC_PORT: String(await freePort()),
-    MATCHING_MEMBERSHIP_PORT: String(membership.matching),
-    WORKER_GRPC_PORT: String(await freePort()),
-    WORKER_MEMBERSHIP_PORT: String(membership.worker),
+    ...files.database,
+    NUM_HISTORY_SHARDS: '1',
+    LOG_LEVEL: 'warn',
+    BIND_ON_IP: '127.0.0.1',
+    ...(await servicePorts(options.port, options.dbFile ? files.beside('ports.json') : undefined)),
+    DYNAMIC_CONFIG_FILE_PATH: dynamicConfigPath,
   };
+}
+
+/** The processes of one start: the server, and the Web UI server beside it when asked for. */
+interface ServerProcesses {
+  server: ChildProcess;
+  serverExit: ProcessExit;
+  ui?: { process: ChildProcess; exit: ProcessExit };
+  /** What they wrote last, where a failed start says why. */
+  output(): Promise<string>;
 }
 
 async function startServer(
@@ -200,184 +188,109 @@ async function startServer(
   const namespace = options.namespace ?? 'default';
   const address = `127.0.0.1:${options.port}`;
   const files = await serverFiles(options.dbFile);
-  // Beside a data file `temporal.db`: temporal-dynamic-config.yaml, temporal-ports.json.
-  const beside = (suffix: string) =>
-    path.join(files.dir, `${options.dbFile ? path.basename(options.dbFile, '.db') : 'temporal'}-${suffix}`);
-  const dynamicConfigPath = beside('dynamic-config.yaml');
-  await writeFile(dynamicConfigPath, dynamicConfigFile(options.dynamicConfig), { mode: 0o600 });
-  const environment = {
-    ...files.database,
-    NUM_HISTORY_SHARDS: '1',
-    LOG_LEVEL: 'warn',
-    BIND_ON_IP: '127.0.0.1',
-    ...(await servicePorts(options.port, options.dbFile ? beside('ports.json') : undefined)),
-    DYNAMIC_CONFIG_FILE_PATH: dynamicConfigPath,
-  };
-
-  // With a log file the server writes to it directly, so it can outlive this process (detach()).
-  const logFd = options.logFile ? openSync(options.logFile, 'a', 0o600) : undefined;
-  const stdio: ['ignore', 'pipe' | number, 'pipe' | number] =
-    logFd === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', logFd, logFd];
-  // No authorizer: the server listens on 127.0.0.1 only (the flag silences the server's warning).
-  // No config file: in a directory without a config/ folder the server reads its built-in template.
-  const child = spawn(serverProgram, ['--allow-no-auth', 'start'], {
-    cwd: files.dir,
-    // The server needs none of this process's settings or secrets (model key, blob store
-    // credentials); its environment is its whole configuration.
-    env: { ...childEnvironment(process.env), ...environment },
-    stdio,
-  });
-  const recent = logFd === undefined ? captureOutput(child) : undefined;
-  const serverExit = exitOf(child);
-
-  let uiProcess: ChildProcess | undefined;
-  let uiExit: ReturnType<typeof exitOf> | undefined;
-  if (uiProgram && options.uiPort !== undefined && child.pid !== undefined) {
-    uiProcess = await startUiServer(uiProgram, files.dir, child.pid, {
-      address,
-      namespace,
-      uiPort: options.uiPort,
-      codecEndpoint: options.uiCodecEndpoint,
-      stdio,
-    });
-    if (recent) recent.follow(uiProcess);
-    uiExit = exitOf(uiProcess);
-  }
-  if (logFd !== undefined) closeSync(logFd);
-  const output = async () => (recent ? recent.text() : await tailOf(options.logFile!));
-
-  const stopAll = async () => {
-    // The Web UI runs in a process group of its own, with the shell that ends it with the server.
-    if (uiProcess?.pid !== undefined && !uiExit?.exited()) killGroup(uiProcess.pid, 'SIGTERM');
-    if (!serverExit.exited()) {
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await serverExit.done;
-      clearTimeout(timer);
-    }
-    if (uiExit && !uiExit.exited()) {
-      const timer = setTimeout(() => killGroup(uiProcess!.pid!, 'SIGKILL'), 5_000);
-      await uiExit.done;
-      clearTimeout(timer);
-    }
-    await files.cleanUp();
-  };
-
+  const processes = await spawnProcesses(options, files, serverProgram, uiProgram, address, namespace);
   try {
-    await waitUntilReady(address, namespace, options.readyTimeoutMs ?? 60_000, () =>
-      serverExit.exited() ? `the server ${serverExit.exited()}` : undefined,
+    const timeoutMs = options.readyTimeoutMs ?? 60_000;
+    const serverExited = processes.serverExit.exited;
+    await waitUntilReady(address, namespace, timeoutMs, () =>
+      serverExited() ? `the server ${serverExited()}` : undefined,
     );
-    if (options.uiPort !== undefined && uiExit) {
-      await waitForUi(options.uiPort, options.readyTimeoutMs ?? 60_000, () =>
+    if (options.uiPort !== undefined && processes.ui) {
+      const uiExit = processes.ui.exit;
+      await waitForUi(options.uiPort, timeoutMs, () =>
         uiExit.exited() ? `the Web UI server ${uiExit.exited()}` : undefined,
       );
     }
   } catch (error) {
-    child.kill('SIGKILL');
-    if (uiProcess?.pid !== undefined) killGroup(uiProcess.pid, 'SIGKILL');
-    await serverExit.done;
-    const said = await output();
+    processes.server.kill('SIGKILL');
+    if (processes.ui?.process.pid !== undefined) killGroup(processes.ui.process.pid, 'SIGKILL');
+    await processes.serverExit.done;
+    const said = await processes.output();
     await files.cleanUp();
     const message = `Temporal server did not start: ${(error as Error).message}\n${said}`;
     throw /bind: address already in use/.test(said) ? new PortTakenError(message) : new Error(message);
   }
   return {
     address,
-    pid: child.pid,
+    pid: processes.server.pid,
     detach() {
-      child.unref();
-      uiProcess?.unref();
+      processes.server.unref();
+      processes.ui?.process.unref();
     },
-    stop: stopAll,
+    stop: () => stopProcesses(processes, files),
   };
 }
 
-/**
- * Temporal's Web UI server for the frontend at `address`, on 127.0.0.1:`uiPort`, run by a shell
- * that ends it once the server process `serverPid` is gone (however it ends: stop(), a crash, a
- * kill by another process after detach()). Its configuration is written beside the server's.
- */
-async function startUiServer(
-  program: string,
-  dir: string,
-  serverPid: number,
-  settings: {
-    address: string;
-    namespace: string;
-    uiPort: number;
-    codecEndpoint: string | undefined;
-    stdio: ['ignore', 'pipe' | number, 'pipe' | number];
-  },
-): Promise<ChildProcess> {
-  const configDir = path.join(dir, 'temporal-ui-config');
-  await mkdir(configDir, { recursive: true, mode: 0o700 });
-  const origins = [`http://127.0.0.1:${settings.uiPort}`, `http://localhost:${settings.uiPort}`];
-  // JSON is YAML: the UI server reads this as its `embedded` environment's config.
-  const config = {
-    host: '127.0.0.1',
-    port: settings.uiPort,
-    temporalGrpcAddress: settings.address,
-    enableUi: true,
-    defaultNamespace: settings.namespace,
-    // The page is served over plain HTTP on loopback, as the CLI's dev server served it.
-    cors: { cookieInsecure: true, allowOrigins: origins },
-    codec: { endpoint: settings.codecEndpoint ?? '' },
-    disableNewsFetch: true,
-    notifyOnNewVersion: false,
-    hideLogs: true,
-  };
-  await writeFile(path.join(configDir, 'embedded.yaml'), `${JSON.stringify(config, null, 2)}\n`, {
-    mode: 0o600,
+/** Starts the server process, and the Web UI server beside it when `uiProgram` and a port are given. */
+async function spawnProcesses(
+  options: DevServerOptions,
+  files: ServerFiles,
+  serverProgram: string,
+  uiProgram: string | undefined,
+  address: string,
+  namespace: string,
+): Promise<ServerProcesses> {
+  const environment = await serverEnvironment(options, files);
+  // With a log file the server writes to it directly, so it can outlive this process (detach()).
+  const logFd = options.logFile ? openSync(options.logFile, 'a', 0o600) : undefined;
+  const stdio: ['ignore', 'pipe' | number, 'pipe' | number] =
+    logFd === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', logFd, logFd];
+  // No authorizer: the server listens on 127.0.0.1 only (the flag silences the server's warning).
+  // No config file: in a directory without a config/ folder the server reads its built-in template.
+  const server = spawn(serverProgram, ['--allow-no-auth', 'start'], {
+    cwd: files.dir,
+    // The server needs none of this process's settings or secrets (model key, blob store
+    // credentials); its environment is its whole configuration.
+    env: { ...childEnvironment(process.env), ...environment },
+    stdio,
   });
-  const watcher = [
-    '"$0" --root "$1" --config temporal-ui-config --env embedded start &',
-    'ui=$!',
-    'trap \'kill "$ui" 2>/dev/null; exit 0\' TERM INT',
-    'while kill -0 "$2" 2>/dev/null && kill -0 "$ui" 2>/dev/null; do sleep 1; done',
-    'kill "$ui" 2>/dev/null',
-    'wait "$ui"',
-  ].join('\n');
-  const child = spawn('/bin/sh', ['-c', watcher, program, dir, String(serverPid)], {
-    cwd: dir,
-    env: childEnvironment(process.env),
-    // A group of its own: stop() ends the shell and the UI server together.
-    detached: true,
-    stdio: settings.stdio,
-  });
-  child.on('error', () => undefined);
-  return child;
-}
-
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  const recent = logFd === undefined ? captureOutput(server) : undefined;
+  const serverExit = exitOf(server);
+  let ui: ServerProcesses['ui'];
+  if (uiProgram && options.uiPort !== undefined && server.pid !== undefined) {
+    const uiProcess = await startUiServer(uiProgram, files.dir, server.pid, {
+      address,
+      namespace,
+      uiPort: options.uiPort,
+      codecEndpoint: options.uiCodecEndpoint,
+      stdio,
+    });
+    recent?.follow(uiProcess);
+    ui = { process: uiProcess, exit: exitOf(uiProcess) };
   }
+  if (logFd !== undefined) closeSync(logFd);
+  return {
+    server,
+    serverExit,
+    ...(ui ? { ui } : {}),
+    output: async () => (recent ? recent.text() : await tailOf(options.logFile!)),
+  };
 }
 
-/** A child's exit: `exited()` says how once it has, `done` resolves then. */
-function exitOf(child: ChildProcess): { exited: () => string | undefined; done: Promise<void> } {
-  let how: string | undefined = child.exitCode !== null ? `exited with code ${child.exitCode}` : undefined;
-  const done = new Promise<void>((resolve) => {
-    if (how) return resolve();
-    child.once('exit', (code, signal) => {
-      how = `exited with ${signal ?? `code ${code}`}`;
-      resolve();
-    });
-    child.once('error', (error) => {
-      how = `could not run: ${error.message}`;
-      resolve();
-    });
-  });
-  return { exited: () => how, done };
+/** SIGTERM, SIGKILL after a grace period; the Web UI with its watching shell. */
+async function stopProcesses(processes: ServerProcesses, files: ServerFiles): Promise<void> {
+  const { server, serverExit, ui } = processes;
+  // The Web UI runs in a process group of its own, with the shell that ends it with the server.
+  if (ui?.process.pid !== undefined && !ui.exit.exited()) killGroup(ui.process.pid, 'SIGTERM');
+  if (!serverExit.exited()) {
+    server.kill('SIGTERM');
+    const timer = setTimeout(() => server.kill('SIGKILL'), 10_000);
+    await serverExit.done;
+    clearTimeout(timer);
+  }
+  if (ui && !ui.exit.exited()) {
+    const timer = setTimeout(() => killGroup(ui.process.pid!, 'SIGKILL'), 5_000);
+    await ui.exit.done;
+    clearTimeout(timer);
+  }
+  await files.cleanUp();
 }
 
 /**
  * Waits until the frontend answers, then registers the namespace and the conversation search
- * attributes, and waits until a visibility query on those attributes is served: the services see
- * a namespace's new attributes when they next reload their namespaces (every 2 s), and a
- * conversation that set them before would fail its workflow task.
+ * attributes and waits until they are served (the services see a namespace's new attributes when
+ * they next reload their namespaces, every 2 s, and a conversation that set them before would fail
+ * its workflow task).
  */
 async function waitUntilReady(
   address: string,
@@ -387,23 +300,13 @@ async function waitUntilReady(
 ) {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
-  let registered = false;
   while (Date.now() < deadline) {
     const why = exited();
     if (why) throw new Error(why);
     try {
       const connection = await Connection.connect({ address, connectTimeout: 1_000 });
       try {
-        if (!registered) {
-          await registerNamespace(connection, namespace);
-          await registerSearchAttributes(connection, namespace);
-          registered = true;
-        }
-        await connection.workflowService.listWorkflowExecutions({
-          namespace,
-          pageSize: 1,
-          query: READY_QUERY,
-        });
+        await prepareNamespace(connection, namespace, RETENTION);
         return;
       } finally {
         await connection.close();
@@ -416,72 +319,4 @@ async function waitUntilReady(
   throw new Error(
     `no answer on ${address} within ${timeoutMs} ms (${(lastError as Error)?.message ?? 'no error'})`,
   );
-}
-
-/** A query the frontend refuses until it knows every conversation search attribute. */
-const READY_QUERY = Object.keys(SEARCH_ATTRIBUTE_TYPES)
-  .map((name) => `${name} IS NULL`)
-  .join(' AND ');
-
-/** gRPC's ALREADY_EXISTS. */
-const ALREADY_EXISTS = 6;
-
-async function registerNamespace(connection: Connection, namespace: string): Promise<void> {
-  try {
-    await connection.workflowService.registerNamespace({
-      namespace,
-      workflowExecutionRetentionPeriod: msToTs(RETENTION),
-    });
-  } catch (error) {
-    if (!isGrpcServiceError(error) || error.code !== ALREADY_EXISTS) throw error;
-  }
-}
-
-async function registerSearchAttributes(connection: Connection, namespace: string): Promise<void> {
-  let why = '';
-  if (!(await ensureSearchAttributes(connection, namespace, (message) => (why = message)))) {
-    throw new Error(why);
-  }
-}
-
-/** Waits until the Web UI answers on 127.0.0.1:`port`. */
-async function waitForUi(port: number, timeoutMs: number, exited: () => string | undefined) {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  while (Date.now() < deadline) {
-    const why = exited();
-    if (why) throw new Error(why);
-    try {
-      const response = await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(2_000) });
-      await response.arrayBuffer();
-      if (response.ok) return;
-      lastError = new Error(`HTTP ${response.status}`);
-    } catch (error) {
-      lastError = error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(
-    `the Web UI did not answer on 127.0.0.1:${port} within ${timeoutMs} ms (${(lastError as Error)?.message ?? 'no error'})`,
-  );
-}
-
-/** The last 8 KB the server (and the Web UI server) wrote. */
-function captureOutput(child: ChildProcess): { text: () => string; follow: (other: ChildProcess) => void } {
-  let recent = '';
-  const keep = (chunk: Buffer) => {
-    recent = (recent + chunk.toString()).slice(-8_192);
-  };
-  const follow = (other: ChildProcess) => {
-    other.stdout?.on('data', keep);
-    other.stderr?.on('data', keep);
-  };
-  follow(child);
-  return { text: () => recent, follow };
-}
-
-/** The end of the server's log file, where a failed start says why. */
-async function tailOf(file: string): Promise<string> {
-  const text = await readFile(file, 'utf8').catch(() => '');
-  return text.slice(-4_096);
 }

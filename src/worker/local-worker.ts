@@ -81,7 +81,7 @@ export async function startWorkerFromEnv(
     ...moreSources,
   ]);
   const circuitBreakers = new ToolCircuitBreakers(circuitBreakerSettingsFromEnv(env));
-  const connection = await connectWorker(settings, address);
+  const connection = await connectWorker(settings, address, log);
   const searchAttributes = await ensureSearchAttributes(connection, settings.namespace, log);
   const worker = await createAgentWorker({
     connection,

@@ -1,3 +1,4 @@
+import { isGrpcServiceError } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
 import { SEARCH_ATTRIBUTE_TYPES } from '../shared/search-attributes';
@@ -7,33 +8,45 @@ const INDEXED_TYPE = {
   Datetime: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_DATETIME,
 } as const;
 
+/** gRPC's ALREADY_EXISTS: another process registered the same attribute first. */
+const ALREADY_EXISTS = 6;
 /**
- * Makes sure the server knows the conversation search attributes, registering the missing ones.
- * True when all are there with the right types: only then do conversations set them (setting an
- * unknown one would fail every workflow task). False, with the reason logged, when the server
- * refuses (a namespace the worker may not administer): conversations then run without them.
+ * How long newly registered attributes may take to be served: each service sees them when it
+ * next reloads its namespaces (every 2 s by default).
+ */
+const SERVED_WITHIN_MS = 10_000;
+
+/** A visibility query the frontend refuses until it knows every conversation search attribute. */
+const SEARCH_ATTRIBUTES_QUERY = Object.keys(SEARCH_ATTRIBUTE_TYPES)
+  .map((name) => `${name} IS NULL`)
+  .join(' AND ');
+
+/**
+ * Makes sure the server knows the conversation search attributes, registering the missing ones,
+ * and waits until they are served. True when all are there with the right types: only then do
+ * conversations set them (setting an unknown one would fail every workflow task). False, with the
+ * reason logged, when the server refuses (a namespace the worker may not administer): conversations
+ * then run without them. Another process registering them at the same moment (a server finishing
+ * its start) is no refusal.
  */
 export async function ensureSearchAttributes(
-  connection: Pick<NativeConnection, 'operatorService'>,
+  connection: Pick<NativeConnection, 'operatorService' | 'workflowService'>,
   namespace: string,
   log: (message: string) => void,
 ): Promise<boolean> {
   try {
-    const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
-    const missing: Record<string, temporal.api.enums.v1.IndexedValueType> = {};
-    for (const [name, type] of Object.entries(SEARCH_ATTRIBUTE_TYPES)) {
-      const existing = customAttributes?.[name];
-      if (existing === undefined) missing[name] = INDEXED_TYPE[type];
-      else if (existing !== INDEXED_TYPE[type]) {
-        log(
-          `search attribute ${name} is registered with another type than ${type}: conversations will not set search attributes`,
-        );
-        return false;
+    for (let attempt = 1; ; attempt++) {
+      const missing = await missingSearchAttributes(connection, namespace, log);
+      if (missing === 'conflict') return false;
+      if (Object.keys(missing).length === 0) break;
+      try {
+        await connection.operatorService.addSearchAttributes({ namespace, searchAttributes: missing });
+        break;
+      } catch (error) {
+        if (!isGrpcServiceError(error) || error.code !== ALREADY_EXISTS || attempt >= 3) throw error;
       }
     }
-    if (Object.keys(missing).length > 0) {
-      await connection.operatorService.addSearchAttributes({ namespace, searchAttributes: missing });
-    }
+    await searchAttributesServed(connection, namespace);
     return true;
   } catch (error) {
     log(
@@ -41,5 +54,48 @@ export async function ensureSearchAttributes(
         `${(error as Error).message}; conversations run without them`,
     );
     return false;
+  }
+}
+
+/** The conversation attributes the namespace lacks, or 'conflict' (logged) when one has another type. */
+async function missingSearchAttributes(
+  connection: Pick<NativeConnection, 'operatorService'>,
+  namespace: string,
+  log: (message: string) => void,
+): Promise<Record<string, temporal.api.enums.v1.IndexedValueType> | 'conflict'> {
+  const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
+  const missing: Record<string, temporal.api.enums.v1.IndexedValueType> = {};
+  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTE_TYPES)) {
+    const existing = customAttributes?.[name];
+    if (existing === undefined) missing[name] = INDEXED_TYPE[type];
+    else if (existing !== INDEXED_TYPE[type]) {
+      log(
+        `search attribute ${name} is registered with another type than ${type}: conversations will not set search attributes`,
+      );
+      return 'conflict';
+    }
+  }
+  return missing;
+}
+
+/** Waits until a visibility query on every conversation attribute is served; throws after SERVED_WITHIN_MS. */
+export async function searchAttributesServed(
+  connection: Pick<NativeConnection, 'workflowService'>,
+  namespace: string,
+  withinMs = SERVED_WITHIN_MS,
+): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    try {
+      await connection.workflowService.listWorkflowExecutions({
+        namespace,
+        pageSize: 1,
+        query: SEARCH_ATTRIBUTES_QUERY,
+      });
+      return;
+    } catch (error) {
+      if (Date.now() >= deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
   }
 }

@@ -26,7 +26,8 @@ import type { WorkerFloors } from '../../src/shared/worker-floors';
 import type { WebhookConfig } from '../../src/shared/webhooks';
 
 let runtimeInstalled = false;
-function quietRuntime() {
+/** The SDK runtime with only errors logged, installed once per test file. */
+export function quietRuntime() {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   try {

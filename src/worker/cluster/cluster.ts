@@ -5,7 +5,7 @@ import path from 'node:path';
 import { isListening } from '../free-port';
 import { serviceEnvironment } from './cluster-config';
 import { type ClusterFiles, clusterFiles } from './cluster-files';
-import { type FrontendHealth, frontendHealth, prepareNamespace } from './cluster-frontend';
+import { type FrontendHealth, frontendHealth, prepareClusterNamespace } from './cluster-frontend';
 import { lockCluster } from './cluster-lock';
 import { FIRST_PORT, MAX_MEMBERSHIP_PORT, canBind, choosePort } from './cluster-ports';
 import { logTail } from './cluster-processes';
@@ -113,7 +113,7 @@ export async function startCluster(options: ClusterOptions & { port?: number }):
     });
     releaseStarting();
     releaseStarting = undefined;
-    await prepareNamespace(address, NAMESPACE, log);
+    await prepareClusterNamespace(address, NAMESPACE, log);
     log(`Temporal cluster ready on ${address} (${files.dir}).`);
     return address;
   } finally {
