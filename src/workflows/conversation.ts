@@ -15,6 +15,7 @@ import { admissionActivities, noticeActivities } from './activity-proxies';
 import { compactIfNeeded } from './compaction';
 import type { ConversationInput } from './conversation-carry';
 import { ConversationEntity, userMessageOf } from './conversation-entity';
+import { installHandlers } from './conversation-handlers';
 import type { PausedRun } from './run-context';
 import { runTurnLoop } from './turn-loop';
 import { ConversationVisibility } from './conversation-visibility';
@@ -41,8 +42,8 @@ export interface ConversationResult {
 /**
  * One conversation, for as long as it lasts: idle between runs, a run per user message (messages
  * that arrive during a run queue and are taken together by the next run), ended by `end` or
- * after `idleTimeoutMs` without a message. Its state and handlers are the ConversationEntity;
- * this is the loop that waits, runs and hands over.
+ * after `idleTimeoutMs` without a message. Its state is the ConversationEntity, its handlers are
+ * registered by `installHandlers`; this is the loop that waits, runs and hands over.
  *
  * On versioned workers each execution is pinned to the build it started on, and hands over to the
  * deployment's current build between two runs once Temporal says that build has changed: a run
@@ -77,7 +78,7 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
   const { conversationId, transcript, events, queue, approvals, compactionRequests, rap, budget } = self;
   // Before any signal: a scheduled conversation's prompt comes first. Never carried by continue-as-new.
   if (initialMessage) queue.push(userMessageOf(initialMessage.data));
-  self.installHandlers();
+  installHandlers(self);
 
   // Runs from before the default bound keep to what their options said, so their histories replay.
   const maxHistoryEvents =
