@@ -6,12 +6,6 @@ import type { PausedRun, RunContext } from './run-context';
 import type { RunControl } from './run-control';
 import { runTurnLoop } from './turn-loop';
 
-/** How a run finished and its answer: what a sub-agent's parent reads of the conversation's last run. */
-export interface FinishedRun {
-  outcome?: RunFinishedOutcome;
-  answer?: string;
-}
-
 /**
  * One run of the conversation, in a scope steer and abort reach: the turn loop over the messages
  * queued so far, or the run the previous execution paused between two turns (`resumed`). A run
@@ -41,6 +35,12 @@ export async function oneRun(
   if (paused) return handOver.now(paused);
   self.runEnded(control);
   return lastFinished(self.events.after(seqBefore));
+}
+
+/** How a run finished and its answer: what a sub-agent's parent reads of the conversation's last run. */
+export interface FinishedRun {
+  outcome?: RunFinishedOutcome;
+  answer?: string;
 }
 
 /** What a run works with: the conversation's state, the worker's tools, and its own control. */
