@@ -1,55 +1,20 @@
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  CancellationScope,
-  condition,
-  patched,
-  setHandler,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { CancellationScope, patched, workflowInfo } from '@temporalio/workflow';
 import type { z } from 'zod';
 import { DEFAULT_AGENT_ID } from '../shared/agent-id';
-import { type ApprovalDecision, ApprovalDecisionSchema } from '../shared/approvals';
-import type { CompactionReceipt } from '../shared/compaction';
-import { MAX_EVENTS_KEPT, TRANSCRIPT_PAGE_BYTES } from '../shared/constants';
-import {
-  AbortInputSchema,
-  type ApprovalModeInput,
-  ApprovalModeInputSchema,
-  type ConversationStatus,
-  type ConversationStatusSummary,
-  type SteerReceipt,
-  type UserMessageInput,
-  UserMessageInputSchema,
-  abortSignal,
-  abortUpdate,
-  answerUserChoiceUpdate,
-  approveSignal,
-  approveUpdate,
-  compactUpdate,
-  endSignal,
-  eventsQuery,
-  pendingApprovalsQuery,
-  rapMessageSignal,
-  rapSubscriptionsQuery,
-  rapViewsQuery,
-  setApprovalModeUpdate,
-  stateQuery,
-  statusQuery,
-  steerSignal,
-  steerUpdate,
-  transcriptPageQuery,
-  userMessageSignal,
+import { MAX_EVENTS_KEPT } from '../shared/constants';
+import type {
+  ApprovalModeInput,
+  ConversationStatus,
+  ConversationStatusSummary,
+  UserMessageInput,
 } from '../shared/conversation-api';
 import type { ConversationOptions } from '../shared/conversation-options';
 import type { Admission } from '../shared/worker-floors';
 import type { UserMessage } from '../shared/messages';
 import { schemaProblems } from '../shared/schema-problems';
-import { signedApprovalModeText } from '../shared/signed-decisions';
-import { type RapNotice, RapConversationMessageSchema, UserChoiceAnswerSchema } from '../shared/rap';
+import type { RapNotice } from '../shared/rap';
 import type { ToolDescriptor } from '../shared/tool-descriptor';
 import { noticeActivities } from './activity-proxies';
-import { setUpdateHandlerHeldOnReplay } from './held-on-replay';
 import { ApprovalBook } from './approval-book';
 import { CompactionRequests } from './compaction';
 import { ConversationBudget } from './conversation-budget';
@@ -67,9 +32,6 @@ import { workflowTime } from './workflow-time';
 /** Marks executions whose model calls consult and report to their agent's daily ledger. */
 const AGENT_DAILY_BUDGET_PATCH = 'agent-daily-budget';
 
-/** How much each approval mode asks for: a change to a lower one is a decision. */
-const MODE_STRICTNESS: Record<ApprovalModeInput['mode'], number> = { auto: 0, default: 1, ask: 2 };
-
 /** Events handed to the next run, so watchers and the `state` query still see recent history. */
 const EVENTS_CARRIED = 100;
 
@@ -86,10 +48,8 @@ export function userMessageOf(input: UserMessageInput): UserMessage {
 
 /**
  * One conversation's state: its transcript, events, queued messages, run state, approvals, RAP
- * state and compaction requests, and every signal, update and query that reaches it, registered
- * in `installHandlers`. Steer, abort and approve come both as signals (for senders that only have
- * the Temporal CLI) and as updates whose validators refuse what the signal would ignore, so a
- * refused request never touches state or history.
+ * state and compaction requests. Every signal, update and query that reaches it is registered by
+ * `installHandlers` (conversation-handlers.ts) and changes it through what it offers here.
  */
 export class ConversationEntity {
   readonly conversationId = workflowInfo().workflowId;
@@ -99,28 +59,26 @@ export class ConversationEntity {
   readonly approvals: ApprovalBook;
   /** The signature rules for approvals and policy changes alike, and the signatures already spent. */
   readonly signatures: DecisionSignatures;
-  /** Set once the approval mode was changed in this execution: the next one is started with the new mode. */
-  approvalModeChanged = false;
   readonly compactionRequests = new CompactionRequests();
   readonly budget: ConversationBudget;
   readonly rap: RapThread;
   private state: ConversationStatus;
   private runs: number;
-  endRequested: boolean;
+  private endAsked: boolean;
+  private modeChanged = false;
   /** The run in progress, if any. */
   private running: RunControl | undefined;
   /** The worker's tools, listed once per execution. */
   private workerToolListing: ReadonlyMap<string, ToolDescriptor> | undefined;
   /** Deliveries to the worker's webhooks, when it has any. */
   private webhooks: WebhookOutbox | undefined;
-  /** The worker's admission has given its rules (approvers' keys, floors) to this execution. */
-  private workerRulesKnown = false;
+  private rulesKnown = false;
 
   constructor(
     readonly options: ConversationOptions,
     private readonly carried: CarriedConversation | undefined,
     /** How signals and updates are read: strictly, or as runs recorded before that read them. */
-    private readonly inputs: InputParsing,
+    readonly inputs: InputParsing,
   ) {
     // A run paused between two turns to continue as new is still in progress: the new execution
     // says so from its first moment, before the worker's admission and the resumed turn.
@@ -129,7 +87,7 @@ export class ConversationEntity {
     this.events = new EventLog(MAX_EVENTS_KEPT, carried?.events);
     this.queue = [...(carried?.queue ?? [])];
     this.runs = carried?.runCount ?? 0;
-    this.endRequested = carried?.endRequested ?? false;
+    this.endAsked = carried?.endRequested ?? false;
     this.signatures = new DecisionSignatures(carried?.usedSignatures);
     this.approvals = new ApprovalBook(
       this.conversationId,
@@ -144,6 +102,32 @@ export class ConversationEntity {
 
   get status(): ConversationStatus {
     return this.state;
+  }
+
+  /** `end` was asked for: the conversation ends once the run in progress, if any, is over. */
+  get endRequested(): boolean {
+    return this.endAsked;
+  }
+
+  requestEnd(): void {
+    this.endAsked = true;
+  }
+
+  /** The worker's admission has given its rules (approvers' keys, floors) to this execution. */
+  get workerRulesKnown(): boolean {
+    return this.rulesKnown;
+  }
+
+  /** The approval mode was changed in this execution: the next one is started with the new mode. */
+  get approvalModeChanged(): boolean {
+    return this.modeChanged;
+  }
+
+  /** A checked change of the approval mode: its signature, if it needed one, is spent. */
+  changeApprovalMode(mode: ApprovalModeInput['mode'], signature: CheckedSignature | undefined): void {
+    this.approvals.setMode(mode === 'default' ? undefined : mode);
+    this.signatures.spend(signature);
+    this.modeChanged = true;
   }
 
   /** Runs so far, the one in progress included. */
@@ -173,7 +157,7 @@ export class ConversationEntity {
   admitted(admission: Extract<Admission, { admitted: true }>): void {
     this.approvals.enforce(admission);
     this.signatures.requireKeys(admission.approverKeys);
-    this.workerRulesKnown = true;
+    this.rulesKnown = true;
     // Only where the worker has a daily budget for the agent: other conversations schedule as before.
     if (admission.dailyTokenBudget !== undefined && patched(AGENT_DAILY_BUDGET_PATCH)) {
       this.budget.holdToDailyBudget(this.options.agentId ?? DEFAULT_AGENT_ID, admission.dailyTokenBudget);
@@ -262,7 +246,7 @@ export class ConversationEntity {
       standingApprovals: this.approvals.standingDecisions(),
       queue: this.queue.splice(0),
       runCount: this.runs,
-      endRequested: this.endRequested,
+      endRequested: this.endAsked,
       continuations: (this.carried?.continuations ?? 0) + 1,
       rap: this.rap.carry(),
       ...(paused ? { paused } : {}),
@@ -272,191 +256,15 @@ export class ConversationEntity {
     };
   }
 
-  installHandlers(): void {
-    setHandler(userMessageSignal, (message) => {
-      const parsed = this.inputs.safeParse(UserMessageInputSchema, message);
-      if (!parsed.success) {
-        this.ignored('userMessage', parsed.error.message);
-        return;
-      }
-      this.queue.push(userMessageOf(parsed.data));
-    });
-    setHandler(endSignal, () => {
-      this.endRequested = true;
-    });
-
-    const checkSteer = (input: unknown): UserMessageInput => {
-      if (this.ending) throw new Error('the conversation is ending');
-      return this.parse(UserMessageInputSchema, input);
-    };
-    const steer = (input: UserMessageInput): SteerReceipt => {
-      const message = userMessageOf(input);
-      const run = this.current;
-      if (run) run.steer(message);
-      else this.queue.push(message);
-      return { messageId: message.messageId, interrupting: run !== undefined };
-    };
-    setHandler(steerSignal, (input) => this.signalled('steer', () => steer(checkSteer(input))));
-    setHandler(steerUpdate, steer, { validator: (input) => void checkSteer(input) });
-
-    const checkAbort = (input: unknown) => {
-      const run = this.current;
-      if (!run) throw new Error('no run is in progress');
-      return { run, reason: this.parse(AbortInputSchema, input ?? {}) };
-    };
-    const abort = (input: unknown) => {
-      const { run, reason } = checkAbort(input);
-      run.abort(reason);
-      return { run: run.run };
-    };
-    setHandler(abortSignal, (input) => this.signalled('abort', () => abort(input)));
-    setUpdateHandlerHeldOnReplay(
-      abortUpdate,
-      abort,
-      (input) => void checkAbort(input),
-      () => this.current !== undefined,
-    );
-
-    const checkApproval = (input: unknown): ApprovalDecision => {
-      const decision = this.parse(ApprovalDecisionSchema, input);
-      this.approvals.check(decision);
-      return decision;
-    };
-    const approve = (input: unknown) => this.approvals.apply(checkApproval(input));
-    setHandler(approveSignal, (input) => this.signalled('approve', () => approve(input)));
-    // Decisions for the calls of one model answer are all asked at once, and the next answer comes
-    // only after every one of them is settled: nothing pending, no decision in the history applies yet.
-    setUpdateHandlerHeldOnReplay(
-      approveUpdate,
-      approve,
-      (input) => void checkApproval(input),
-      () => this.approvals.pendingCount > 0,
-    );
-
-    const checkMode = (input: unknown) => {
-      if (this.ending) throw new Error('the conversation is ending');
-      const change = this.parse(ApprovalModeInputSchema, input);
-      return { change, signature: this.checkLoosening(change) };
-    };
-    setHandler(
-      setApprovalModeUpdate,
-      async (input) => {
-        // Until the worker's admission, its approver keys are unknown and a loosening would pass
-        // unchecked: a change sent at once after the start waits for them, then is checked.
-        let checked: ReturnType<typeof checkMode> | undefined;
-        if (patched('mode-change-after-admission')) {
-          await condition(() => this.workerRulesKnown);
-          try {
-            checked = checkMode(input);
-          } catch (error) {
-            // Refused after waiting: the update fails with why (a plain throw here would fail the task).
-            throw ApplicationFailure.nonRetryable((error as Error).message, 'ApprovalModeRefused');
-          }
-        }
-        const { change, signature } = checked ?? checkMode(input);
-        this.approvals.setMode(change.mode === 'default' ? undefined : change.mode);
-        this.signatures.spend(signature);
-        this.approvalModeChanged = true;
-        return { mode: change.mode };
-      },
-      { validator: (input) => void checkMode(input) },
-    );
-
-    setHandler(
-      compactUpdate,
-      async () => {
-        const ticket = this.compactionRequests.request();
-        let receipt: CompactionReceipt | undefined;
-        await condition(() => (receipt = this.compactionRequests.receiptAfter(ticket)) !== undefined);
-        return receipt!;
-      },
-      {
-        validator: () => {
-          if (this.ending) throw new Error('the conversation is ending');
-        },
-      },
-    );
-
-    setHandler(statusQuery, () => this.summary());
-    setHandler(stateQuery, () => ({
-      ...this.summary(),
-      transcript: this.transcript.all(),
-      events: this.events.all(),
-      approvals: { pending: this.approvals.pendingApprovals(), standing: this.approvals.standingDecisions() },
-    }));
-    setHandler(pendingApprovalsQuery, () => this.approvals.pendingApprovals());
-    setHandler(eventsQuery, (afterSeq) => this.events.after(afterSeq));
-    setHandler(transcriptPageQuery, (request) => this.transcript.page(request, TRANSCRIPT_PAGE_BYTES));
-
-    setHandler(rapMessageSignal, (message) => {
-      const parsed = RapConversationMessageSchema.safeParse(message);
-      if (!parsed.success) {
-        this.ignored('rapMessage', parsed.error.message);
-        return;
-      }
-      if (this.status === 'ended') return;
-      this.rap.receive(parsed.data, this.runCount);
-    });
-    setHandler(rapSubscriptionsQuery, () => this.rap.activeSubscriptions());
-    setHandler(rapViewsQuery, () => this.rap.viewContents());
-    setHandler(
-      answerUserChoiceUpdate,
-      async (answer) => {
-        const { responseUrl, selected, undo } = this.rap.takeChoice(answer, this.runCount);
-        try {
-          await noticeActivities.sendRapNotice({
-            kind: 'user_choice_response',
-            responseUrl,
-            toolCallId: answer.toolCallId,
-            selected,
-          });
-        } catch (error) {
-          const why = error instanceof ActivityFailure && error.cause ? error.cause.message : String(error);
-          undo(why);
-          throw ApplicationFailure.nonRetryable(`the choice could not be sent to the tool: ${why}`);
-        }
-        this.rap.choiceSent(answer, selected, this.runCount);
-        return { selected };
-      },
-      {
-        validator: (answer) => {
-          const parsed = UserChoiceAnswerSchema.safeParse(answer);
-          if (!parsed.success) throw new Error(`invalid answer: ${parsed.error.message}`);
-          this.rap.checkChoice(parsed.data);
-        },
-      },
-    );
-  }
-
-  /**
-   * A mode that asks for less than the current one is a decision, under the rules approvals follow:
-   * by one of the conversation's approvers when it names some, signed where the worker names keys.
-   * Asking for as much or more needs no one's say. Throws why the change does not count.
-   */
-  private checkLoosening(change: ApprovalModeInput): CheckedSignature | undefined {
-    const current = this.approvals.mode ?? 'default';
-    if (MODE_STRICTNESS[change.mode] >= MODE_STRICTNESS[current]) return undefined;
-    const approvers = this.approvals.approvers;
-    if (!approvers && !this.signatures.required) return undefined;
-    const by = change.by;
-    if (by === undefined)
-      throw new Error(
-        `changing the approval mode from ${current} to ${change.mode} is a decision: name who makes it (by)`,
-      );
-    if (approvers && !approvers.includes(by))
-      throw new Error(`${by} may not loosen the approval mode in this conversation`);
-    return this.signatures.check({ ...change, by }, (expiresAt) =>
-      signedApprovalModeText({ conversationId: this.conversationId, mode: change.mode, by, expiresAt }),
-    );
-  }
-
-  private parse<T>(schema: z.ZodType<T>, value: unknown): T {
+  /** A handler's input as this execution reads inputs; throws its problems (a validator's refusal). */
+  parse<T>(schema: z.ZodType<T>, value: unknown): T {
     const parsed = this.inputs.safeParse(schema, value);
     if (!parsed.success) throw new Error(schemaProblems(parsed.error));
     return parsed.data;
   }
 
-  private signalled(what: string, handle: () => unknown): void {
+  /** Handles a signal; what it throws is recorded as the reason the signal was ignored. */
+  signalled(what: string, handle: () => unknown): void {
     try {
       handle();
     } catch (error) {
