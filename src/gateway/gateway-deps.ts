@@ -1,0 +1,19 @@
+import type { KeyObject } from 'node:crypto';
+import type { AgentClient } from '../client/agent-client';
+import type { GatewayTokens } from './gateway-tokens';
+
+/** What the gateway is built from: the client it serves through, its tokens, and its limits. */
+export interface GatewayDeps {
+  agent: AgentClient;
+  tokens: GatewayTokens;
+  /** Signs decisions as the token's identity, for workers that take signed decisions only. */
+  signingKey?: KeyObject;
+  /** Between two looks at a conversation while streaming its events, in ms. Default 200. */
+  eventPollMs?: number;
+  /** Event streams one token may have open at once; the next is refused with 429. Default 8. */
+  maxStreamsPerToken?: number;
+  /** Between two keep-alive comments of an event stream (each also rechecks the token), in ms. Default 15000. */
+  keepAliveMs?: number;
+}
+
+export const DEFAULT_MAX_STREAMS_PER_TOKEN = 8;

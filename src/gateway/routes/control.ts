@@ -1,0 +1,60 @@
+import type { FastifyInstance } from 'fastify';
+import { ConversationNotFoundError } from '../../shared/conversation-errors';
+import { AbortBodySchema, EndBodySchema, MessageBodySchema } from '../gateway-api';
+import type { GatewayAccess } from '../gateway-access';
+import type { GatewayDeps } from '../gateway-deps';
+import { idOf, parseBody } from '../gateway-request';
+
+/** Messages and steering as the token's identity, aborting the run in progress, ending the conversation. */
+export function registerControlRoutes(app: FastifyInstance, { agent }: GatewayDeps, access: GatewayAccess) {
+  /**
+   * A message as the token's identity: sent (queued during a run) or steering the run in progress.
+   * Neither reaches a conversation that does not exist (404), except a message from a token that
+   * may also start it (with default options): sending is not starting.
+   */
+  for (const [route, action] of [
+    ['messages', 'send'],
+    ['steer', 'steer'],
+  ] as const) {
+    app.post(`/v1/conversations/:id/${route}`, async (request, reply) => {
+      const id = idOf(request);
+      const token = access.authenticate(request);
+      const start = action === 'send' && access.mayStart(token, id);
+      try {
+        await access.authorizeOn(token, action, id);
+      } catch (error) {
+        // Looking up the agent found no conversation: one this token may start, it may send to.
+        if (!(start && error instanceof ConversationNotFoundError)) throw error;
+      }
+      const body = parseBody(MessageBodySchema, request.body);
+      const options = { sender: token.name, ...(body.messageId ? { messageId: body.messageId } : {}) };
+      const taken =
+        action === 'send'
+          ? await agent.send(id, body.text, { ...options, start })
+          : await agent.steer(id, body.text, options);
+      return reply.status(202).send({
+        conversationId: id,
+        messageId: taken.messageId,
+        afterSeq: taken.afterSeq,
+        ...(action === 'steer'
+          ? { interrupting: (taken as { interrupting?: boolean }).interrupting ?? false }
+          : {}),
+      });
+    });
+  }
+
+  app.post('/v1/conversations/:id/abort', async (request) => {
+    const id = idOf(request);
+    const token = await access.allowed(request, 'abort', id);
+    const body = parseBody(AbortBodySchema, request.body ?? {});
+    return agent.abort(id, { by: token.name, ...(body.reason !== undefined ? { reason: body.reason } : {}) });
+  });
+
+  app.post('/v1/conversations/:id/end', async (request, reply) => {
+    const id = idOf(request);
+    await access.allowed(request, 'end', id);
+    const body = parseBody(EndBodySchema, request.body ?? {});
+    await agent.end(id, body.reason);
+    return reply.status(202).send({ conversationId: id, ending: true });
+  });
+}
