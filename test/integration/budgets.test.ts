@@ -107,6 +107,68 @@ test('a rejected tool-call budget answers the held call as blocked and ends the 
   expect((await agent().status(id)).status).toBe('idle');
 });
 
+/** The tool calls of a conversation's transcript, with how each ended. */
+async function results(id: string) {
+  const { transcript } = await agent().state(id);
+  return transcript
+    .filter((message) => message.role === 'toolResult')
+    .map((message) => [message.toolCallId, message.status]);
+}
+
+/** The decisions the conversation asked for, in order. */
+async function questionsAsked(id: string) {
+  const events = await agent().events(id);
+  return events.flatMap((event) => (event.type === 'approval_requested' ? [event.toolCallId] : []));
+}
+
+const pastTheBudgetTwice = [echoCall('call_within'), echoCall('call_past_1'), echoCall('call_past_2')];
+
+test('two calls of one answer past the tool-call budget wait on one pause, and a raise for both lets both run', async () => {
+  nockModel([{ toolCalls: pastTheBudgetTwice }, { text: 'Three echoes.' }]);
+  const id = newId();
+  const sent = await send(id, 'Echo three times.', { budget: { toolCalls: 1 } });
+  await pendingDecision(id);
+  // The second call past the budget waits for the first one's pause instead of asking again.
+  expect((await agent().pendingApprovals(id)).map((pending) => pending.toolCallId)).toEqual(['budget-1']);
+
+  await agent().approve(id, {
+    toolCallId: 'budget-1',
+    decision: 'allow_once',
+    by: 'alice',
+    raise: { toolCalls: 2 },
+  });
+  expect((await followToEnd(agent(), sent)).finished).toMatchObject({
+    outcome: 'answered',
+    usage: { toolCalls: 3 },
+  });
+  expect(await results(id)).toEqual([
+    ['call_within', 'ok'],
+    ['call_past_1', 'ok'],
+    ['call_past_2', 'ok'],
+  ]);
+  expect(await questionsAsked(id)).toEqual(['budget-1']);
+});
+
+test('two calls of one answer past the tool-call budget wait on one pause, and its reject blocks both', async () => {
+  nockModel([{ toolCalls: pastTheBudgetTwice }]);
+  const id = newId();
+  const sent = await send(id, 'Echo three times.', { budget: { toolCalls: 1 } });
+  await pendingDecision(id);
+  expect((await agent().pendingApprovals(id)).map((pending) => pending.toolCallId)).toEqual(['budget-1']);
+
+  await agent().approve(id, { toolCallId: 'budget-1', decision: 'reject_once', by: 'carol' });
+  expect((await followToEnd(agent(), sent)).finished).toMatchObject({
+    outcome: 'budget_exhausted',
+    usage: { toolCalls: 1 },
+  });
+  expect(await results(id)).toEqual([
+    ['call_within', 'ok'],
+    ['call_past_1', 'blocked'],
+    ['call_past_2', 'blocked'],
+  ]);
+  expect(await questionsAsked(id)).toEqual(['budget-1']);
+});
+
 test('a deadline passed pauses before the model call; more time lets the run go on, and a stop ends it', async () => {
   const script = nockModel([{ text: 'In time now.' }]);
   const id = newId();

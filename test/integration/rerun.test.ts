@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { TurnComparison } from '../../src/client/rerun';
 import { fetchConversationHistories } from '../../src/history/conversation-history';
-import { assertCliBuilt, runCli } from '../support/cli-process';
+import { assertCliBuilt, runCli, startCli } from '../support/cli-process';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server';
 import { type TestHarness, startHarness } from '../support/test-worker';
 import { waitForEvent } from '../support/wait-for-event';
@@ -137,6 +137,51 @@ test('--tools live runs what the recording lacks; --at 2 from an exported file s
     const seen = other.script.requests[before]!.messages.filter((message) => message.role === 'user');
     expect(seen.map((message) => message.content)).toEqual(['Turn 1', 'Turn 2']);
   } finally {
+    await other.close();
+  }
+});
+
+test('--tools ask holds a call the original did not make until a person allows it, though the original ran unasked', async () => {
+  const other = await startScriptedModelServer([
+    { toolCalls: [{ id: 'call_asked', name: 'exec', arguments: { command: `echo asked >> ${LOG}` } }] },
+    { text: 'Ran it once allowed.' },
+  ]);
+  const rerunId = `conv-${randomUUID()}`;
+  const rerun = startCli(
+    [
+      'rerun',
+      id,
+      '--at',
+      '2',
+      '--tools',
+      'ask',
+      '--id',
+      rerunId,
+      '--base-url',
+      other.baseUrl,
+      '--workspace',
+      harness.workspace,
+    ],
+    { ...process.env, TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS },
+  );
+  try {
+    await rerun.stderrMatching(
+      new RegExp(
+        `waiting for a decision on exec \\(call_asked\\): durable-agent approve ${rerunId} call_asked`,
+      ),
+    );
+    expect((await harness.agent.pendingApprovals(rerunId)).map((pending) => pending.toolCallId)).toEqual([
+      'call_asked',
+    ]);
+    expect(await log()).not.toContain('asked');
+
+    await harness.agent.approve(rerunId, { toolCallId: 'call_asked', decision: 'allow_once', by: 'alice' });
+    const done = await rerun.done;
+    expect(done.code).toBe(0);
+    expect(done.stdout).toContain('Ran it once allowed.');
+    expect(await log()).toMatch(/\nasked\n$/);
+  } finally {
+    rerun.kill();
     await other.close();
   }
 });

@@ -5,6 +5,7 @@
  * paper over a replay failure: a history that no longer replays means running conversations would
  * break, which is what patched() is for.
  */
+import type { ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import http from 'node:http';
@@ -31,7 +32,9 @@ import {
   approveUpdate,
   compactUpdate,
   pendingApprovalsQuery,
+  statusQuery,
   steerUpdate,
+  userMessageSignal,
 } from '../../src/shared/conversation-api';
 import type { ConversationOptionsInput } from '../../src/shared/conversation-options';
 import { builtinTools } from '../../src/tools/builtin/builtin-tools';
@@ -45,6 +48,7 @@ import { bundleAgentWorkflows } from '../../src/worker/workflow-bundle';
 import { SUMMARY_SYSTEM_PROMPT } from '../../src/shared/compaction';
 import type { ChatRequest, ScriptStep } from './scripted-model';
 import { startScriptedModelServer } from './scripted-model-server';
+import { killWorkerProcess, spawnWorkerProcess } from './spawn-worker-process';
 import { waitFor } from './test-worker';
 import { waitForEvent, waitForHeartbeat } from './wait-for-event';
 
@@ -65,10 +69,21 @@ interface Driver {
   deployNewBuild(): Promise<void>;
 }
 
+/** What a scenario can do before the recording's worker polls its task queue. */
+interface Prologue extends Pick<Driver, 'say' | 'agent' | 'id'> {
+  /**
+   * Starts a worker of the task queue in a process of its own (test/support/worker-process.ts), which
+   * the scenario can SIGKILL: the recording's worker then takes over from a worker that is gone.
+   */
+  startWorkerProcess(env?: Record<string, string>): Promise<ChildProcess>;
+}
+
 interface Scenario {
   name: string;
   options?: ConversationOptionsInput;
   model: ScriptStep[];
+  /** Drives the conversation's beginning before the recording's worker polls (see Prologue). */
+  prologue?: (conversation: Prologue) => Promise<void>;
   drive: (conversation: Driver) => Promise<void>;
   /** Also record the conversation's first run (as `<name>-first-run.json`) when it continued as new. */
   recordFirstRun?: boolean;
@@ -142,6 +157,70 @@ function dailyBudgetScenario(): Scenario {
       await runFinished(2);
     },
   };
+}
+
+/** How long the first worker's conversations wait for it on its sticky queue, queries too. */
+const DEAD_WORKER_STICKY_MS = 5_000;
+/** How long before the message the query sets out: the message must find it already on its way. */
+const QUERY_HEAD_START_MS = 2_000;
+
+/**
+ * An abort accepted against the state a query showed early. The worker that has the idle
+ * conversation cached is killed; a query sent then waits for it on its sticky queue while the next
+ * message arrives, then goes to the recording's worker, which answers it from the whole history:
+ * the message taken and its run begun, though no workflow task has taken the message yet (its task
+ * still waits for the dead worker). The abort sent on that answer is accepted by the task that takes
+ * the message, after the run's start; replaying that task, the SDK runs the update before the
+ * run begins, so the abort is held until a run is in progress (src/workflows/held-on-replay.ts).
+ */
+function abortAcceptedWithItsRunScenario(): Scenario {
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  return {
+    name: 'abort-accepted-with-its-run',
+    model: [{ text: 'Ready.' }, { text: 'Going on after the abort.' }],
+    prologue: async ({ say, startWorkerProcess }) => {
+      const first = await startWorkerProcess({
+        AGENT_STICKY_QUEUE_TIMEOUT_MS: String(DEAD_WORKER_STICKY_MS),
+      });
+      await say('Get ready');
+      // Killed at once: the server counts it as polling its sticky queue for 10 s after its last poll.
+      await killWorkerProcess(first);
+    },
+    drive: async ({ handle, client, id, runFinished, say }) => {
+      // Plain query and signal: AgentClient.send would query first, and that query would wait instead.
+      const early = handle.query(statusQuery);
+      await pause(QUERY_HEAD_START_MS);
+      await handle.signal(userMessageSignal, { text: 'Start counting', messageId: 'message-aborted' });
+      const shown = await early;
+      if (shown.status !== 'running' || shown.runCount !== 2) {
+        throw new Error(`the query did not show run 2 early (${JSON.stringify(shown)}): record again`);
+      }
+      await handle.executeUpdate(abortUpdate, { args: [{ reason: 'not now', by: 'ops' }] });
+      await runFinished(2);
+      await assertAcceptedByTheTaskThatTookTheMessage(client, id);
+      await say('Go on');
+    },
+  };
+}
+
+/** The abort's acceptance is the first workflow task completed after the message: the early state's. */
+async function assertAcceptedByTheTaskThatTookTheMessage(client: Client, id: string): Promise<void> {
+  const events = (await client.workflow.getHandle(id).fetchHistory()).events ?? [];
+  const accepted = events.findIndex((event) => event.workflowExecutionUpdateAcceptedEventAttributes);
+  const messages = events.flatMap((event, index) =>
+    index < accepted && event.workflowExecutionSignaledEventAttributes?.signalName === 'userMessage'
+      ? [index]
+      : [],
+  );
+  const message = messages.at(-1) ?? -1;
+  const tasksBetween = events
+    .slice(message, accepted)
+    .filter((event) => event.workflowTaskCompletedEventAttributes).length;
+  if (accepted < 0 || message < 0 || tasksBetween !== 1) {
+    throw new Error(
+      `the abort was not accepted by the workflow task that took the message (${tasksBetween} tasks between): record again`,
+    );
+  }
 }
 
 const steerInput = (text: string): [UserMessageInput] => [{ text, messageId: `steer-${text.length}` }];
@@ -430,6 +509,7 @@ const SCENARIOS: Scenario[] = [
       await say('Start over');
     },
   },
+  abortAcceptedWithItsRunScenario(),
   {
     // The approval mode changed by update between two runs: the second exec runs without asking.
     name: 'approval-mode',
@@ -585,28 +665,48 @@ async function main(names: string[]) {
         );
       const worker = await startWorker(scenario.versioned ? 'build-1' : undefined);
       let secondBuild: { worker: AgentWorker; running: Promise<void> } | undefined;
+      const agent = new AgentClient(client, taskQueue);
+      const id = `history-${scenario.name}`;
+      const handle = client.workflow.getHandle(id);
+      let runs = 0;
+      const runFinished = async (run: number) => {
+        await waitForEvent(handle, 'run_finished', (event) => event.run === run);
+      };
+      const send = async (text: string) => {
+        await agent.send(id, text, { options: scenario.options });
+      };
+      const say = async (text: string) => {
+        await send(text);
+        await runFinished(++runs);
+      };
+      const workerProcesses: ChildProcess[] = [];
+      await scenario.prologue?.({
+        agent,
+        id,
+        say,
+        startWorkerProcess: async (env = {}) => {
+          const child = await spawnWorkerProcess({
+            TEST_TEMPORAL_ADDRESS: server.address,
+            TEST_WORKFLOW_BUNDLE: bundlePath,
+            TASK_QUEUE: taskQueue,
+            OPENAI_BASE_URL: model.baseUrl,
+            WORKSPACE: workspace,
+            MARKER_DIR: workspace,
+            ...env,
+          });
+          workerProcesses.push(child);
+          return child;
+        },
+      });
       await worker.runUntil(async () => {
         if (scenario.versioned) await makeCurrent('build-1');
-        const agent = new AgentClient(client, taskQueue);
-        const id = `history-${scenario.name}`;
-        const handle = client.workflow.getHandle(id);
-        let runs = 0;
-        const runFinished = async (run: number) => {
-          await waitForEvent(handle, 'run_finished', (event) => event.run === run);
-        };
-        const send = async (text: string) => {
-          await agent.send(id, text, { options: scenario.options });
-        };
         await scenario.drive({
           agent,
           id,
           client,
           handle,
           send,
-          say: async (text) => {
-            await send(text);
-            await runFinished(++runs);
-          },
+          say,
           runFinished: async (run) => {
             runs = run;
             await runFinished(run);
@@ -643,6 +743,7 @@ async function main(names: string[]) {
       });
       secondBuild?.worker.shutdown();
       await secondBuild?.running;
+      for (const child of workerProcesses) await killWorkerProcess(child);
       await nativeConnection.close();
       await model.close();
       await extra?.close();

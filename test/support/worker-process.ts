@@ -1,8 +1,8 @@
 /**
  * A worker in its own process, so a test can SIGKILL it. Configured by environment:
  * TEST_TEMPORAL_ADDRESS, TEST_WORKFLOW_BUNDLE, TASK_QUEUE, OPENAI_BASE_URL, WORKSPACE, MARKER_DIR,
- * AGENT_DEPLOYMENT_NAME with AGENT_BUILD_ID for a versioned worker, and the fleet model limits
- * (AGENT_MODEL_MAX_CONCURRENT, …) as a worker reads them.
+ * AGENT_DEPLOYMENT_NAME with AGENT_BUILD_ID for a versioned worker, AGENT_STICKY_QUEUE_TIMEOUT_MS, and
+ * the fleet model limits (AGENT_MODEL_MAX_CONCURRENT, …) as a worker reads them.
  */
 import { access, appendFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -69,6 +69,7 @@ async function main() {
   const modelLimiter = modelLimiterFromEnv(process.env);
   const connection = await NativeConnection.connect({ address: env('TEST_TEMPORAL_ADDRESS') });
   const deployment = deploymentVersionFromEnv(process.env);
+  const stickyQueueTimeoutMs = process.env.AGENT_STICKY_QUEUE_TIMEOUT_MS;
   const worker = await createAgentWorker({
     connection,
     namespace: 'default',
@@ -88,6 +89,7 @@ async function main() {
       ...(modelLimiter ? { limiter: fleetModelLimiter(modelLimiter) } : {}),
     },
     ...(deployment ? { deployment } : {}),
+    ...(stickyQueueTimeoutMs ? { stickyQueueTimeoutMs: Number(stickyQueueTimeoutMs) } : {}),
   });
   const running = worker.run();
   process.stdout.write('ready\n');
