@@ -5,6 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { AgentClient } from '../../src/client/agent-client';
+import { modelLimiterStatusQuery, modelLimiterWorkflowId } from '../../src/shared/model-limiter';
+import { modelEndpointKey } from '../../src/worker/model-limit-settings';
 import { followToEnd } from '../support/ask';
 import {
   type MeteredAnswer,
@@ -50,6 +52,18 @@ async function fleet(
 }
 
 const answered = (text: string) => ({ reply: { text }, holdMs: 0 });
+
+/** The fleet's limiter of `model`'s endpoint (whichever run of it is current). */
+function limiterOf(model: MeteredModelServer) {
+  return client.workflow.getHandle(modelLimiterWorkflowId(modelEndpointKey(model.baseUrl)));
+}
+
+/** A promise the test settles when it likes, with the function that settles it. */
+function gate(): { opened: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
 
 async function askAll(agent: AgentClient, count: number) {
   return Promise.all(
@@ -113,4 +127,46 @@ test('a 429 storm pauses the whole fleet: a bounded number of requests reach the
   // limiter each conversation retries on its own (30 requests when this was written).
   expect(stormRequests).toBeLessThanOrEqual(4 + 4);
   expect(model.requests).toBe(stormRequests + 10);
+}, 180_000);
+
+test('a call that streams longer than the lease lasts keeps its lease: the next call waits until it ends', async () => {
+  const firstCall = gate();
+  const { model, agent } = await fleet(
+    1,
+    { AGENT_MODEL_MAX_CONCURRENT: '1', AGENT_MODEL_LEASE_TTL_MS: '3000' },
+    // The first call streams its first words, then the rest only when the test says.
+    (index) =>
+      index === 0
+        ? { reply: { text: 'A long answer, streamed slowly.' }, holdMs: 0, restAfter: firstCall.opened }
+        : answered(`answer ${index}`),
+  );
+  const first = await agent.send(`fleet-${randomUUID()}`, 'first');
+  await waitFor(async () => (model.inFlight === 1 ? true : undefined), 'the first call to stream');
+  const second = await agent.send(`fleet-${randomUUID()}`, 'second');
+  const limiter = limiterOf(model);
+  await waitFor(
+    async () => ((await limiter.query(modelLimiterStatusQuery)).waiting === 1 ? true : undefined),
+    'the second call to wait for the lease',
+  );
+
+  // While a call waits, the limiter wakes whenever the lease would expire unrenewed (a timer to its
+  // expiry): three such moments pass, each at least the lease's time to live after it was granted.
+  const expiryChecks = async () =>
+    ((await limiter.fetchHistory()).events ?? []).filter((event) => event.timerFiredEventAttributes).length;
+  const checksBefore = await expiryChecks();
+  await waitFor(
+    async () => (model.requests > 1 || (await expiryChecks()) >= checksBefore + 3 ? true : undefined),
+    'the limiter to look at the first lease three times, or the second call to reach the endpoint',
+  );
+  expect(model.requests).toBe(1);
+  expect(await limiter.query(modelLimiterStatusQuery)).toMatchObject({ held: 1, waiting: 1 });
+
+  firstCall.open();
+  expect((await followToEnd(agent, first)).finished).toMatchObject({
+    outcome: 'answered',
+    answer: 'A long answer, streamed slowly.',
+  });
+  expect((await followToEnd(agent, second)).finished.outcome).toBe('answered');
+  expect(model.requests).toBe(2);
+  expect(model.peakInFlight).toBe(1);
 }, 180_000);
