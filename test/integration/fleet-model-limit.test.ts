@@ -170,3 +170,27 @@ test('a call that streams longer than the lease lasts keeps its lease: the next 
   expect(model.requests).toBe(2);
   expect(model.peakInFlight).toBe(1);
 }, 180_000);
+
+/** The most of `times` (epoch ms) that fall within any `windowMs` (from one of them, that one included). */
+function mostWithin(times: readonly number[], windowMs: number): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  return Math.max(
+    0,
+    ...sorted.map((start, i) => sorted.slice(i).filter((time) => time < start + windowMs).length),
+  );
+}
+
+test('two workers with a rate of one call per 2 s: in no 2 s do more calls start at the endpoint than one granted then and one granted before it', async () => {
+  const { model, agent } = await fleet(2, { AGENT_MODEL_MAX_RPS: '0.5' }, (index) => ({
+    reply: { text: `answer ${index}` },
+    holdMs: 100,
+  }));
+
+  const finished = await askAll(agent, 5);
+
+  expect(finished.map((run) => run.outcome)).toEqual(Array(5).fill('answered'));
+  expect(model.requests).toBe(5);
+  // The limiter grants a lease every 2 s at most. A request leaves some time after its grant, so one
+  // granted earlier but sent later may share a window with the next: two at most, never all at once.
+  expect(mostWithin(model.arrivals, 2_000)).toBeLessThanOrEqual(2);
+}, 180_000);

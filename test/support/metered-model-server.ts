@@ -17,6 +17,8 @@ export interface MeteredModelServer {
   /** Requests being answered now, and the most there ever were at once. */
   readonly inFlight: number;
   readonly peakInFlight: number;
+  /** When each request arrived (epoch ms by this process's clock), in order. */
+  readonly arrivals: readonly number[];
   close(): Promise<void>;
 }
 
@@ -31,11 +33,13 @@ export async function startMeteredModelServer(
   let requests = 0;
   let inFlight = 0;
   let peakInFlight = 0;
+  const arrivals: number[] = [];
   const server = http.createServer((request, response) => {
     let body = '';
     request.on('data', (chunk: Buffer) => (body += chunk.toString()));
     request.on('end', () => {
       const index = requests++;
+      arrivals.push(Date.now());
       inFlight++;
       peakInFlight = Math.max(peakInFlight, inFlight);
       let counted = true;
@@ -86,6 +90,7 @@ export async function startMeteredModelServer(
     get peakInFlight() {
       return peakInFlight;
     },
+    arrivals,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
