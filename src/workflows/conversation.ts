@@ -24,6 +24,7 @@ import { lineageProblem } from '../shared/sub-agents';
 import { schemaProblems } from '../shared/schema-problems';
 import { DEFAULT_MAX_HISTORY_EVENTS, WORKFLOW_TASK_TIMEOUT_MS } from '../shared/workflow-task-bounds';
 import { InputParsing, knownKeysOnly } from './input-parsing';
+import { runHistoryIsLong } from './history-bound';
 
 export type { CarriedConversation, ConversationInput } from './conversation-carry';
 
@@ -82,13 +83,7 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
   // Runs from before the default bound keep to what their options said, so their histories replay.
   const maxHistoryEvents =
     options.maxHistoryEvents ?? (patched('bounded-history') ? DEFAULT_MAX_HISTORY_EVENTS : undefined);
-  const historyIsLong = () => {
-    const info = workflowInfo();
-    return (
-      info.continueAsNewSuggested ||
-      (maxHistoryEvents !== undefined && info.historyLength >= maxHistoryEvents)
-    );
-  };
+  const historyIsLong = () => runHistoryIsLong(maxHistoryEvents);
   // Never true on an unversioned worker, so histories recorded before versioning replay unchanged.
   const newBuildIsCurrent = () => workflowInfo().targetWorkerDeploymentVersionChanged;
   const shouldHandOver = () => historyIsLong() || newBuildIsCurrent();

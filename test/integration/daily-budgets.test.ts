@@ -310,6 +310,47 @@ test("an agent's ledger counts a repeated report once, and is started by whichev
   expect(await spend({ tokens: 0 })).toEqual({ agentId, day, tokens: 35 });
 }, 60_000);
 
+test("an agent's ledger hands its day's tokens and the reports it has counted over to its next run", async () => {
+  const agentId = `daily-${randomUUID().slice(0, 8)}`;
+  // The workers count days by this clock, so the test knows which ledger they will find.
+  const now = Date.parse('2030-03-02T12:00:00Z');
+  const day = utcDayOf(now);
+  model = await startScriptedModelServer([echoStep('1'), echoStep('2'), echoStep('3'), { text: 'Echoed.' }]);
+  harness = await startHarness({
+    modelBaseUrl: model.baseUrl,
+    tools: [echoTool],
+    dailyTokenBudgets: { agents: { [agentId]: 10_000 } },
+    dailyTokenClock: () => now,
+  });
+  const { agent, client } = harness;
+  // Started before any call, so it continues as new every 20 events instead of when Temporal suggests.
+  const input: AgentDailyBudgetInput = { agentId, day, maxHistoryEvents: 20 };
+  const ledger = await client.workflow.start(AGENT_DAILY_BUDGET_WORKFLOW_TYPE, {
+    workflowId: agentDailyBudgetWorkflowId(agentId, day),
+    taskQueue: harness.taskQueue,
+    args: [input],
+  });
+  // A call of another worker reported to the first run.
+  const earlier = { tokens: 7, key: 'conv-earlier/run-1/1' };
+  expect(await ledger.executeUpdate(spendDailyTokensUpdate, { args: [earlier] })).toMatchObject({
+    tokens: 7,
+  });
+
+  // Four model calls, a read and a report each: the ledger continues as new on the way.
+  const { finished } = await ask(agent, `conv-${randomUUID()}`, 'Echo three times.', {
+    options: { agentId },
+  });
+  expect(finished).toMatchObject({ outcome: 'answered', usage: { tokens: 4 * TOKENS_PER_CALL } });
+  const { runId } = await client.workflow.getHandle(ledger.workflowId).describe();
+  expect(runId).not.toBe(ledger.firstExecutionRunId);
+
+  const expected = { agentId, day, tokens: 7 + 4 * TOKENS_PER_CALL };
+  expect(await agent.agentSpentToday(agentId, now)).toEqual(expected);
+  // The earlier call's report, repeated (its activity tried again), reaches a later run: counted once.
+  const latest = client.workflow.getHandle(ledger.workflowId);
+  expect(await latest.executeUpdate(spendDailyTokensUpdate, { args: [earlier] })).toEqual(expected);
+}, 60_000);
+
 test("a compaction's summary counts in the agent's day as in the conversation's budget", async () => {
   const agentId = `daily-${randomUUID().slice(0, 8)}`;
   model = await startScriptedModelServer([

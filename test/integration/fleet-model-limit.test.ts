@@ -5,7 +5,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { AgentClient } from '../../src/client/agent-client';
-import { modelLimiterStatusQuery, modelLimiterWorkflowId } from '../../src/shared/model-limiter';
+import {
+  MODEL_LIMITER_WORKFLOW_TYPE,
+  type ModelLimiterInput,
+  modelLimiterStatusQuery,
+  modelLimiterWorkflowId,
+} from '../../src/shared/model-limiter';
 import { modelEndpointKey } from '../../src/worker/model-limit-settings';
 import { followToEnd } from '../support/ask';
 import {
@@ -193,4 +198,57 @@ test('two workers with a rate of one call per 2 s: in no 2 s do more calls start
   // The limiter grants a lease every 2 s at most. A request leaves some time after its grant, so one
   // granted earlier but sent later may share a window with the next: two at most, never all at once.
   expect(mostWithin(model.arrivals, 2_000)).toBeLessThanOrEqual(2);
+}, 180_000);
+
+test("the limiter's hand-over to a new run keeps the lease held and the calls waiting", async () => {
+  const firstCall = gate();
+  const { model, agent, env } = await fleet(
+    1,
+    { AGENT_MODEL_MAX_CONCURRENT: '1', AGENT_MODEL_LEASE_TTL_MS: '3000' },
+    (index) =>
+      index === 0
+        ? { reply: { text: 'First, streamed slowly.' }, holdMs: 0, restAfter: firstCall.opened }
+        : answered(`answer ${index}`),
+  );
+  // Started before any call, so it continues as new every 60 events instead of when Temporal suggests.
+  const limiter = limiterOf(model);
+  const input: ModelLimiterInput = {
+    limits: { maxConcurrent: 1, leaseTtlMs: 3_000 },
+    maxHistoryEvents: 60,
+  };
+  await client.workflow.start(MODEL_LIMITER_WORKFLOW_TYPE, {
+    workflowId: limiter.workflowId,
+    taskQueue: env.TASK_QUEUE!,
+    args: [input],
+  });
+  const first = await agent.send(`fleet-${randomUUID()}`, 'first');
+  await waitFor(async () => (model.inFlight === 1 ? true : undefined), 'the first call to stream');
+  const second = await agent.send(`fleet-${randomUUID()}`, 'second');
+  const third = await agent.send(`fleet-${randomUUID()}`, 'third');
+  await waitFor(
+    async () => ((await limiter.query(modelLimiterStatusQuery)).waiting === 2 ? true : undefined),
+    'the second and third calls to wait for the lease',
+  );
+  const before = (await limiter.describe()).runId;
+
+  // The first call's renewals grow the limiter's history until it continues as new.
+  const after = await waitFor(async () => {
+    const { runId, status } = await limiter.describe();
+    return runId !== before && status.name === 'RUNNING' ? runId : undefined;
+  }, 'the limiter to continue as new');
+  const nextRun = client.workflow.getHandle(limiter.workflowId, after);
+  expect(
+    await waitFor(
+      () => nextRun.query(modelLimiterStatusQuery).catch(() => undefined),
+      'the new run to answer',
+    ),
+  ).toMatchObject({ held: 1, waiting: 2 });
+  expect(model.requests).toBe(1);
+
+  firstCall.open();
+  for (const sent of [first, second, third]) {
+    expect((await followToEnd(agent, sent)).finished.outcome).toBe('answered');
+  }
+  expect(model.requests).toBe(3);
+  expect(model.peakInFlight).toBe(1);
 }, 180_000);
