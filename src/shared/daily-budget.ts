@@ -64,6 +64,12 @@ export interface AgentDailyBudgetInput {
   day: string;
   /** What the previous run of the same day handed over. */
   carried?: { tokens: number; recentKeys: string[] };
+  /**
+   * Continues as new once a run's history has this many events, besides whenever Temporal suggests
+   * it (the only reason when absent, as a model call starts it); handed on to the next run. Whoever
+   * starts the ledger first may set it (a test, to see a hand-over without thousands of calls).
+   */
+  maxHistoryEvents?: number;
 }
 
 /**

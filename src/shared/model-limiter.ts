@@ -104,4 +104,10 @@ export interface ModelLimiterInput {
   limits: ModelLimits;
   /** What the previous run handed over. */
   carried?: LeaseBookState;
+  /**
+   * Continues as new once a run's history has this many events, besides whenever Temporal suggests
+   * it (the only reason when absent, as a model call starts it); handed on to the next run. Whoever
+   * starts the limiter first may set it (a test, to see a hand-over without thousands of calls).
+   */
+  maxHistoryEvents?: number;
 }

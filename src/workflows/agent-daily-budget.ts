@@ -1,10 +1,4 @@
-import {
-  allHandlersFinished,
-  condition,
-  makeContinueAsNewFunc,
-  setHandler,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { allHandlersFinished, condition, makeContinueAsNewFunc, setHandler } from '@temporalio/workflow';
 import {
   type AgentDailyBudgetInput,
   DailySpendSchema,
@@ -14,6 +8,7 @@ import {
   spendDailyTokensUpdate,
 } from '../shared/daily-budget';
 import { workflowTime } from './workflow-time';
+import { runHistoryIsLong } from './history-bound';
 import { WORKFLOW_TASK_TIMEOUT_MS } from '../shared/workflow-task-bounds';
 
 /** Report keys remembered to count a repeated report once: retries come within minutes, not thousands of calls later. */
@@ -25,7 +20,8 @@ const LATE_REPORTS_MS = 60 * 60 * 1000;
  * One agent's tokens for one UTC day across the fleet (workflow id
  * `agent-daily-budget:<agentId>:<day>`): model activities read it before a call and add what the
  * call spent after it. It ends an hour after its day (a report after that starts a ledger of its
- * own that ends at once); it continues as new when Temporal suggests, carrying the count.
+ * own that ends at once); it continues as new when Temporal suggests (or at `maxHistoryEvents`),
+ * carrying the count and the keys it remembers.
  */
 export async function agentDailyBudget(input: AgentDailyBudgetInput): Promise<void> {
   let tokens = input.carried?.tokens ?? 0;
@@ -53,9 +49,10 @@ export async function agentDailyBudget(input: AgentDailyBudgetInput): Promise<vo
   );
   setHandler(agentDailyBudgetStatusQuery, spent);
 
+  const { maxHistoryEvents } = input;
   const endsAt = nextUtcDayStartMs(Date.parse(`${input.day}T00:00:00Z`)) + LATE_REPORTS_MS;
   const suggested = await condition(
-    () => workflowInfo().continueAsNewSuggested,
+    () => runHistoryIsLong(maxHistoryEvents),
     Math.max(1, endsAt - workflowTime()),
   );
   await condition(allHandlersFinished);
@@ -64,6 +61,7 @@ export async function agentDailyBudget(input: AgentDailyBudgetInput): Promise<vo
       agentId: input.agentId,
       day: input.day,
       carried: { tokens, recentKeys },
+      ...(maxHistoryEvents !== undefined ? { maxHistoryEvents } : {}),
     });
   }
 }

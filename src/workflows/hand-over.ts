@@ -1,4 +1,5 @@
 import { makeContinueAsNewFunc, patched, workflowInfo } from '@temporalio/workflow';
+import { runHistoryIsLong } from './history-bound';
 import { ConversationOptionsSchema } from '../shared/conversation-options';
 import { DEFAULT_MAX_HISTORY_EVENTS, WORKFLOW_TASK_TIMEOUT_MS } from '../shared/workflow-task-bounds';
 import type { ConversationInput } from './conversation-carry';
@@ -25,13 +26,7 @@ export class HandOver {
   }
 
   /** The history is long enough to continue as new (Temporal's suggestion or `maxHistoryEvents`). */
-  historyIsLong = (): boolean => {
-    const info = workflowInfo();
-    return (
-      info.continueAsNewSuggested ||
-      (this.maxHistoryEvents !== undefined && info.historyLength >= this.maxHistoryEvents)
-    );
-  };
+  historyIsLong = (): boolean => runHistoryIsLong(this.maxHistoryEvents);
 
   /** The history is long, or a new build is current: the conversation hands over between two runs. */
   due(): boolean {

@@ -1,10 +1,4 @@
-import {
-  allHandlersFinished,
-  condition,
-  makeContinueAsNewFunc,
-  setHandler,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { allHandlersFinished, condition, makeContinueAsNewFunc, setHandler } from '@temporalio/workflow';
 import {
   type LeaseAnswer,
   LeaseRequestSchema,
@@ -17,13 +11,14 @@ import {
 import { LeaseBook, emptyLeaseBook } from '../shared/lease-book';
 import { WORKFLOW_TASK_TIMEOUT_MS } from '../shared/workflow-task-bounds';
 import { workflowTime } from './workflow-time';
+import { runHistoryIsLong } from './history-bound';
 
 /**
  * The fleet's limiter for one model endpoint (workflow id `model-limiter:<endpoint>`): model-call
  * activities wait in its `acquireModelLease` update until they hold a lease, renew it while the call
  * runs and release it when it ends (see LeaseBook for the rules). It runs until Temporal suggests a
- * new run, then hands its state over; callers waiting at that moment are told to ask again, which
- * reaches the new run with their places kept.
+ * new run (or its history reaches `maxHistoryEvents`), then hands its state over; callers waiting at
+ * that moment are told to ask again, which reaches the new run with their places kept.
  */
 export async function modelLimiter(input: ModelLimiterInput): Promise<void> {
   const book = new LeaseBook(input.carried ?? emptyLeaseBook(input.limits));
@@ -59,13 +54,14 @@ export async function modelLimiter(input: ModelLimiterInput): Promise<void> {
     changed = true;
   });
 
-  while (!workflowInfo().continueAsNewSuggested) {
+  const { maxHistoryEvents } = input;
+  while (!runHistoryIsLong(maxHistoryEvents)) {
     const now = workflowTime();
     book.expire(now);
     book.grant(now);
     changed = false;
     const wakeAt = book.wakeAtMs(now);
-    if (wakeAt === undefined) await condition(() => changed || workflowInfo().continueAsNewSuggested);
+    if (wakeAt === undefined) await condition(() => changed || runHistoryIsLong(maxHistoryEvents));
     else await condition(() => changed, Math.max(1, Math.ceil(wakeAt - now)));
   }
   handingOver = true;
@@ -73,5 +69,6 @@ export async function modelLimiter(input: ModelLimiterInput): Promise<void> {
   await makeContinueAsNewFunc<typeof modelLimiter>({ workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT_MS })({
     limits: book.state.limits,
     carried: book.state,
+    ...(maxHistoryEvents !== undefined ? { maxHistoryEvents } : {}),
   });
 }

@@ -1,4 +1,7 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { WithStartWorkflowOperation } from '@temporalio/client';
 import {
   AGENT_DAILY_BUDGET_WORKFLOW_TYPE,
@@ -19,6 +22,8 @@ import { budgetExhaustedWords } from '../../src/client/budget-words';
 import { ask, followToEnd } from '../support/ask';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server';
 import { echoTool } from '../support/test-tools';
+import { type BlobStore, DirectoryBlobStore } from '../../src/worker/blob-store';
+import { LargePayloadCodec } from '../../src/worker/large-payload-codec';
 import { type TestHarness, startHarness, waitFor } from '../support/test-worker';
 
 /** The scripted model reports 15 tokens (10 in, 5 out) for every call. */
@@ -224,6 +229,60 @@ test("a run held by its agent's spent day goes on by itself when the next UTC da
   }
 }, 120_000);
 
+test("a model call tried again after it reported its tokens counts once in its agent's day", async () => {
+  const agentId = `daily-${randomUUID().slice(0, 8)}`;
+  // A long answer that does not compress: its payload goes to the blob store.
+  const longAnswer = randomBytes(36_000).toString('base64');
+  model = await startScriptedModelServer([{ text: longAnswer }, { text: longAnswer }]);
+  // The blob store refuses its first write: the first attempt's result, after the attempt reported its tokens.
+  const blobs = new DirectoryBlobStore(await mkdtemp(path.join(os.tmpdir(), 'durable-agent-blobs-')));
+  let refusals = 1;
+  const refusesFirstWrite: BlobStore = {
+    put: (bytes) =>
+      refusals-- > 0 ? Promise.reject(new Error('the blob store is unreachable')) : blobs.put(bytes),
+    get: (key) => blobs.get(key),
+  };
+  harness = await startHarness({
+    modelBaseUrl: model.baseUrl,
+    dailyTokenBudgets: { agents: { [agentId]: 1_000 } },
+    dataConverter: {
+      payloadCodecs: [new LargePayloadCodec(refusesFirstWrite, { offloadAboveBytes: 16 * 1024 })],
+    },
+  });
+  const { agent, client } = harness;
+  const id = `conv-${randomUUID()}`;
+
+  const { finished } = await ask(agent, id, 'Say something long.', { options: { agentId } });
+
+  expect(finished).toMatchObject({
+    outcome: 'answered',
+    answer: longAnswer,
+    usage: { tokens: TOKENS_PER_CALL },
+  });
+  // One model call, tried twice: the first attempt's result could not be stored.
+  const history = await client.workflow.getHandle(id).fetchHistory();
+  const modelCalls = new Set(
+    (history.events ?? [])
+      .filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel')
+      .map((event) => String(event.eventId)),
+  );
+  const attempts = (history.events ?? []).flatMap((event) => {
+    const started = event.activityTaskStartedEventAttributes;
+    return started && modelCalls.has(String(started.scheduledEventId))
+      ? [{ attempt: started.attempt, lastFailure: started.lastFailure?.message }]
+      : [];
+  });
+  expect(attempts).toEqual([
+    expect.objectContaining({
+      attempt: 2,
+      lastFailure: expect.stringMatching(/^the blob store could not take/),
+    }),
+  ]);
+  expect(model.script.requests).toHaveLength(2);
+  // Both attempts reported the call's tokens; the day counts them once.
+  expect((await agent.agentSpentToday(agentId)).tokens).toBe(TOKENS_PER_CALL);
+}, 60_000);
+
 test("an agent's ledger counts a repeated report once, and is started by whichever worker asks first", async () => {
   model = await startScriptedModelServer([]);
   harness = await startHarness({ modelBaseUrl: model.baseUrl, dailyTokenBudgets: { agents: {} } });
@@ -249,6 +308,47 @@ test("an agent's ledger counts a repeated report once, and is started by whichev
   expect(await spend({ tokens: 20, key: 'conv-2/run-1/1' })).toEqual({ agentId, day, tokens: 35 });
   await expect(spend({ tokens: -5 })).rejects.toThrow();
   expect(await spend({ tokens: 0 })).toEqual({ agentId, day, tokens: 35 });
+}, 60_000);
+
+test("an agent's ledger hands its day's tokens and the reports it has counted over to its next run", async () => {
+  const agentId = `daily-${randomUUID().slice(0, 8)}`;
+  // The workers count days by this clock, so the test knows which ledger they will find.
+  const now = Date.parse('2030-03-02T12:00:00Z');
+  const day = utcDayOf(now);
+  model = await startScriptedModelServer([echoStep('1'), echoStep('2'), echoStep('3'), { text: 'Echoed.' }]);
+  harness = await startHarness({
+    modelBaseUrl: model.baseUrl,
+    tools: [echoTool],
+    dailyTokenBudgets: { agents: { [agentId]: 10_000 } },
+    dailyTokenClock: () => now,
+  });
+  const { agent, client } = harness;
+  // Started before any call, so it continues as new every 20 events instead of when Temporal suggests.
+  const input: AgentDailyBudgetInput = { agentId, day, maxHistoryEvents: 20 };
+  const ledger = await client.workflow.start(AGENT_DAILY_BUDGET_WORKFLOW_TYPE, {
+    workflowId: agentDailyBudgetWorkflowId(agentId, day),
+    taskQueue: harness.taskQueue,
+    args: [input],
+  });
+  // A call of another worker reported to the first run.
+  const earlier = { tokens: 7, key: 'conv-earlier/run-1/1' };
+  expect(await ledger.executeUpdate(spendDailyTokensUpdate, { args: [earlier] })).toMatchObject({
+    tokens: 7,
+  });
+
+  // Four model calls, a read and a report each: the ledger continues as new on the way.
+  const { finished } = await ask(agent, `conv-${randomUUID()}`, 'Echo three times.', {
+    options: { agentId },
+  });
+  expect(finished).toMatchObject({ outcome: 'answered', usage: { tokens: 4 * TOKENS_PER_CALL } });
+  const { runId } = await client.workflow.getHandle(ledger.workflowId).describe();
+  expect(runId).not.toBe(ledger.firstExecutionRunId);
+
+  const expected = { agentId, day, tokens: 7 + 4 * TOKENS_PER_CALL };
+  expect(await agent.agentSpentToday(agentId, now)).toEqual(expected);
+  // The earlier call's report, repeated (its activity tried again), reaches a later run: counted once.
+  const latest = client.workflow.getHandle(ledger.workflowId);
+  expect(await latest.executeUpdate(spendDailyTokensUpdate, { args: [earlier] })).toEqual(expected);
 }, 60_000);
 
 test("a compaction's summary counts in the agent's day as in the conversation's budget", async () => {

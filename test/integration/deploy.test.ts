@@ -25,7 +25,7 @@ import { waitFor } from '../support/test-worker';
  * nondeterministically, and the conversation's next execution runs on B.
  */
 
-const { VersioningBehavior } = temporal.api.enums.v1;
+const { RoutingConfigUpdateState, VersioningBehavior } = temporal.api.enums.v1;
 
 let model: ScriptedModelServer | undefined;
 let connection: Connection;
@@ -198,6 +198,70 @@ test('a conversation waiting for an approval on build A is answered on A, then m
       id,
     ),
   ).rejects.toBeInstanceOf(DeterminismViolationError);
+}, 240_000);
+
+test("a conversation idle in the cache of build A's worker runs its next message on build B once B is current", async () => {
+  const previous = model;
+  model = await startScriptedModelServer([
+    { text: 'Answered on build A.' },
+    { text: 'Answered on build B.' },
+  ]);
+  await previous?.close();
+  const deploymentName = `agents-${randomUUID().slice(0, 8)}`;
+  const common = {
+    TASK_QUEUE: `deploy-idle-${randomUUID()}`,
+    OPENAI_BASE_URL: model.baseUrl,
+    WORKSPACE: workDir,
+    MARKER_DIR: workDir,
+    AGENT_DEPLOYMENT_NAME: deploymentName,
+    // Both builds run the same code: what moves the conversation is the routing, not a change.
+    TEST_WORKFLOW_BUNDLE: process.env.TEST_WORKFLOW_BUNDLE!,
+  };
+  workers.push(await spawnWorkerProcess({ ...common, AGENT_BUILD_ID: 'build-a' }));
+  await whenKnown(() => deployments.setCurrent(deploymentName, 'build-a'), 'build A to become current');
+  const agent = new AgentClient(client, common.TASK_QUEUE);
+  const id = `conv-${randomUUID()}`;
+  expect((await ask(agent, id, 'First question.')).finished.answer).toBe('Answered on build A.');
+  const handle = client.workflow.getHandle(id);
+  const onA = await handle.describe();
+  expect(versioningOf(onA)).toEqual({ buildId: 'build-a', pinned: true });
+  await waitFor(
+    async () => ((await deployments.pinnedOpen(deploymentName, 'build-a')) === 1 ? true : undefined),
+    'visibility to show the conversation pinned to build A',
+  );
+
+  // The conversation waits in the cache of A's worker, whose sticky queue its next task goes to
+  // unless set-current resets the stickiness.
+  workers.push(await spawnWorkerProcess({ ...common, AGENT_BUILD_ID: 'build-b' }));
+  let change: Awaited<ReturnType<WorkerDeployments['setCurrent']>> | undefined;
+  await whenKnown(async () => {
+    change = await deployments.setCurrent(deploymentName, 'build-b');
+  }, 'build B to become current');
+  expect(change).toMatchObject({ previous: 'build-a', told: 1 });
+  // set-current waits 30 s at most for the routing to reach the task queues, which a loaded server
+  // can take longer than.
+  await waitFor(async () => {
+    const { workerDeploymentInfo } = await connection.workflowService.describeWorkerDeployment({
+      namespace: 'default',
+      deploymentName,
+    });
+    return workerDeploymentInfo?.routingConfigUpdateState ===
+      RoutingConfigUpdateState.ROUTING_CONFIG_UPDATE_STATE_COMPLETED
+      ? true
+      : undefined;
+  }, 'the routing to reach the task queues');
+
+  // The task its next message makes says the target changed: it continues as new onto B before the
+  // run, which B's worker runs.
+  expect((await ask(agent, id, 'Second question.')).finished.answer).toBe('Answered on build B.');
+  const now = await handle.describe();
+  expect(now.runId).not.toBe(onA.runId);
+  expect(versioningOf(now)).toEqual({ buildId: 'build-b', pinned: true });
+  const firstExecution = await client.workflow.getHandle(id, onA.runId).fetchHistory();
+  const modelCalls = (firstExecution.events ?? []).filter(
+    (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel',
+  );
+  expect(modelCalls).toHaveLength(1);
 }, 240_000);
 
 test('the deploy commands route new conversations: set-current, ramp, list, describe, rollback', async () => {

@@ -5,6 +5,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { AgentClient } from '../../src/client/agent-client';
+import {
+  MODEL_LIMITER_WORKFLOW_TYPE,
+  type ModelLimiterInput,
+  modelLimiterStatusQuery,
+  modelLimiterWorkflowId,
+} from '../../src/shared/model-limiter';
+import { modelEndpointKey } from '../../src/worker/model-limit-settings';
 import { followToEnd } from '../support/ask';
 import {
   type MeteredAnswer,
@@ -50,6 +57,18 @@ async function fleet(
 }
 
 const answered = (text: string) => ({ reply: { text }, holdMs: 0 });
+
+/** The fleet's limiter of `model`'s endpoint (whichever run of it is current). */
+function limiterOf(model: MeteredModelServer) {
+  return client.workflow.getHandle(modelLimiterWorkflowId(modelEndpointKey(model.baseUrl)));
+}
+
+/** A promise the test settles when it likes, with the function that settles it. */
+function gate(): { opened: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
 
 async function askAll(agent: AgentClient, count: number) {
   return Promise.all(
@@ -113,4 +132,123 @@ test('a 429 storm pauses the whole fleet: a bounded number of requests reach the
   // limiter each conversation retries on its own (30 requests when this was written).
   expect(stormRequests).toBeLessThanOrEqual(4 + 4);
   expect(model.requests).toBe(stormRequests + 10);
+}, 180_000);
+
+test('a call that streams longer than the lease lasts keeps its lease: the next call waits until it ends', async () => {
+  const firstCall = gate();
+  const { model, agent } = await fleet(
+    1,
+    { AGENT_MODEL_MAX_CONCURRENT: '1', AGENT_MODEL_LEASE_TTL_MS: '3000' },
+    // The first call streams its first words, then the rest only when the test says.
+    (index) =>
+      index === 0
+        ? { reply: { text: 'A long answer, streamed slowly.' }, holdMs: 0, restAfter: firstCall.opened }
+        : answered(`answer ${index}`),
+  );
+  const first = await agent.send(`fleet-${randomUUID()}`, 'first');
+  await waitFor(async () => (model.inFlight === 1 ? true : undefined), 'the first call to stream');
+  const second = await agent.send(`fleet-${randomUUID()}`, 'second');
+  const limiter = limiterOf(model);
+  await waitFor(
+    async () => ((await limiter.query(modelLimiterStatusQuery)).waiting === 1 ? true : undefined),
+    'the second call to wait for the lease',
+  );
+
+  // While a call waits, the limiter wakes whenever the lease would expire unrenewed (a timer to its
+  // expiry): three such moments pass, each at least the lease's time to live after it was granted.
+  const expiryChecks = async () =>
+    ((await limiter.fetchHistory()).events ?? []).filter((event) => event.timerFiredEventAttributes).length;
+  const checksBefore = await expiryChecks();
+  await waitFor(
+    async () => (model.requests > 1 || (await expiryChecks()) >= checksBefore + 3 ? true : undefined),
+    'the limiter to look at the first lease three times, or the second call to reach the endpoint',
+  );
+  expect(model.requests).toBe(1);
+  expect(await limiter.query(modelLimiterStatusQuery)).toMatchObject({ held: 1, waiting: 1 });
+
+  firstCall.open();
+  expect((await followToEnd(agent, first)).finished).toMatchObject({
+    outcome: 'answered',
+    answer: 'A long answer, streamed slowly.',
+  });
+  expect((await followToEnd(agent, second)).finished.outcome).toBe('answered');
+  expect(model.requests).toBe(2);
+  expect(model.peakInFlight).toBe(1);
+}, 180_000);
+
+/** The most of `times` (epoch ms) that fall within any `windowMs` (from one of them, that one included). */
+function mostWithin(times: readonly number[], windowMs: number): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  return Math.max(
+    0,
+    ...sorted.map((start, i) => sorted.slice(i).filter((time) => time < start + windowMs).length),
+  );
+}
+
+test('two workers with a rate of one call per 2 s: in no 2 s do more calls start at the endpoint than one granted then and one granted before it', async () => {
+  const { model, agent } = await fleet(2, { AGENT_MODEL_MAX_RPS: '0.5' }, (index) => ({
+    reply: { text: `answer ${index}` },
+    holdMs: 100,
+  }));
+
+  const finished = await askAll(agent, 5);
+
+  expect(finished.map((run) => run.outcome)).toEqual(Array(5).fill('answered'));
+  expect(model.requests).toBe(5);
+  // The limiter grants a lease every 2 s at most. A request leaves some time after its grant, so one
+  // granted earlier but sent later may share a window with the next: two at most, never all at once.
+  expect(mostWithin(model.arrivals, 2_000)).toBeLessThanOrEqual(2);
+}, 180_000);
+
+test("the limiter's hand-over to a new run keeps the lease held and the calls waiting", async () => {
+  const firstCall = gate();
+  const { model, agent, env } = await fleet(
+    1,
+    { AGENT_MODEL_MAX_CONCURRENT: '1', AGENT_MODEL_LEASE_TTL_MS: '3000' },
+    (index) =>
+      index === 0
+        ? { reply: { text: 'First, streamed slowly.' }, holdMs: 0, restAfter: firstCall.opened }
+        : answered(`answer ${index}`),
+  );
+  // Started before any call, so it continues as new every 60 events instead of when Temporal suggests.
+  const limiter = limiterOf(model);
+  const input: ModelLimiterInput = {
+    limits: { maxConcurrent: 1, leaseTtlMs: 3_000 },
+    maxHistoryEvents: 60,
+  };
+  await client.workflow.start(MODEL_LIMITER_WORKFLOW_TYPE, {
+    workflowId: limiter.workflowId,
+    taskQueue: env.TASK_QUEUE!,
+    args: [input],
+  });
+  const first = await agent.send(`fleet-${randomUUID()}`, 'first');
+  await waitFor(async () => (model.inFlight === 1 ? true : undefined), 'the first call to stream');
+  const second = await agent.send(`fleet-${randomUUID()}`, 'second');
+  const third = await agent.send(`fleet-${randomUUID()}`, 'third');
+  await waitFor(
+    async () => ((await limiter.query(modelLimiterStatusQuery)).waiting === 2 ? true : undefined),
+    'the second and third calls to wait for the lease',
+  );
+  const before = (await limiter.describe()).runId;
+
+  // The first call's renewals grow the limiter's history until it continues as new.
+  const after = await waitFor(async () => {
+    const { runId, status } = await limiter.describe();
+    return runId !== before && status.name === 'RUNNING' ? runId : undefined;
+  }, 'the limiter to continue as new');
+  const nextRun = client.workflow.getHandle(limiter.workflowId, after);
+  expect(
+    await waitFor(
+      () => nextRun.query(modelLimiterStatusQuery).catch(() => undefined),
+      'the new run to answer',
+    ),
+  ).toMatchObject({ held: 1, waiting: 2 });
+  expect(model.requests).toBe(1);
+
+  firstCall.open();
+  for (const sent of [first, second, third]) {
+    expect((await followToEnd(agent, sent)).finished.outcome).toBe('answered');
+  }
+  expect(model.requests).toBe(3);
+  expect(model.peakInFlight).toBe(1);
 }, 180_000);

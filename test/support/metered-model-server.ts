@@ -2,9 +2,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type ChatRequest, ModelScript, type ScriptedReply, writeAnswer } from './scripted-model';
 
-/** What the endpoint does with its `index`-th request (from 0): answer after `holdMs`, or never. */
+/**
+ * What the endpoint does with its `index`-th request (from 0): answer after `holdMs`, or never. With
+ * `restAfter`, the answer streams its first piece of text, then sends the rest once `restAfter` settles.
+ */
 export type MeteredAnswer =
-  { reply: ScriptedReply; holdMs: number; retryAfterSeconds?: number } | { hang: true };
+  | { reply: ScriptedReply; holdMs: number; retryAfterSeconds?: number; restAfter?: Promise<unknown> }
+  | { hang: true };
 
 export interface MeteredModelServer {
   baseUrl: string;
@@ -13,6 +17,8 @@ export interface MeteredModelServer {
   /** Requests being answered now, and the most there ever were at once. */
   readonly inFlight: number;
   readonly peakInFlight: number;
+  /** When each request arrived (epoch ms by this process's clock), in order. */
+  readonly arrivals: readonly number[];
   close(): Promise<void>;
 }
 
@@ -27,11 +33,13 @@ export async function startMeteredModelServer(
   let requests = 0;
   let inFlight = 0;
   let peakInFlight = 0;
+  const arrivals: number[] = [];
   const server = http.createServer((request, response) => {
     let body = '';
     request.on('data', (chunk: Buffer) => (body += chunk.toString()));
     request.on('end', () => {
       const index = requests++;
+      arrivals.push(Date.now());
       inFlight++;
       peakInFlight = Math.max(peakInFlight, inFlight);
       let counted = true;
@@ -51,10 +59,21 @@ export async function startMeteredModelServer(
             : {}),
         };
         response.writeHead(http.status, headers);
-        void writeAnswer(http, new ModelScript([]), (piece) => response.write(piece)).finally(() => {
+        const finish = () => {
           done();
           response.end();
-        });
+        };
+        if (answer.restAfter) {
+          // The role, then the first piece of text: the call is streaming.
+          const events = http.body.split(/(?<=\n\n)/);
+          response.write(events.slice(0, 2).join(''));
+          void answer.restAfter.finally(() => {
+            response.write(events.slice(2).join(''));
+            finish();
+          });
+          return;
+        }
+        void writeAnswer(http, new ModelScript([]), (piece) => response.write(piece)).finally(finish);
       }, answer.holdMs);
     });
   });
@@ -71,6 +90,7 @@ export async function startMeteredModelServer(
     get peakInFlight() {
       return peakInFlight;
     },
+    arrivals,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
