@@ -160,6 +160,21 @@ export default tseslint.config(
     rules: { 'no-restricted-properties': 'off' },
   },
   {
+    // What a CI run is (where a missing program, server or browser fails instead of skipping) is
+    // decided in one place.
+    files: ['test/**/*.ts', 'bench/**/*.ts', 'chaos/**/*.ts', 'scripts/**/*.mjs'],
+    ignores: ['test/support/in-ci.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "MemberExpression[object.property.name='env'][property.name='CI']",
+          message: 'Ask inCi() (test/support/in-ci.ts): one rule for what a CI run is.',
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs'],
     languageOptions: {
       globals: {

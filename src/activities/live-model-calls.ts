@@ -18,7 +18,7 @@ interface LiveCall {
 }
 
 /** How long an ended call's text stays readable: a watcher that found it late still gets it whole. */
-const ENDED_KEPT_MS = 5_000;
+export const ENDED_KEPT_MS = 5_000;
 
 /**
  * The model calls running in this process, each readable by whoever holds its capability (a random

@@ -7,6 +7,7 @@ import { clusterFiles } from '../../src/worker/cluster/cluster-files';
 import { runningAs } from '../../src/worker/cluster/cluster-processes';
 import { runningPostgres } from '../../src/worker/cluster/postgres-cluster';
 import { assertCliBuilt } from '../support/cli-process';
+import { inCi } from '../support/in-ci';
 import { buildTemporalServer, stopTestCluster, whatClusterNeeds } from '../support/test-cluster';
 
 interface Figures {
@@ -33,14 +34,14 @@ interface ChaosSummary {
 
 const missing = whatClusterNeeds('the cluster chaos test');
 // In CI a missing prerequisite fails the run; on a developer's machine the test is skipped, saying why.
-if (missing && process.env.CI !== 'true') console.warn(`skipped: ${missing}`);
-const whenAvailable = missing && process.env.CI !== 'true' ? test.skip : test;
+if (missing && !inCi()) console.warn(`skipped: ${missing}`);
+const whenAvailable = missing && !inCi() ? test.skip : test;
 
 beforeAll(async () => {
   // The chaos workers run the workflow bundle `npm run build` writes.
   assertCliBuilt();
   if (missing) {
-    if (process.env.CI === 'true') throw new Error(missing);
+    if (inCi()) throw new Error(missing);
     return;
   }
   await buildTemporalServer();

@@ -7,19 +7,20 @@ import { runningAs } from '../../src/worker/cluster/cluster-processes';
 import { readClusterState } from '../../src/worker/cluster/cluster-state';
 import { freePort } from '../../src/worker/free-port';
 import { assertCliBuilt, runCli, startCli } from '../support/cli-process';
+import { inCi } from '../support/in-ci';
 import { startScriptedModelServer } from '../support/scripted-model-server';
 import { buildTemporalServer, whatClusterNeeds } from '../support/test-cluster';
 import { waitFor } from '../support/test-worker';
 
 const missing = whatClusterNeeds('the cluster test');
 // In CI a missing prerequisite fails the run; on a developer's machine the test is skipped, saying why.
-if (missing && process.env.CI !== 'true') console.warn(`skipped: ${missing}`);
-const whenAvailable = missing && process.env.CI !== 'true' ? test.skip : test;
+if (missing && !inCi()) console.warn(`skipped: ${missing}`);
+const whenAvailable = missing && !inCi() ? test.skip : test;
 
 beforeAll(async () => {
   assertCliBuilt();
   if (missing) {
-    if (process.env.CI === 'true') throw new Error(missing);
+    if (inCi()) throw new Error(missing);
     return;
   }
   // Built once (about 4 minutes with Go), then found at once.

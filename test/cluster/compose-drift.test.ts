@@ -12,9 +12,10 @@ import {
 } from '../../src/worker/cluster/cluster-config';
 import { NAMESPACE_RETENTION } from '../../src/worker/cluster/cluster-frontend';
 import type { ClusterState } from '../../src/worker/cluster/cluster-state';
-import { findPostgresBin } from '../../src/worker/cluster/postgres-cluster';
+import { POSTGRES_MISSING, findPostgresBin } from '../../src/worker/cluster/postgres-cluster';
 import { TEMPORAL_SERVICES } from '../../src/worker/cluster/temporal-services';
 import { DEV_SERVER_DYNAMIC_CONFIG } from '../../src/worker/dev-server';
+import { inCi } from '../support/in-ci';
 
 /**
  * docker-compose.yml and `durable-agent cluster` run the same cluster: the same server version, the
@@ -135,7 +136,9 @@ test("compose's PostgreSQL is the major version the cluster runs on here", () =>
   expect(composeMajor).toBeDefined();
   const bin = findPostgresBin();
   if (!bin) {
-    console.warn("no PostgreSQL here: compose's version is not compared with one");
+    const why = `no PostgreSQL here (${POSTGRES_MISSING})`;
+    if (inCi()) throw new Error(`${why}: CI must compare compose's version with the one the cluster runs on`);
+    console.warn(`${why}: compose's version is not compared with one`);
     return;
   }
   const version = execFileSync(path.join(bin, 'postgres'), ['--version'], { encoding: 'utf8' });

@@ -11,6 +11,7 @@ import { subAgentId } from '../../src/shared/sub-agents';
 import { agentDataConverter } from '../../src/worker/data-converter';
 import { followToEnd } from '../support/ask';
 import { CLI, assertCliBuilt } from '../support/cli-process';
+import { inCi } from '../support/in-ci';
 import type { ChatRequest, ScriptedReply } from '../support/scripted-model';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server';
 import { killWorkerProcess } from '../support/spawn-worker-process';
@@ -33,8 +34,8 @@ import { eventsOf } from '../support/wait-for-event';
 const clusterAddress = process.env.TEST_CLUSTER_ADDRESS;
 const missing = clusterAddress ? undefined : whatClusterNeeds('the fleet test');
 // In CI a missing prerequisite fails the run; on a developer's machine the test is skipped, saying why.
-if (missing && process.env.CI !== 'true') console.warn(`skipped: ${missing}`);
-const whenAvailable = missing && process.env.CI !== 'true' ? test.skip : test;
+if (missing && !inCi()) console.warn(`skipped: ${missing}`);
+const whenAvailable = missing && !inCi() ? test.skip : test;
 
 const log = (line: string) => console.log(`[fleet cluster] ${line}`);
 let ownClusterDir: string | undefined;
@@ -43,7 +44,7 @@ let address: string | undefined;
 beforeAll(async () => {
   assertCliBuilt();
   if (missing) {
-    if (process.env.CI === 'true') throw new Error(missing);
+    if (inCi()) throw new Error(missing);
     return;
   }
   if (clusterAddress) {

@@ -8,6 +8,7 @@ import { type Page, chromium } from 'playwright-core';
 import { BLOB_ENCODING } from '../../src/worker/large-payload-codec';
 import { freePort, isListening } from '../../src/worker/free-port';
 import { assertCliBuilt, runCli, startCli } from '../support/cli-process';
+import { inCi } from '../support/in-ci';
 import { startScriptedModelServer } from '../support/scripted-model-server';
 import { waitFor } from '../support/test-worker';
 
@@ -17,12 +18,12 @@ const chromiumMissing = existsSync(CHROMIUM)
   ? undefined
   : `the Web UI test needs Chromium at ${CHROMIUM} (Debian: apt-get install chromium, which .ci/run does; or set CHROMIUM_PATH)`;
 // In CI a missing browser fails the run; on a developer's machine the test is skipped, saying why.
-if (chromiumMissing && process.env.CI !== 'true') console.warn(`skipped: ${chromiumMissing}`);
-const whenBrowser = chromiumMissing && process.env.CI !== 'true' ? test.skip : test;
+if (chromiumMissing && !inCi()) console.warn(`skipped: ${chromiumMissing}`);
+const whenBrowser = chromiumMissing && !inCi() ? test.skip : test;
 
 beforeAll(() => {
   assertCliBuilt();
-  if (chromiumMissing && process.env.CI === 'true') throw new Error(chromiumMissing);
+  if (chromiumMissing && inCi()) throw new Error(chromiumMissing);
 });
 
 whenBrowser(

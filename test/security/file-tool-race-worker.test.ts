@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Message } from '../../src/shared/messages';
 import { sandboxAvailability } from '../../src/tools/exec/bubblewrap';
 import { ask } from '../support/ask';
+import { inCi } from '../support/in-ci';
 import { nockModel } from '../support/nock-model';
 import { useNockedHarness } from '../support/nocked-harness';
 import { filesHolding, snapshot } from '../support/directory-contents';
@@ -20,7 +21,7 @@ import { type ChatRequest, type ScriptedToolCall, toolResultIn } from '../suppor
 jest.setTimeout(300_000);
 
 const sandbox = sandboxAvailability();
-if (!sandbox.ok && process.env.CI) throw new Error(`bubblewrap is required in CI: ${sandbox.reason}`);
+if (!sandbox.ok && inCi()) throw new Error(`bubblewrap is required in CI: ${sandbox.reason}`);
 const whenSandboxed = sandbox.ok ? test : test.skip;
 if (!sandbox.ok) console.warn(`the sandboxed race is skipped: ${sandbox.reason}`);
 

@@ -15,6 +15,7 @@ import { createExecTool } from '../../src/tools/exec/exec';
 import { CommandPolicy } from '../../src/tools/exec/exec-policy';
 import type { AgentTool } from '../../src/tools/tool';
 import { filesHolding, snapshot } from '../support/directory-contents';
+import { inCi } from '../support/in-ci';
 import { startSwapper } from '../support/path-swapper';
 import { makeTempDir, removeDir, resultText, runTool } from '../unit/tool-harness';
 
@@ -35,7 +36,7 @@ const MAX_MS_PER_CASE = 120_000;
 const SECRET = `OUTSIDE-SECRET-${process.pid}`;
 
 const sandbox = sandboxAvailability();
-if (!sandbox.ok && process.env.CI) throw new Error(`bubblewrap is required in CI: ${sandbox.reason}`);
+if (!sandbox.ok && inCi()) throw new Error(`bubblewrap is required in CI: ${sandbox.reason}`);
 if (!sandbox.ok) console.warn(`the swapping command runs unsandboxed: ${sandbox.reason}`);
 
 let parent: string;

@@ -14,6 +14,7 @@ import {
 } from '../../src/worker/cluster/postgres-cluster';
 import { postgresUser } from '../../src/worker/cluster/postgres-user';
 import { freePort, isListening } from '../../src/worker/free-port';
+import { inCi } from './in-ci';
 
 export const S3_TEST_CREDENTIALS = {
   accessKeyId: 'DURABLEAGENTTEST',
@@ -94,7 +95,7 @@ async function startVersitygw(program: string, directory: string) {
 }
 
 async function startS3rver(directory: string, why: string) {
-  if (process.env.CI === 'true') throw new Error(`the S3 blob store tests need versitygw: ${why}`);
+  if (inCi()) throw new Error(`the S3 blob store tests need versitygw: ${why}`);
   console.warn(`${why}: s3rver, a Node emulator, stands in for an S3 server`);
   const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory });
   const { port } = (await server.run()) as { port: number };
@@ -110,8 +111,7 @@ async function startS3rver(directory: string, why: string) {
 export async function startPostgresServer(): Promise<{ url: string; close(): Promise<void> }> {
   const bin = findPostgresBin();
   if (!bin) {
-    if (process.env.CI === 'true')
-      throw new Error(`the blob store tests need PostgreSQL: ${POSTGRES_MISSING}`);
+    if (inCi()) throw new Error(`the blob store tests need PostgreSQL: ${POSTGRES_MISSING}`);
     console.warn(`no PostgreSQL here (${POSTGRES_MISSING}): PGlite stands in for it`);
     return startPgliteServer();
   }

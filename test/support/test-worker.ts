@@ -17,6 +17,7 @@ import { ToolRegistry } from '../../src/tools/registry';
 import type { AgentTool } from '../../src/tools/tool';
 import { createAgentWorker } from '../../src/worker/create-worker';
 import type { LocalCancelRequests } from '../../src/activities/local-cancel-requests';
+import { type ModelLimiterSettings, fleetModelLimiter } from '../../src/activities/model-lease';
 import type { DataConverter } from '@temporalio/common';
 import { agentDataConverter } from '../../src/worker/data-converter';
 import type { LiveModelText } from '../../src/client/live-model-text';
@@ -49,6 +50,8 @@ export interface TestHarness {
 /** A real worker on its own task queue against the shared dev server; only the model endpoint is fake. */
 export async function startHarness(options: {
   modelBaseUrl: string;
+  /** Another Temporal server than the shared one. */
+  address?: string;
   tools?: AgentTool[];
   /** Replaces the built-in tools plus `tools`. */
   registry?: ToolRegistry;
@@ -85,12 +88,14 @@ export async function startHarness(options: {
   /** The operator's daily token budgets per agent id, and the clock their days are counted by. */
   dailyTokenBudgets?: DailyTokenBudgets;
   dailyTokenClock?: () => number;
+  /** The fleet's limits on the model endpoint: model calls take their turn from its limiter workflow. */
+  modelLimiter?: ModelLimiterSettings;
   /** What the worker takes from its task queue (all by default). */
   serves?: 'all' | 'workflows' | 'activities';
 }): Promise<TestHarness> {
   const dataConverter = options.dataConverter ?? agentDataConverter();
   quietRuntime();
-  const address = process.env.TEST_TEMPORAL_ADDRESS!;
+  const address = options.address ?? process.env.TEST_TEMPORAL_ADDRESS!;
   const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
   const workspace = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-ws-'));
   const memory = new MemoryStore(
@@ -120,6 +125,7 @@ export async function startHarness(options: {
       ...(options.liveText ? { liveText: options.liveText } : {}),
       ...(options.dailyTokenBudgets ? { dailyTokenBudgets: options.dailyTokenBudgets } : {}),
       ...(options.dailyTokenClock ? { dailyTokenClock: options.dailyTokenClock } : {}),
+      ...(options.modelLimiter ? { limiter: fleetModelLimiter(options.modelLimiter) } : {}),
     },
     ...(options.liveEndpoint ? { liveEndpoint: { host: '127.0.0.1', port: 0 } } : {}),
     ...(options.serves ? { serves: options.serves } : {}),

@@ -8,6 +8,7 @@ import type { AgentActivities } from '../../src/activities/create-activities';
 import { AgentClient } from '../../src/client/agent-client';
 import type { CancelRequestSinks } from '../../src/shared/cancel-request-sink';
 import { bundleAgentWorkflows } from '../../src/worker/workflow-bundle';
+import { inCi } from './in-ci';
 import { missingCommands, startTestServer, whatIsMissing } from './time-skipping-server';
 
 /**
@@ -34,7 +35,7 @@ export interface TimeSkippingHarness {
 
 /**
  * A `describe` whose tests share one time-skipping test server, started before them and stopped
- * after. Where java or mvn is missing the block is skipped with a warning, except in CI (CI set),
+ * after. Where java or mvn is missing the block is skipped with a warning, except in CI (inCi()),
  * where it fails saying what is missing.
  */
 export function describeWithTimeSkipping(
@@ -42,7 +43,7 @@ export function describeWithTimeSkipping(
   body: (harness: () => TimeSkippingHarness) => void,
 ): void {
   const missing = missingCommands();
-  if (missing.length > 0 && !process.env.CI) {
+  if (missing.length > 0 && !inCi()) {
     console.warn(`skipping "${name}": ${whatIsMissing(missing)}`);
     describe.skip(name, () => body(() => unavailable()));
     return;

@@ -1,4 +1,4 @@
-import { LiveModelCalls } from '../../src/activities/live-model-calls';
+import { ENDED_KEPT_MS, LiveModelCalls } from '../../src/activities/live-model-calls';
 import { LocalCancelRequests } from '../../src/activities/local-cancel-requests';
 import { followRemoteModelText } from '../../src/client/remote-model-text';
 import type { ModelTextDelta } from '../../src/client/live-model-text';
@@ -49,6 +49,138 @@ test("a model call's text from the push endpoint: what came before the watcher, 
     expect((await fetch(`${endpoint.url}/`)).status).toBe(404);
   } finally {
     await endpoint.close();
+  }
+});
+
+/** Counts the follows the endpoint asks for and has not stopped: the watchers it holds on to. */
+class CountedFollows extends LiveModelCalls {
+  private held = 0;
+  get following(): number {
+    return this.held;
+  }
+  override follow(token: string, listener: (delta: ModelTextDelta | 'end') => void) {
+    const stop = super.follow(token, listener);
+    if (!stop) return undefined;
+    this.held++;
+    let stopped = false;
+    return () => {
+      if (!stopped) this.held--;
+      stopped = true;
+      stop();
+    };
+  }
+}
+
+/** A watcher reading the endpoint's stream as it comes over the wire, until the server ends it. */
+async function watchRaw(url: string) {
+  const response = await fetch(url);
+  let text = '';
+  let ended = false;
+  void (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>)
+      text += decoder.decode(chunk, { stream: true });
+    ended = true;
+  })().catch(() => undefined);
+  return { status: response.status, text: () => text, ended: () => ended };
+}
+
+const tokenOf = (url: string) => url.slice(url.lastIndexOf('/') + 1);
+const piece = (offset: number, text: string) =>
+  `data: ${JSON.stringify({ conversationId: 'conv-a', call: 'run/1#1', offset, text })}\n\n`;
+const END_EVENT = 'event: end\ndata: {}\n\n';
+
+test("when the call ends, a watcher's stream carries the end event and closes", async () => {
+  const calls = new LiveModelCalls();
+  const endpoint = await startLiveEndpoint({
+    host: '127.0.0.1',
+    port: 0,
+    calls,
+    cancels: new HeardCancels(),
+  });
+  try {
+    const tap = calls.open('conv-a', 'run/1#1');
+    tap.append('Hello');
+    const watcher = await watchRaw(tap.url!);
+    await until(() => watcher.text() === piece(0, 'Hello'));
+    tap.end();
+    await until(watcher.ended);
+    expect(watcher.text()).toBe(piece(0, 'Hello') + END_EVENT);
+  } finally {
+    await endpoint.close();
+  }
+});
+
+test('a watcher whose connection closes is let go of: the call no longer holds its listener', async () => {
+  const calls = new CountedFollows();
+  const endpoint = await startLiveEndpoint({
+    host: '127.0.0.1',
+    port: 0,
+    calls,
+    cancels: new HeardCancels(),
+  });
+  try {
+    const tap = calls.open('conv-a', 'run/1#1');
+    tap.append('Hello');
+    const seen: ModelTextDelta[] = [];
+    const follow = followRemoteModelText(tap.url!, 'mine', 'conv-a', (delta) => seen.push(delta));
+    await until(() => seen.length === 1);
+    expect(calls.following).toBe(1);
+    // The call goes on; only the watcher leaves.
+    follow.stop();
+    await until(() => calls.following === 0);
+
+    // And what the endpoint stops is gone from the call: a later piece reaches no one.
+    const heard: Array<ModelTextDelta | 'end'> = [];
+    const stop = calls.follow(tokenOf(tap.url!), (delta) => heard.push(delta))!;
+    stop();
+    tap.append(', world');
+    tap.end();
+    expect(heard).toEqual([{ conversationId: 'conv-a', call: 'run/1#1', offset: 0, text: 'Hello' }]);
+  } finally {
+    await endpoint.close();
+  }
+});
+
+test('a watcher that arrives after the call ended still gets its whole text, then the end', async () => {
+  const calls = new LiveModelCalls();
+  const endpoint = await startLiveEndpoint({
+    host: '127.0.0.1',
+    port: 0,
+    calls,
+    cancels: new HeardCancels(),
+  });
+  try {
+    const tap = calls.open('conv-a', 'run/1#1');
+    tap.append('Hello');
+    tap.append(', world');
+    tap.end();
+    const watcher = await watchRaw(tap.url!);
+    expect(watcher.status).toBe(200);
+    await until(watcher.ended);
+    expect(watcher.text()).toBe(piece(0, 'Hello, world') + END_EVENT);
+  } finally {
+    await endpoint.close();
+  }
+});
+
+test('an ended call is kept for late watchers for ENDED_KEPT_MS, then forgotten', () => {
+  jest.useFakeTimers();
+  try {
+    const calls = new LiveModelCalls();
+    calls.baseUrl = 'http://127.0.0.1:9';
+    const tap = calls.open('conv-a', 'run/1#1');
+    const token = tokenOf(tap.url!);
+    tap.append('Hello');
+    jest.advanceTimersByTime(ENDED_KEPT_MS * 2);
+    expect(calls.has(token)).toBe(true);
+    tap.end();
+    jest.advanceTimersByTime(ENDED_KEPT_MS - 1);
+    expect(calls.has(token)).toBe(true);
+    jest.advanceTimersByTime(1);
+    expect(calls.has(token)).toBe(false);
+  } finally {
+    jest.useRealTimers();
   }
 });
 
