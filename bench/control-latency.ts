@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { temporal } from '@temporalio/proto';
+import { LOCAL_TOOL_ATTEMPT_MS } from '../src/shared/liveness';
 import { approveUpdate, pendingApprovalsQuery, steerUpdate } from '../src/shared/conversation-api';
 import { preciseNow } from './support/clock';
 import type { BenchContext } from './support/context';
@@ -30,6 +31,19 @@ export interface ControlLatencyResult {
     /** `steer` update sent to the next model call being scheduled (the run went on; server clock). */
     toNextModelCallMs: Summary;
     updateRoundTripMs: Summary;
+  };
+  /**
+   * The same with a local tool (as `read` is), steered 0 to 0.2 s after it started: in its first
+   * LOCAL_TOOL_ATTEMPT_MS it runs inside the conversation's workflow task, which a steer cannot
+   * enter, then as an activity. To the tool's last attempt stopping (its attempt in the task is
+   * cut off at its bound; one started after the steer is cancelled).
+   */
+  localSteer: {
+    delaysMs: number[];
+    toToolStopMs: Summary;
+    /** The samples steered while the call still ran in the workflow task. */
+    withinAttemptToToolStopMs: Summary;
+    toNextModelCallMs: Summary;
   };
   /**
    * The same with the conversation's workflow, its tools and this client in three processes (a
@@ -99,7 +113,7 @@ export async function controlLatency(context: BenchContext): Promise<ControlLate
       await workflows.stop();
     }
   })();
-  const { toStart, approveRoundTrip, delays, toAbort, toNextModel, steerRoundTrip } = together;
+  const { toStart, approveRoundTrip, delays, toAbort, toNextModel, steerRoundTrip, local } = together;
   const result: ControlLatencyResult = {
     samples,
     approve: { toToolStartMs: summarize(toStart), updateRoundTripMs: summarize(approveRoundTrip) },
@@ -108,6 +122,14 @@ export async function controlLatency(context: BenchContext): Promise<ControlLate
       toToolAbortMs: summarize(toAbort),
       toNextModelCallMs: summarize(toNextModel),
       updateRoundTripMs: summarize(steerRoundTrip),
+    },
+    localSteer: {
+      delaysMs: local.delays,
+      toToolStopMs: summarize(local.toStop),
+      withinAttemptToToolStopMs: summarize(
+        local.toStop.filter((_, at) => local.delays[at]! < LOCAL_TOOL_ATTEMPT_MS),
+      ),
+      toNextModelCallMs: summarize(local.toNextModel),
     },
     apart: {
       approveToToolStartMs: summarize(apart.toStart),
@@ -125,6 +147,12 @@ export async function controlLatency(context: BenchContext): Promise<ControlLate
       row('steer update sent -> tool sees abort', result.steer.toToolAbortMs),
       row('steer update sent -> next model call scheduled', result.steer.toNextModelCallMs),
       row('steer update round trip', result.steer.updateRoundTripMs),
+      row('steer sent -> a local tool stops (steered 0-200 ms in)', result.localSteer.toToolStopMs),
+      row(
+        `  of those, steered in its first ${LOCAL_TOOL_ATTEMPT_MS} ms (in the workflow task)`,
+        result.localSteer.withinAttemptToToolStopMs,
+      ),
+      row('steer sent -> next model call (local tool)', result.localSteer.toNextModelCallMs),
       row('three processes: approve sent -> tool starts', result.apart.approveToToolStartMs),
       row('three processes: steer sent -> tool sees abort', result.apart.steerToToolAbortMs),
       row('three processes: steer sent -> next model call', result.apart.steerToNextModelCallMs),
@@ -140,6 +168,13 @@ interface ControlSamples {
   toAbort: number[];
   toNextModel: number[];
   steerRoundTrip: number[];
+  local: LocalSteerSamples;
+}
+
+interface LocalSteerSamples {
+  delays: number[];
+  toStop: number[];
+  toNextModel: number[];
 }
 
 /** Approve and steer `samples` times each on `taskQueue`, the tools running on `worker`. */
@@ -217,5 +252,60 @@ async function measureControl(
     const next = models[models.length - 1];
     if (next) toNextModel.push(eventTimeMs(next) - sent);
   }
-  return { toStart, approveRoundTrip, delays, toAbort, toNextModel, steerRoundTrip };
+  const local = await measureLocalSteer(context, stack, taskQueue, worker, samples);
+  return { toStart, approveRoundTrip, delays, toAbort, toNextModel, steerRoundTrip, local };
+}
+
+/** The next model call's scheduling in a finished turn's events (server clock). */
+function nextModelCallMs(events: Awaited<ReturnType<DrivenConversation['finished']>>): number | undefined {
+  const models = events.filter(
+    (event) =>
+      event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED &&
+      event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel',
+  );
+  const next = models[models.length - 1];
+  return next ? eventTimeMs(next) : undefined;
+}
+
+/**
+ * Steer `samples` times while `wait_local` runs, 0 to 0.2 s after its first attempt started, and
+ * time until its last attempt stopped: the attempt in the workflow task stops at its bound, the
+ * activity that takes over stops when the steer's cancel reaches it (or never starts).
+ */
+async function measureLocalSteer(
+  context: BenchContext,
+  stack: Stack,
+  taskQueue: string,
+  worker: WorkerProcess,
+  samples: number,
+): Promise<LocalSteerSamples> {
+  const steering = await DrivenConversation.start(context, stack, `steer-local-${randomUUID()}`, taskQueue);
+  await steering.runTurn();
+  const handle = stack.client.workflow.getHandle(steering.id);
+  const delays: number[] = [];
+  const toStop: number[] = [];
+  const toNextModel: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const started = nextReport(worker, (report) => report.event === 'start' && report.tool === 'wait_local');
+    await steering.send({ tool: 'wait_local' });
+    const start = await started;
+    const stops: number[] = [];
+    const stopListening = worker.onTool((report) => {
+      if (report.event === 'abort' && report.toolCallId === start.toolCallId) stops.push(report.at);
+    });
+    const delay = Math.round((200 * i) / samples);
+    delays.push(delay);
+    await sleep(Math.max(0, start.at + delay - preciseNow()));
+    const steerTurn = steering.reserveTurn();
+    const sent = preciseNow();
+    await handle.executeUpdate(steerUpdate, {
+      args: [{ text: directiveText({ c: steering.id, t: steerTurn }), messageId: randomUUID() }],
+    });
+    const events = await steering.finished(steerTurn);
+    stopListening();
+    toStop.push(Math.max(0, Math.max(...stops) - sent));
+    const next = nextModelCallMs(events);
+    if (next !== undefined) toNextModel.push(next - sent);
+  }
+  return { delays, toStop, toNextModel };
 }

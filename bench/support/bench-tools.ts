@@ -22,7 +22,8 @@ const sleep = (ms: number, signal: AbortSignal) =>
 /**
  * The tools the benches call, all low risk (no approval unless a conversation asks for one):
  * `noop` answers at once, `sleep` waits `ms` (500 by default), `probe` reports when it starts,
- * `wait`, `wait_file` and `wait_command` report when they start and when they see their abort signal.
+ * `wait`, `wait_local`, `wait_file` and `wait_command` report when they start and when they see their
+ * abort signal.
  */
 export function benchTools(report: (signal: ToolSignal) => void = () => undefined): AgentTool[] {
   const noop = defineTool({
@@ -69,7 +70,7 @@ export function benchTools(report: (signal: ToolSignal) => void = () => undefine
    * `idempotent` tools are tried again when their worker dies; the next attempt answers at once, as
    * a step finishing on the worker that took it over.
    */
-  const waitTool = (name: string, category: ToolCategory, maxMs: number, idempotent = true) =>
+  const waitTool = (name: string, category: ToolCategory, maxMs: number, idempotent = true, local = false) =>
     defineTool({
       name,
       label: 'Wait',
@@ -77,6 +78,7 @@ export function benchTools(report: (signal: ToolSignal) => void = () => undefine
       parameters: z.object({}),
       category,
       idempotent,
+      local,
       risk: 'low',
       async execute(toolCallId, _params, signal) {
         report({ event: 'start', tool: name, toolCallId, at: preciseNow() });
@@ -91,9 +93,11 @@ export function benchTools(report: (signal: ToolSignal) => void = () => undefine
       },
     });
   const wait = waitTool('wait', 'other', 30_000);
+  // A local tool (as `read` is) that outlasts its attempt in the workflow task, then runs as an activity.
+  const waitLocal = waitTool('wait_local', 'other', 30_000, true, true);
   // With the heartbeat timeouts and retries of a file tool and of a command (which, having side
   // effects, is not tried again: the model is told it was cut off), for the crash-recovery bench.
   const waitFile = waitTool('wait_file', 'files', 25_000);
   const waitCommand = waitTool('wait_command', 'commands', 120_000, false);
-  return [noop, sleepTool, probe, wait, waitFile, waitCommand];
+  return [noop, sleepTool, probe, wait, waitLocal, waitFile, waitCommand];
 }

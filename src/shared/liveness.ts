@@ -10,3 +10,12 @@ export const HEARTBEAT_TIMEOUT_MS = 3_000;
 
 /** The first retry of a model call or tool waits this long, then doubles. */
 export const FIRST_RETRY_INTERVAL_MS = 500;
+
+/**
+ * How long a short read-only tool may run inside the workflow task of its conversation (a local
+ * activity). A steer or abort reaches the workflow only once that task is done, so this bounds how
+ * long one waits behind a local tool; a call that has not answered by then is cut off and runs as
+ * an activity, which a steer reaches at once (a read-only tool may run again). A file read or a
+ * directory listing takes a few milliseconds (20 ms the first time in a worker, under load).
+ */
+export const LOCAL_TOOL_ATTEMPT_MS = 100;

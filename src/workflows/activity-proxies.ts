@@ -8,7 +8,7 @@ import {
 import type { AgentActivities } from '../activities/create-activities';
 import type { RapNotice } from '../shared/rap';
 import type { ToolDescriptor } from '../shared/tool-descriptor';
-import { FIRST_RETRY_INTERVAL_MS, HEARTBEAT_TIMEOUT_MS } from '../shared/liveness';
+import { FIRST_RETRY_INTERVAL_MS, HEARTBEAT_TIMEOUT_MS, LOCAL_TOOL_ATTEMPT_MS } from '../shared/liveness';
 import { WORKER_BOUND_START_TIMEOUT_MS } from '../shared/worker-bound';
 
 /** Retries starting `initialInterval` apart and doubling, up to `maximumInterval` between tries. */
@@ -87,10 +87,22 @@ export function toolActivitiesFor(
 }
 
 /**
- * A short read-only tool (`local` in its descriptor), run by the worker that runs the conversation
- * inside the workflow task: no activity task to dispatch and no workflow task to wake after it, and
- * its result is recorded with the task's completion, before the next model call is scheduled.
- * Timeouts and retries are the tool's own; a crash runs it again on the worker that takes the task.
+ * A short read-only tool's (`local` in its descriptor) one attempt by the worker that runs the
+ * conversation, inside the workflow task: no activity task to dispatch and no workflow task to wake
+ * after it, and its result is recorded with the task's completion, before the next model call is
+ * scheduled. Bounded by LOCAL_TOOL_ATTEMPT_MS, so a steer waits no longer behind it; the call's
+ * timeouts and retries are those of the activity it runs as when the attempt does not answer. A
+ * crash runs the attempt again on the worker that takes the task.
+ */
+export const localToolAttempt = proxyLocalActivities<Pick<AgentActivities, 'runLocalTool'>>({
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  startToCloseTimeout: LOCAL_TOOL_ATTEMPT_MS,
+  retry: { maximumAttempts: 1 },
+});
+
+/**
+ * The whole of a local tool's call as a local activity with the tool's own timeouts and retries, as
+ * runs recorded before LOCAL_TOOL_ATTEMPT_MS ran it (and replay it).
  */
 export function localToolActivitiesFor(
   descriptor: ToolDescriptor,

@@ -1,11 +1,12 @@
-import { isCancellation, patched, workflowInfo } from '@temporalio/workflow';
+import { isCancellation, patched, sleep, workflowInfo } from '@temporalio/workflow';
 import { approvalSubject } from './approval-scope';
 import type { ApprovalSettings } from '../shared/approvals';
 import type { ToolCall, ToolResultMessage } from '../shared/messages';
 import { OWNER_ONLY_TOOL_ERROR } from './owners';
 import type { ToolDescriptor } from '../shared/tool-descriptor';
-import type { ToolCallScope } from '../shared/tool-run';
+import type { ToolCallScope, ToolRunInput } from '../shared/tool-run';
 import { EVENT_ARGUMENTS_CHARS } from '../shared/constants';
+import { LOCAL_TOOL_ATTEMPT_MS } from '../shared/liveness';
 import {
   type ToolOutcome,
   abortedOutcome,
@@ -13,7 +14,7 @@ import {
   errorOutcome,
   withOutcomeFields,
 } from '../shared/tool-outcome';
-import { localToolActivitiesFor, toolActivitiesFor } from './activity-proxies';
+import { localToolActivitiesFor, localToolAttempt, toolActivitiesFor } from './activity-proxies';
 import { toolCallSummary } from '../shared/activity-summary';
 import type { ApprovalBook } from './approval-book';
 import { type RecordedToolResults, notRecordedMessage } from './recorded-tools';
@@ -57,6 +58,8 @@ const PREVIEW_CHARS = 200;
 
 /** Runs recorded before local tools scheduled every tool as an activity, and replay the same. */
 const LOCAL_TOOLS_PATCH = 'local-read-tools';
+/** Runs recorded before a local tool's attempt was bounded ran its whole call locally, and replay the same. */
+const LOCAL_ATTEMPT_PATCH = 'local-tool-attempt';
 
 /**
  * Starts every call at once; results come back in the order the model asked for them. Calls that
@@ -181,10 +184,8 @@ async function outcomeOf(call: ToolCall, context: FanOutContext, start: () => vo
   const summary = toolCallSummary(call.name, parsed.value);
   try {
     if (descriptor.local && !workerQueue && patched(LOCAL_TOOLS_PATCH)) {
-      const { toolCallId: _id, ...outcome } = await localToolActivitiesFor(
-        descriptor,
-      ).runLocalTool.executeWithOptions({ summary }, [input]);
-      return outcome;
+      const local = await localOutcomeOf(descriptor, input, summary);
+      if (local) return local;
     }
     return await toolActivitiesFor(descriptor, workerQueue).runTool.executeWithOptions({ summary }, [input]);
   } catch (error) {
@@ -193,6 +194,39 @@ async function outcomeOf(call: ToolCall, context: FanOutContext, start: () => vo
       return abortedOutcome(call.name, context.interruption());
     }
     return outcomeOfToolFailure(descriptor, error, boundTag ? (boundId as string) : undefined);
+  }
+}
+
+/**
+ * A local tool's call run by this worker inside the workflow task, bounded so that a steer waits
+ * little behind it. Undefined when that attempt did not answer in time or failed: the call then runs
+ * as an activity, with the tool's own timeouts and retries. A steer or abort throws.
+ */
+async function localOutcomeOf(
+  descriptor: ToolDescriptor,
+  input: ToolRunInput,
+  summary: string,
+): Promise<ToolOutcome | undefined> {
+  if (!patched(LOCAL_ATTEMPT_PATCH)) {
+    const { toolCallId: _id, ...outcome } = await localToolActivitiesFor(
+      descriptor,
+    ).runLocalTool.executeWithOptions({ summary }, [input]);
+    return outcome;
+  }
+  try {
+    const { toolCallId: _id, ...outcome } = await localToolAttempt.runLocalTool.executeWithOptions(
+      { summary },
+      [input],
+    );
+    return outcome;
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    // Handed over from the next workflow task: a steer or abort that came while this one ran is seen
+    // first (the timer throws), and the call is not started again only to be cancelled.
+    await sleep(1, {
+      summary: `${summary}: past its ${LOCAL_TOOL_ATTEMPT_MS} ms in the workflow task, runs as an activity`,
+    });
+    return undefined;
   }
 }
 

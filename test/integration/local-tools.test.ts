@@ -15,8 +15,9 @@ import { nockModel } from '../support/nock-model';
 import { useNockedHarness } from '../support/nocked-harness';
 import { startScriptedModelServer } from '../support/scripted-model-server';
 import { killWorkerProcess, spawnWorkerProcess, toolAttempts } from '../support/spawn-worker-process';
-import { echoTool } from '../support/test-tools';
+import { echoTool, localTickerTool, tickerAborts } from '../support/test-tools';
 import { startHarness, waitFor } from '../support/test-worker';
+import { waitForHeartbeat } from '../support/wait-for-event';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -110,7 +111,41 @@ test('a fleet that runs workflows and activities apart runs every tool as an act
   }
 });
 
-describe('a worker killed while a local tool runs', () => {
+test('a local tool that outlasts its attempt is cut off and its call runs as an activity, which a steer stops: its partial result and the message reach the model', async () => {
+  const model = await startScriptedModelServer([
+    { toolCalls: [{ id: 'call_local_tick', name: 'local_ticker', arguments: { ticks: 600 } }] },
+    { text: 'Stopped counting.' },
+  ]);
+  const local = await startHarness({ modelBaseUrl: model.baseUrl, tools: [localTickerTool] });
+  try {
+    const id = `conv-${randomUUID()}`;
+    const sent = await local.agent.send(id, 'Count to 600');
+    const handle = local.client.workflow.getHandle(id);
+    // Heartbeats come only from an activity: the call left its local attempt.
+    await waitForHeartbeat(handle, (details) => /tick [3-9]/.test(JSON.stringify(details)));
+    await local.agent.steer(id, 'Enough');
+    const { finished } = await followToEnd(local.agent, sent);
+    expect(finished).toMatchObject({ outcome: 'answered', answer: 'Stopped counting.' });
+
+    const events = (await handle.fetchHistory()).events ?? [];
+    expect(localActivityTypes(events)).toEqual(['admitConversation', 'runLocalTool']);
+    const attempt = events.find(
+      (event) =>
+        event.markerRecordedEventAttributes?.markerName === 'core_local_activity' &&
+        event.markerRecordedEventAttributes.failure,
+    );
+    expect(attempt?.markerRecordedEventAttributes?.failure?.timeoutFailureInfo).toBeDefined();
+    expect(activityTypes(events)).toEqual(['listTools', 'callModel', 'runTool', 'callModel']);
+    const toolMessage = model.script.requests[1]!.messages.find((message) => message.role === 'tool');
+    expect(toolMessage?.content).toMatch(/^ticked \d+ of 600\n\[interrupted before it finished/);
+    expect(tickerAborts.has('call_local_tick')).toBe(true);
+  } finally {
+    await local.close();
+    await model.close();
+  }
+});
+
+describe('a worker killed while a local tool runs past its attempt', () => {
   let connection: Connection;
   const children: ChildProcess[] = [];
   beforeAll(async () => {
@@ -121,7 +156,7 @@ describe('a worker killed while a local tool runs', () => {
     await connection.close();
   });
 
-  test('the next worker runs the tool again and the conversation answers, with the tool recorded once', async () => {
+  test('the call, cut off locally and running as an activity, runs again on the next worker and the conversation answers, with the tool recorded once', async () => {
     const model = await startScriptedModelServer([
       { toolCalls: [{ id: 'call_count', name: 'local_count', arguments: { n: 5 } }] },
       { text: 'Counted.' },
@@ -142,7 +177,8 @@ describe('a worker killed while a local tool runs', () => {
       const agent = new AgentClient(client, env.TASK_QUEUE);
       const id = `conv-${randomUUID()}`;
       const sent = await agent.send(id, 'Count, slowly.', { options: { approval: { mode: 'auto' } } });
-      await waitFor(async () => ((await attempts()).length === 1 ? true : undefined), 'the first attempt');
+      // The local attempt, cut off, then the activity's first attempt, on the same worker.
+      await waitFor(async () => ((await attempts()).length === 2 ? true : undefined), 'the activity attempt');
       await killWorkerProcess(first);
       children.push(await spawnWorkerProcess(env));
       await rm(path.join(markerDir, 'hold'));
@@ -151,16 +187,17 @@ describe('a worker killed while a local tool runs', () => {
         outcome: 'answered',
         answer: 'Counted.',
       });
-      const lines = await attempts();
-      expect(lines).toHaveLength(2);
-      expect(new Set(lines.map((line) => line.split(' ')[0])).size).toBe(2);
+      const pids = (await attempts()).map((line) => line.split(' ')[0]);
+      expect(pids).toHaveLength(3);
+      expect(pids[1]).toBe(pids[0]);
+      expect(pids[2]).not.toBe(pids[0]);
       expect(model.script.requests).toHaveLength(2);
       const tool = model.script.requests[1]!.messages.find((message) => message.role === 'tool');
       expect(tool?.content).toContain('counted to 5');
 
       const events = (await client.workflow.getHandle(id).fetchHistory()).events ?? [];
       expect(localActivityTypes(events).filter((type) => type === 'runLocalTool')).toHaveLength(1);
-      expect(activityTypes(events)).not.toContain('runTool');
+      expect(activityTypes(events).filter((type) => type === 'runTool')).toHaveLength(1);
     } finally {
       await model.close();
     }

@@ -27,7 +27,7 @@ beforeAll(() => {
 });
 
 whenBrowser(
-  'the Web UI of the embedded server shows each activity by its summary and, through the codec server, a large payload decoded',
+  'the Web UI of the embedded server shows each activity and local tool by its summary and, through the codec server, a large payload decoded',
   async () => {
     const workspace = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-ui-ws-'));
     const lines = ['MARKER-BEGIN of the big file'];
@@ -48,8 +48,6 @@ whenBrowser(
       DURABLE_AGENT_UI_PORT: String(ports.ui),
       DURABLE_AGENT_CODEC_PORT: String(ports.codec),
       DURABLE_AGENT_OFFLOAD_ABOVE_BYTES: '1024',
-      // Every tool an activity: a local one shows in the Web UI only as a marker, without its summary.
-      AGENT_LOCAL_TOOLS: 'off',
       OPENAI_BASE_URL: model.baseUrl,
       AGENT_MODEL: 'scripted-model',
     };
@@ -75,15 +73,14 @@ whenBrowser(
         const handle = new Client({ connection }).workflow.getHandle('ui-conv');
         await handle.result();
         const history = await handle.fetchHistory();
-        const completed = (history.events ?? []).filter(
-          (event) => event.activityTaskCompletedEventAttributes,
+        // `read` runs as a local activity: its result is in its marker, as a blob reference.
+        const readMarker = (history.events ?? []).find(
+          (event) =>
+            event.markerRecordedEventAttributes?.markerName === 'core_local_activity' &&
+            event.userMetadata?.summary?.data?.toString().includes('read big.txt'),
         );
-        const encodings = completed.map((event) =>
-          Buffer.from(
-            event.activityTaskCompletedEventAttributes!.result!.payloads![0]!.metadata!.encoding!,
-          ).toString(),
-        );
-        expect(encodings).toContain(BLOB_ENCODING);
+        const result = readMarker?.markerRecordedEventAttributes?.details?.result?.payloads?.[0];
+        expect(Buffer.from(result?.metadata?.encoding ?? '').toString()).toBe(BLOB_ENCODING);
       } finally {
         await connection.close();
       }
@@ -94,13 +91,14 @@ whenBrowser(
       );
       const page = await browser.newPage();
       await page.goto(`http://127.0.0.1:${ports.ui}/namespaces/default/workflows/ui-conv`);
-      // Activities appear by their summaries, not as runTool and callModel (on the timeline the
-      // workflow page opens with).
-      await textInPage(page, 'read big.txt');
+      // Activities appear by their summaries, not as callModel (on the timeline the workflow page
+      // opens with); this Web UI names a local activity there by its type only.
       await page.getByText('Completed').first().waitFor();
       await textInPage(page, 'model (worker default): run 1, turn 2');
-      // The tool's result, read back from the blob store by the codec server the UI asks.
-      await page.getByText('Event History').first().click();
+      // The local read, opened from the timeline: its marker in the event history, with its summary
+      // and its result, read back from the blob store by the codec server the UI asks.
+      await page.getByText('runLocalTool', { exact: true }).filter({ visible: true }).first().click();
+      await textInPage(page, 'read big.txt');
       await page
         .getByText('MARKER-BEGIN of the big f', { exact: false })
         .first()

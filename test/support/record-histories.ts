@@ -49,6 +49,7 @@ import { SUMMARY_SYSTEM_PROMPT } from '../../src/shared/compaction';
 import type { ChatRequest, ScriptStep } from './scripted-model';
 import { startScriptedModelServer } from './scripted-model-server';
 import { killWorkerProcess, spawnWorkerProcess } from './spawn-worker-process';
+import { localTickerTool } from './test-tools';
 import { waitFor } from './test-worker';
 import { waitForEvent, waitForHeartbeat } from './wait-for-event';
 
@@ -302,6 +303,26 @@ const SCENARIOS: Scenario[] = [
     ],
     drive: async ({ say }) => {
       await say('What is in notes.txt?');
+    },
+  },
+  {
+    // A local tool that outlasts its attempt in the workflow task (patched 'local-tool-attempt'):
+    // cut off, handed over after a timer, run as an activity, which a steer stops.
+    name: 'local-tool-cut-off',
+    options: { approval: { mode: 'auto' } },
+    model: [
+      { toolCalls: [{ id: 'call_local_tick', name: 'local_ticker', arguments: { ticks: 600 } }] },
+      { text: 'Stopped counting.' },
+    ],
+    worker: async () => ({
+      activities: { tools: new ToolRegistry([...builtinTools(), localTickerTool]) },
+      close: async () => {},
+    }),
+    drive: async ({ send, handle, runFinished }) => {
+      await send('Count to 600');
+      await waitForHeartbeat(handle, (details) => /tick [3-9]/.test(JSON.stringify(details)));
+      await handle.executeUpdate(steerUpdate, { args: steerInput('Enough') });
+      await runFinished(1);
     },
   },
   {

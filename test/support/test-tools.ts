@@ -94,6 +94,9 @@ export const tickerTool = defineTool({
   },
 });
 
+/** The ticker as a local tool (as `read` is): it runs far past its attempt in the workflow task. */
+export const localTickerTool = defineTool({ ...tickerTool, name: 'local_ticker', local: true });
+
 /** Values `record` was called with, by tool call id: tests check whether an approved call really ran. */
 export const recorded = new Map<string, string>();
 
