@@ -59,6 +59,32 @@ async function rerun(
     .map((line) => JSON.parse(line) as TurnComparison);
 }
 
+test("rerun ID from a directory outside the worker's workspace roots reruns in the original's workspace, with its options", async () => {
+  const other = await startScriptedModelServer([
+    { toolCalls: [{ id: 'call_elsewhere', name: 'exec', arguments: { command: 'echo 3 >> elsewhere.log' } }] },
+    { text: 'Wrote 3.' },
+    { text: 'Still 3.' },
+  ]);
+  const elsewhere = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-rerun-cwd-'));
+  try {
+    const result = await runCli(
+      ['rerun', id, '--base-url', other.baseUrl, '--tools', 'live', '--json'],
+      {
+        ...process.env,
+        TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
+        AGENT_WORKSPACE_ROOTS: harness.workspace,
+      },
+      { cwd: elsewhere },
+    );
+    expect(result).toMatchObject({ code: 0 });
+    // The original's approval mode (auto) held: the command ran without asking, where the original worked.
+    expect(await readFile(path.join(harness.workspace, 'elsewhere.log'), 'utf8')).toBe('3\n');
+    await expect(readFile(path.join(elsewhere, 'elsewhere.log'), 'utf8')).rejects.toThrow('ENOENT');
+  } finally {
+    await other.close();
+  }
+});
+
 test('with recorded tools the same call gets the original result without running; the report shows both answers', async () => {
   const other = await startScriptedModelServer([
     { toolCalls: [{ ...appendOne, id: 'call_again' }] },

@@ -25,8 +25,12 @@ export interface CliProcess {
 }
 
 /** The CLI in its own process with stdin not a terminal, as a script or another service runs it. */
-export function startCli(args: string[], env: NodeJS.ProcessEnv): CliProcess {
-  const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startCli(args: string[], env: NodeJS.ProcessEnv, options: { cwd?: string } = {}): CliProcess {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+  });
   const output = { stdout: '', stderr: '' };
   const waiters: Array<() => void> = [];
   const notify = () => waiters.forEach((check) => check());
@@ -73,6 +77,10 @@ export function startCli(args: string[], env: NodeJS.ProcessEnv): CliProcess {
   };
 }
 
-export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<CliRun> {
-  return startCli(args, env).done;
+export function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  options: { cwd?: string } = {},
+): Promise<CliRun> {
+  return startCli(args, env, options).done;
 }

@@ -1,5 +1,7 @@
 import { parseEvalArgs } from '../../src/cli/commands/eval';
-import { parseRerunArgs } from '../../src/cli/commands/rerun';
+import os from 'node:os';
+import path from 'node:path';
+import { parseRerunArgs, rerunWorkspace } from '../../src/cli/commands/rerun';
 import { UsageError } from '../../src/cli/usage-error';
 import { evalCaseResult, evalReport } from '../../src/client/eval-report';
 import type { RerunReport } from '../../src/client/rerun';
@@ -57,9 +59,13 @@ test('rerun and eval arguments: --tools must be known, --base-url needs their ow
   expect(parseRerunArgs(['conv-a', '--at', '2', '--model', 'm2', '--id', 'conv-b'], '/w')).toMatchObject({
     source: { conversationId: 'conv-a' },
     fromRun: 2,
-    variant: { tools: 'recorded', model: 'm2', workspace: '/w' },
+    variant: { tools: 'recorded', model: 'm2' },
     newId: 'conv-b',
     startWorker: true,
+  });
+  expect(parseRerunArgs(['conv-a', '--workspace', 'ws'], '/w').variant).toEqual({
+    tools: 'recorded',
+    workspace: '/w/ws',
   });
   expect(parseRerunArgs(['conv-a', '--no-worker']).variant).toEqual({ tools: 'recorded' });
   expect(() => parseRerunArgs(['conv-a', '--tools', 'maybe'])).toThrow(UsageError);
@@ -73,6 +79,16 @@ test('rerun and eval arguments: --tools must be known, --base-url needs their ow
     startWorker: true,
     json: false,
   });
+});
+
+test("a rerun works in the --workspace given, else in the original's workspace when it is a directory here, else in the current directory", () => {
+  const here = os.tmpdir();
+  expect(rerunWorkspace('/given', { workspace: here }, '/cwd')).toBe('/given');
+  expect(rerunWorkspace(undefined, { workspace: here }, '/cwd')).toBe(here);
+  expect(rerunWorkspace(undefined, { workspace: path.join(here, `gone-${Date.now()}`) }, '/cwd')).toBe(
+    '/cwd',
+  );
+  expect(rerunWorkspace(undefined, {}, '/cwd')).toBe('/cwd');
 });
 
 test('an eval counts changes and tokens per conversation, and a failed rerun fails its check', () => {

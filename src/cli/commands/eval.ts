@@ -103,12 +103,12 @@ export async function evalCommand(args: string[], cleanups: Cleanups): Promise<n
       "the eval file's baseUrl needs eval's own worker: a shared worker calls only the endpoint its operator configured",
     );
   }
-  const connected = await connectRerunAgent(cleanups, {
+  const rerunConnection = await connectRerunAgent(cleanups, {
     startWorker: evalArgs.startWorker,
     ...(variant.baseUrl !== undefined ? { baseUrl: variant.baseUrl } : {}),
-    ...(evalArgs.workspace !== undefined ? { workspace: evalArgs.workspace } : {}),
   });
-  if (!connected) return 2;
+  if (!rerunConnection) return 2;
+  const connected = await rerunConnection.serve(evalArgs.workspace ?? process.cwd());
   const results: EvalCaseResult[] = new Array(file.conversations.length);
   let next = 0;
   const work = async () => {

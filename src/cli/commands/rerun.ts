@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type RerunReport, type RerunVariant, rerunConversation } from '../../client/rerun';
@@ -54,9 +55,8 @@ export function parseRerunArgs(args: string[], cwd = process.cwd()): RerunArgs {
       "--base-url needs rerun's own worker: a shared worker calls only the endpoint its operator configured",
     );
   }
-  // Rerun's own worker serves the workspace given, else the current directory, like `run`.
-  const workspace =
-    values.workspace !== undefined || startWorker ? path.resolve(cwd, values.workspace ?? '.') : undefined;
+  // Without --workspace the rerun works where the original did (see rerunWorkspace).
+  const workspace = values.workspace !== undefined ? path.resolve(cwd, values.workspace) : undefined;
   return {
     source: historySourceArg(target),
     fromRun: positiveInteger(values.at, '--at') ?? 1,
@@ -74,6 +74,33 @@ export function parseRerunArgs(args: string[], cwd = process.cwd()): RerunArgs {
 }
 
 /**
+ * Where a rerun works: the --workspace given; else the original's workspace, as its options name
+ * it, when that directory is here (an exported history may come from another machine); else the
+ * current directory, as `run` does.
+ */
+export function rerunWorkspace(
+  given: string | undefined,
+  originalOptions: unknown,
+  cwd = process.cwd(),
+): string {
+  if (given !== undefined) return given;
+  const original = (originalOptions as { workspace?: unknown } | undefined)?.workspace;
+  if (typeof original === 'string' && path.isAbsolute(original) && isDirectory(original)) return original;
+  if (typeof original === 'string') {
+    log(`the original's workspace ${original} is not a directory here: the rerun works in ${cwd}`);
+  }
+  return cwd;
+}
+
+function isDirectory(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
  * `rerun`: the original's user messages again, from run N, in a new conversation with another model
  * or prompt; tool calls answered from the original's results. Prints the runs side by side.
  */
@@ -81,20 +108,22 @@ export async function rerunCommand(args: string[], cleanups: Cleanups): Promise<
   const rerun = parseRerunArgs(args);
   const systemPrompt =
     rerun.systemPromptFile !== undefined ? await readFile(rerun.systemPromptFile, 'utf8') : undefined;
-  const connected = await connectRerunAgent(cleanups, {
+  const connection = await connectRerunAgent(cleanups, {
     startWorker: rerun.startWorker,
     ...(rerun.baseUrl !== undefined ? { baseUrl: rerun.baseUrl } : {}),
-    ...(rerun.variant.workspace !== undefined ? { workspace: rerun.variant.workspace } : {}),
   });
-  if (!connected) return 2;
-  const { agent, client } = connected;
-  const { conversationId, executions } = await readHistorySource(client, rerun.source);
+  if (!connection) return 2;
+  const { conversationId, executions } = await readHistorySource(connection.client, rerun.source);
   const plan = rerunPlan(
     conversationId,
     executions,
     rerun.fromRun,
-    client.options.loadedDataConverter.payloadConverter,
+    connection.client.options.loadedDataConverter.payloadConverter,
   );
+  // Rerun's own worker works where the rerun does; a shared worker is given the --workspace, if any.
+  const workspace = rerunWorkspace(rerun.variant.workspace, plan.options);
+  const { agent, client } = await connection.serve(workspace);
+  const variant = { ...rerun.variant, ...(rerun.startWorker ? { workspace } : {}) };
   if (!rerun.json) log(`rerun of ${conversationId} from run ${rerun.fromRun}: conversation ${rerun.newId}`);
   const report = await rerunConversation(
     {
@@ -111,7 +140,7 @@ export async function rerunCommand(args: string[], cleanups: Cleanups): Promise<
     plan,
     executions,
     rerun.newId,
-    { ...rerun.variant, ...(systemPrompt !== undefined ? { systemPrompt } : {}) },
+    { ...variant, ...(systemPrompt !== undefined ? { systemPrompt } : {}) },
   );
   process.stdout.write(
     rerun.json ? report.turns.map((turn) => `${JSON.stringify(turn)}\n`).join('') : formatRerunReport(report),
