@@ -61,7 +61,9 @@ async function rerun(
 
 test("rerun ID from a directory outside the worker's workspace roots reruns in the original's workspace, with its options", async () => {
   const other = await startScriptedModelServer([
-    { toolCalls: [{ id: 'call_elsewhere', name: 'exec', arguments: { command: 'echo 3 >> elsewhere.log' } }] },
+    {
+      toolCalls: [{ id: 'call_elsewhere', name: 'exec', arguments: { command: 'echo 3 >> elsewhere.log' } }],
+    },
     { text: 'Wrote 3.' },
     { text: 'Still 3.' },
   ]);
