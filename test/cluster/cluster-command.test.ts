@@ -5,7 +5,7 @@ import type { ClusterStatus } from '../../src/worker/cluster/cluster';
 import { clusterFiles } from '../../src/worker/cluster/cluster-files';
 import { runningAs } from '../../src/worker/cluster/cluster-processes';
 import { readClusterState } from '../../src/worker/cluster/cluster-state';
-import { freePort } from '../../src/worker/free-port';
+import { freePort, isListening } from '../../src/worker/free-port';
 import { assertCliBuilt, runCli, startCli } from '../support/cli-process';
 import { inCi } from '../support/in-ci';
 import { startScriptedModelServer } from '../support/scripted-model-server';
@@ -51,14 +51,22 @@ whenAvailable(
       Object.fromEntries(report.processes.map((process) => [process.name, process.running]));
     let worker: ReturnType<typeof startCli> | undefined;
     try {
-      const started = await cluster('start', '--port', String(port));
-      expect(started).toMatchObject({ code: 0, stdout: `127.0.0.1:${port}\n` });
+      // As a script that waits for the port does: `run` starts the moment the frontend listens,
+      // before the cluster has registered its namespace, and waits for it.
+      const starting = startCli(['cluster', 'start', '--port', String(port), '--dir', dir], env);
+      let listening = false;
+      while (!listening) {
+        const exited = await Promise.race([starting.done, new Promise((resolve) => setTimeout(resolve, 10))]);
+        if (exited) throw new Error(`cluster start exited before listening: ${JSON.stringify(exited)}`);
+        listening = await isListening('127.0.0.1', port);
+      }
       const clientEnv = { ...env, TEMPORAL_ADDRESS: `127.0.0.1:${port}` };
       const ran = await runCli(
         ['run', '--workspace', workspace, '--id', 'cluster-conversation', 'Hello'],
         clientEnv,
       );
       expect(ran).toMatchObject({ code: 0, stdout: 'First answer.\n' });
+      expect(await starting.done).toMatchObject({ code: 0, stdout: `127.0.0.1:${port}\n` });
 
       const before = (await readClusterState(clusterFiles(dir).state))!;
       const history = before.services.history.pid!;
