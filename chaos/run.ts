@@ -37,7 +37,7 @@ import {
   startChaosCluster,
 } from './cluster-faults';
 import { type ModelFault, startFaultModel } from './fault-model';
-import { type SlowSample, slowSampleTable, watchForProgress } from './slow-samples';
+import { SLOW_SAMPLE_S, type SlowSample, slowSampleTable, watchForProgress } from './slow-samples';
 import { TRIAL_KINDS, type TrialResult, runTrial } from './trials';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -219,7 +219,7 @@ async function main() {
         });
         if (!sample) return;
         into.push(sample.seconds);
-        if (sample.causes.length > 0) slowSamples.push(sample);
+        if (sample.seconds > SLOW_SAMPLE_S) slowSamples.push(sample);
       }),
     );
     watchers.add(watcher);

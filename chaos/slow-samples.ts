@@ -38,34 +38,83 @@ export interface ProgressWatch {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Waits until conversation `id` records an event after `lastSeq`; undefined when it never did. */
+/**
+ * Waits until conversation `id` records an event after `lastSeq` (or ends); undefined when it never
+ * did, or had ended before the fault. What it waits for is read on a clock of its own: the status
+ * query itself can wait for seconds behind a workflow task held by a dead worker.
+ */
 export async function watchForProgress(watch: ProgressWatch): Promise<SlowSample | undefined> {
+  let lastSeq = watch.lastSeq;
   const causes: SlowSample['causes'] = [];
-  let nextReading = FIRST_READING_MS;
-  while (!watch.finished() && Date.now() - watch.faultAt < GIVE_UP_MS) {
-    const now = await watch.agent.status(watch.id).catch(() => undefined);
-    if (now && now.lastSeq > watch.lastSeq) {
-      const seconds = (Date.now() - watch.faultAt) / 1_000;
-      const slow = seconds > SLOW_SAMPLE_S ? causes : [];
-      return {
-        conversation: watch.id,
-        fault: watch.fault,
-        seconds,
-        causes: slow,
-        ...(slow.length > 0 ? { attributedTo: mostRead(slow) } : {}),
-      };
+  let done = false;
+  let pendingApprovals = 0;
+  const elapsed = () => Date.now() - watch.faultAt;
+  const reading = (async () => {
+    for (let next = FIRST_READING_MS; next < GIVE_UP_MS; next += READING_EVERY_MS) {
+      while (!done && !watch.finished() && elapsed() < next) await pause(POLL_MS);
+      if (done || watch.finished()) return;
+      const cause = await stallCause(watch.client, watch.id, watch.killedPids, async () => pendingApprovals);
+      if (!done) causes.push({ ...cause, atSeconds: elapsed() / 1_000 });
     }
-    const elapsed = Date.now() - watch.faultAt;
-    if (elapsed >= nextReading) {
-      nextReading += READING_EVERY_MS;
-      const cause = await stallCause(watch.client, watch.id, watch.killedPids, async () =>
-        now ? now.pendingApprovals : 0,
-      );
-      causes.push({ ...cause, atSeconds: elapsed / 1_000 });
+  })();
+  try {
+    while (!watch.finished() && elapsed() < GIVE_UP_MS) {
+      const progress = await readProgress(watch, lastSeq);
+      if (progress.kind === 'ended before the fault') return undefined;
+      if (progress.kind === 'at') {
+        const seconds = (progress.at - watch.faultAt) / 1_000;
+        const slow = seconds > SLOW_SAMPLE_S ? causes.filter((cause) => cause.atSeconds < seconds) : [];
+        return {
+          conversation: watch.id,
+          fault: watch.fault,
+          seconds,
+          causes: slow,
+          ...(slow.length > 0 ? { attributedTo: mostRead(slow) } : {}),
+        };
+      }
+      lastSeq = progress.lastSeq;
+      pendingApprovals = progress.pendingApprovals ?? pendingApprovals;
+      await pause(POLL_MS);
     }
-    await pause(POLL_MS);
+    return undefined;
+  } finally {
+    done = true;
+    await reading;
   }
-  return undefined;
+}
+
+type Progress =
+  | { kind: 'at'; at: number }
+  | { kind: 'none yet'; lastSeq: number; pendingApprovals?: number }
+  | { kind: 'ended before the fault' };
+
+/**
+ * When the conversation moved after the fault, in workflow time: the time its next event was
+ * recorded, not when a poll saw it (a query can wait long behind a dead worker's task, or fail while
+ * a closed conversation is replayed), else the time it closed. Events recorded before the fault (the
+ * snapshot taken before it may be a moment old) do not count.
+ */
+async function readProgress(watch: ProgressWatch, lastSeq: number): Promise<Progress> {
+  const closedAt = await closeTime(watch.client, watch.id);
+  if (closedAt !== undefined && closedAt < watch.faultAt) return { kind: 'ended before the fault' };
+  const now = await watch.agent.status(watch.id).catch(() => undefined);
+  if (now && now.lastSeq > lastSeq) {
+    const events = await watch.agent.events(watch.id, lastSeq).catch(() => undefined);
+    const next = events?.find((event) => event.at >= watch.faultAt);
+    if (next) return { kind: 'at', at: next.at };
+    if (events) return { kind: 'none yet', lastSeq: now.lastSeq, pendingApprovals: now.pendingApprovals };
+  }
+  if (closedAt !== undefined) return { kind: 'at', at: closedAt };
+  return { kind: 'none yet', lastSeq, ...(now ? { pendingApprovals: now.pendingApprovals } : {}) };
+}
+
+/** When the conversation's latest execution closed; undefined while it runs or cannot be read. */
+async function closeTime(client: Client, id: string): Promise<number | undefined> {
+  const description = await client.workflow
+    .getHandle(id)
+    .describe()
+    .catch(() => undefined);
+  return description?.closeTime?.getTime();
 }
 
 function mostRead(causes: SlowSample['causes']): StallCauseKind {

@@ -19,7 +19,8 @@ export const STALL_CAUSES = [
   'tool running',
   'waiting for a person',
   'sub-agent',
-  'nothing pending',
+  'idle, waiting for its client',
+  'conversation ended',
   'not readable',
 ] as const;
 export type StallCauseKind = (typeof STALL_CAUSES)[number];
@@ -32,6 +33,7 @@ export interface StallCause {
 
 const ActivityState = temporal.api.enums.v1.PendingActivityState;
 const WorkflowTaskState = temporal.api.enums.v1.PendingWorkflowTaskState;
+const ExecutionStatus = temporal.api.enums.v1.WorkflowExecutionStatus;
 type Description = temporal.api.workflowservice.v1.IDescribeWorkflowExecutionResponse;
 type PendingActivity = temporal.api.workflow.v1.IPendingActivityInfo;
 
@@ -144,6 +146,14 @@ export async function stallCause(
   } catch (error) {
     return { kind: 'not readable', detail: (error as Error).message.slice(0, 120) };
   }
+  const status = description.workflowExecutionInfo?.status;
+  if (
+    status !== undefined &&
+    status !== null &&
+    status !== ExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING
+  ) {
+    return { kind: 'conversation ended', detail: ExecutionStatus[status] ?? String(status) };
+  }
   const own = causeOfDescription(description, killedPids, Date.now());
   if (own) return own;
   if ((await pendingApprovals().catch(() => 0)) > 0) {
@@ -160,5 +170,10 @@ export async function stallCause(
       detail: `${child.workflowId}: ${inner ? `${inner.kind}: ${inner.detail}` : 'nothing pending'}`,
     };
   }
-  return { kind: 'nothing pending', detail: 'no workflow task, activity, approval or sub-agent pending' };
+  // Nothing of its own to wait for: the next message, decision or end is the client's to send (in a
+  // trial, once the client's follower has seen the last run end).
+  return {
+    kind: 'idle, waiting for its client',
+    detail: 'no workflow task, activity, approval or sub-agent pending',
+  };
 }

@@ -3,8 +3,8 @@ import { ServiceError, type WorkflowHandle } from '@temporalio/client';
 /**
  * A query asked again while it fails for want of a worker to answer it: the worker that had the
  * conversation cached is gone (killed, or an exiting `run`) and the server is still waiting on it;
- * once it stops waiting, another worker answers. Retries start a quarter second apart, doubling to
- * two seconds, and stop `withinMs` after the first try; other failures are thrown at once.
+ * once it stops waiting, another worker answers. Retries are at most half a second apart and stop
+ * `withinMs` after the first try; other failures are thrown at once.
  */
 export async function queryRetried<T>(
   query: () => Promise<T>,
@@ -15,7 +15,7 @@ export async function queryRetried<T>(
     try {
       return await query();
     } catch (error) {
-      const pause = Math.min(250 * 2 ** attempt, 2_000);
+      const pause = retryPause(attempt);
       if (signal?.aborted || !(error instanceof ServiceError) || Date.now() + pause > deadline) throw error;
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
@@ -82,10 +82,21 @@ export async function queryWhileRunning<T>(
         endedSince ??= now;
         if (now - endedSince >= afterEndMs) throw new EndedUnansweredError(handle.workflowId, error);
       }
-      await new Promise((resolve) => setTimeout(resolve, Math.min(250 * 2 ** attempt, 2_000)));
+      await new Promise((resolve) => setTimeout(resolve, retryPause(attempt)));
     }
   }
 }
+
+/**
+ * The pause before asking again: a quarter second, then half a second. A query fails while the
+ * worker that held the conversation is gone and the server still waits on it, which ends at a
+ * moment nobody announces; asking every half second sees the answer soon after (at two queries and
+ * two describes a second per reader, which the server answers without a worker).
+ */
+function retryPause(attempt: number): number {
+  return Math.min(250 * attempt, QUERY_RETRY_PAUSE_MAX_MS);
+}
+const QUERY_RETRY_PAUSE_MAX_MS = 500;
 
 /** How long a watch keeps asking for a conversation's events after its worker died. */
 export const WATCH_QUERY_RETRY_MS = 30_000;

@@ -78,11 +78,10 @@ export class WorkerDeployments {
   /**
    * New conversations (and conversations continuing as new) start on `buildId`; conversations
    * pinned to the build that was current stay there until they continue as new, which they do at
-   * their next idle point once a workflow task tells them the target changed. Temporal tells only
-   * tasks that pass through the task queue, not those sent to the sticky queue of the worker that
-   * holds a conversation in its cache: so once the new routing has reached the task queues, every
-   * open conversation pinned to the previous build has its stickiness reset (one replay each on
-   * that build's workers). Temporal refuses a build none of whose workers has polled yet.
+   * their next idle point once a workflow task tells them the target changed. The server says so on
+   * every workflow task, the sticky ones sent to the worker that holds a conversation in its cache
+   * included, so nothing here has to reach those conversations: the change waits only for the new
+   * routing to reach the task queues. Temporal refuses a build none of whose workers has polled yet.
    */
   async setCurrent(name: string, buildId: string): Promise<CurrentChange> {
     const response = await this.call(name, () =>
@@ -95,8 +94,8 @@ export class WorkerDeployments {
     );
     const previous = response.previousDeploymentVersion?.buildId || undefined;
     const routed = await this.routingReached(name);
-    const told = previous && previous !== buildId ? await this.unstickPinned(name, previous) : 0;
-    return { routed, told, ...(previous ? { previous } : {}) };
+    const pinned = previous && previous !== buildId ? await this.pinnedOpen(name, previous) : 0;
+    return { routed, pinned, ...(previous ? { previous } : {}) };
   }
 
   /** `percent` of new executions start on `buildId` instead of the current build. */
@@ -151,34 +150,6 @@ export class WorkerDeployments {
       if (Date.now() > deadline) return false;
       await sleep(200);
     }
-  }
-
-  /** Sends the next workflow task of every open execution pinned to `buildId` through the task queue; returns how many. */
-  private async unstickPinned(name: string, buildId: string): Promise<number> {
-    let told = 0;
-    let nextPageToken: Uint8Array | undefined;
-    do {
-      const page = await this.service.listWorkflowExecutions({
-        namespace: this.namespace,
-        query: pinnedOpenQuery(name, buildId),
-        ...(nextPageToken ? { nextPageToken } : {}),
-      });
-      for (const execution of page.executions ?? []) {
-        const { workflowId, runId } = execution.execution ?? {};
-        if (!workflowId || !runId) continue;
-        await this.service
-          .resetStickyTaskQueue({ namespace: this.namespace, execution: { workflowId, runId } })
-          .then(
-            () => told++,
-            // Closed meanwhile: nothing to tell.
-            (error: unknown) => {
-              if (!isGrpcServiceError(error) || error.code !== GRPC_NOT_FOUND) throw error;
-            },
-          );
-      }
-      nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
-    } while (nextPageToken);
-    return told;
   }
 
   private async call<T>(name: string, request: () => Promise<T>): Promise<T> {

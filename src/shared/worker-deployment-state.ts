@@ -38,8 +38,8 @@ export interface CurrentChange {
   previous?: string;
   /** Whether the new routing had reached every task queue when the change returned (it goes on regardless). */
   routed: boolean;
-  /** Open conversations pinned to the previous build whose next workflow task now tells them to move. */
-  told: number;
+  /** Open conversations pinned to the previous build (as visibility counts them), each moving at its next idle point. */
+  pinned: number;
 }
 
 /** No Worker Deployment has this name in the namespace (no versioned worker has polled with it). */

@@ -150,7 +150,7 @@ test('a conversation waiting for an approval on build A is answered on A, then m
     change = await deployments.setCurrent(deploymentName, 'build-b');
   }, 'build B to become current');
   // The conversation waiting on A is told; its next workflow task will say the target changed.
-  expect(change).toEqual({ previous: 'build-a', routed: true, told: 1 });
+  expect(change).toEqual({ previous: 'build-a', routed: true, pinned: 1 });
   const routed = await deployments.describe(deploymentName);
   expect(routed.current).toBe('build-b');
   expect(routed.versions.find((version) => version.buildId === 'build-a')).toMatchObject({
@@ -230,14 +230,14 @@ test("a conversation idle in the cache of build A's worker runs its next message
     'visibility to show the conversation pinned to build A',
   );
 
-  // The conversation waits in the cache of A's worker, whose sticky queue its next task goes to
-  // unless set-current resets the stickiness.
+  // The conversation waits in the cache of A's worker, whose sticky queue its next task goes to:
+  // the server tells it there that the target changed, with nothing done by set-current.
   workers.push(await spawnWorkerProcess({ ...common, AGENT_BUILD_ID: 'build-b' }));
   let change: Awaited<ReturnType<WorkerDeployments['setCurrent']>> | undefined;
   await whenKnown(async () => {
     change = await deployments.setCurrent(deploymentName, 'build-b');
   }, 'build B to become current');
-  expect(change).toMatchObject({ previous: 'build-a', told: 1 });
+  expect(change).toMatchObject({ previous: 'build-a', pinned: 1 });
   // set-current waits 30 s at most for the routing to reach the task queues, which a loaded server
   // can take longer than.
   await waitFor(async () => {
@@ -262,7 +262,20 @@ test("a conversation idle in the cache of build A's worker runs its next message
     (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel',
   );
   expect(modelCalls).toHaveLength(1);
+  expect(taskThatToldTheTargetChanged(firstExecution.events ?? [])).toMatchObject({
+    kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_STICKY,
+  });
 }, 240_000);
+
+/** The task queue of the first workflow task whose start said the target build changed. */
+function taskThatToldTheTargetChanged(events: temporal.api.history.v1.IHistoryEvent[]) {
+  const started = events.find(
+    (event) => event.workflowTaskStartedEventAttributes?.targetWorkerDeploymentVersionChanged,
+  );
+  const scheduledId = started?.workflowTaskStartedEventAttributes?.scheduledEventId;
+  const scheduled = events.find((event) => String(event.eventId) === String(scheduledId));
+  return scheduled?.workflowTaskScheduledEventAttributes?.taskQueue ?? undefined;
+}
 
 test('the deploy commands route new conversations: set-current, ramp, list, describe, rollback', async () => {
   assertCliBuilt();
@@ -306,7 +319,7 @@ test('the deploy commands route new conversations: set-current, ramp, list, desc
     deployment: deploymentName,
     current: 'build-a',
     previous: 'build-b',
-    told: 0,
+    pinned: 0,
   });
   const described = await deploy('describe', deploymentName);
   expect(described.stdout.split('\n')[0]).toBe(`${deploymentName}  current build-a`);

@@ -46,3 +46,21 @@ test('an ended conversation no worker answers for is given up on after afterEndM
   await jest.advanceTimersByTimeAsync(10_000);
   await failed;
 });
+
+test('a query that fails while no worker answers is answered within half a second of a worker answering again', async () => {
+  const answersFrom = Date.now() + 6_000;
+  const handle = {
+    workflowId: 'conv-1',
+    client: { withAbortSignal: <T>(_signal: AbortSignal, call: () => Promise<T>) => call() },
+    describe: () => Promise.resolve({ status: { name: 'RUNNING' } }),
+  } as unknown as WorkflowHandle;
+  const query = () =>
+    Date.now() < answersFrom
+      ? Promise.reject(new ServiceError('Failed to query Workflow'))
+      : Promise.resolve('events');
+  let answered: number | undefined;
+  void queryWhileRunning(handle, query).then(() => (answered = Date.now()));
+  await jest.advanceTimersByTimeAsync(8_000);
+  expect(answered).toBeDefined();
+  expect(answered! - answersFrom).toBeLessThanOrEqual(500);
+});

@@ -163,7 +163,7 @@ function currentChanged(name: string, current: string, change: CurrentChange): s
   const lines = [`${name}: new conversations, and conversations continuing as new, start on ${current}`];
   if (change.previous) {
     lines.push(
-      `${change.told} open conversations pinned to ${change.previous} finish their run there, then move; keep its workers until \`deploy describe ${name}\` shows none left`,
+      `${change.pinned} open conversations pinned to ${change.previous} finish their run there, then move; keep its workers until \`deploy describe ${name}\` shows none left`,
     );
   }
   if (!change.routed)
