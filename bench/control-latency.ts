@@ -65,9 +65,11 @@ function nextReport(
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       stop();
-      reject(new Error('no tool report in time'));
+      reject(new Error(`no tool report in time (seen: ${JSON.stringify(seen.slice(-5))})`));
     }, timeoutMs);
+    const seen: ToolReport[] = [];
     const stop = worker.onTool((report) => {
+      seen.push(report);
       if (!match(report)) return;
       clearTimeout(timer);
       stop();
@@ -89,7 +91,9 @@ export async function controlLatency(context: BenchContext): Promise<ControlLate
     const taskQueue = `bench-control-${randomUUID()}`;
     const worker = await stack.startWorker(taskQueue);
     try {
-      return await measureControl(context, stack, taskQueue, worker, samples);
+      const control = await measureControl(context, stack, taskQueue, worker, samples);
+      // A local tool's first attempt runs on the worker running the workflow, so only here.
+      return { ...control, local: await measureLocalSteer(context, stack, taskQueue, worker, samples) };
     } finally {
       await worker.stop();
     }
@@ -168,7 +172,6 @@ interface ControlSamples {
   toAbort: number[];
   toNextModel: number[];
   steerRoundTrip: number[];
-  local: LocalSteerSamples;
 }
 
 interface LocalSteerSamples {
@@ -185,7 +188,7 @@ async function measureControl(
   worker: WorkerProcess,
   samples: number,
 ): Promise<ControlSamples> {
-  // Approve.
+  context.log('  approve ...');
   const approving = await DrivenConversation.start(context, stack, `approve-${randomUUID()}`, taskQueue, {
     approval: { tools: { probe: 'always' } },
   });
@@ -216,7 +219,7 @@ async function measureControl(
     await approving.finished(turn);
   }
 
-  // Steer.
+  context.log('  steer ...');
   const steering = await DrivenConversation.start(context, stack, `steer-${randomUUID()}`, taskQueue);
   await steering.runTurn();
   const steerHandle = stack.client.workflow.getHandle(steering.id);
@@ -252,8 +255,7 @@ async function measureControl(
     const next = models[models.length - 1];
     if (next) toNextModel.push(eventTimeMs(next) - sent);
   }
-  const local = await measureLocalSteer(context, stack, taskQueue, worker, samples);
-  return { toStart, approveRoundTrip, delays, toAbort, toNextModel, steerRoundTrip, local };
+  return { toStart, approveRoundTrip, delays, toAbort, toNextModel, steerRoundTrip };
 }
 
 /** The next model call's scheduling in a finished turn's events (server clock). */
@@ -279,6 +281,7 @@ async function measureLocalSteer(
   worker: WorkerProcess,
   samples: number,
 ): Promise<LocalSteerSamples> {
+  context.log('  steer a local tool ...');
   const steering = await DrivenConversation.start(context, stack, `steer-local-${randomUUID()}`, taskQueue);
   await steering.runTurn();
   const handle = stack.client.workflow.getHandle(steering.id);

@@ -134,7 +134,7 @@ async function outcomeOf(worker: Worker, input: ToolRunInput, info: ToolCallInfo
       return authorised.outcome;
     }
     return await worker.guard.observe(input.toolName, () => execute(worker, authorised.call), {
-      thrown: (error) => verdictOfThrow(error, call.stop),
+      thrown: (error) => verdictOfThrow(error, call.stop, call.context.info.isLocal),
       changed: (state, opened) => recordCircuitState(call.context.metricMeter, input.toolName, state, opened),
     });
   } finally {
@@ -304,9 +304,10 @@ async function shaped(
  * What a throw from a running call says about its tool: an activity timing out or an unexpected
  * error counts against it; a cancel (steer, abort, shutdown) or a hand-over says nothing.
  */
-function verdictOfThrow(error: unknown, stop: ActivityStop): CircuitVerdict {
+function verdictOfThrow(error: unknown, stop: ActivityStop, local: boolean): CircuitVerdict {
   if (error instanceof CompleteAsyncError || stop.cancelRequested) return { kind: 'silent' };
-  if (stop.timedOut) return { kind: 'fails', why: 'timed out' };
+  // A local attempt stopped at its bound is handed to an activity: the tool has not failed.
+  if (stop.timedOut) return local ? { kind: 'silent' } : { kind: 'fails', why: 'timed out' };
   if (stop.signal.aborted) return { kind: 'silent' };
   return { kind: 'fails', why: messageOf(error) };
 }

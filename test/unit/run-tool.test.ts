@@ -1,4 +1,4 @@
-import { ApplicationFailure, type MetricMeter } from '@temporalio/common';
+import { ActivityCancellationDetails, ApplicationFailure, type MetricMeter } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { z } from 'zod';
@@ -66,8 +66,26 @@ const mcpErrorTool = defineTool({
   },
 }) as AgentTool;
 
+/** Waits until its call is stopped; counts its starts. */
+let waitStarts = 0;
+const waitTool = defineTool({
+  name: 'wait_until_stopped',
+  label: 'Wait',
+  description: 'Waits until stopped.',
+  parameters: z.object({}),
+  category: 'files',
+  idempotent: true,
+  risk: 'low',
+  async execute(_id, _params, signal) {
+    waitStarts++;
+    await new Promise((_resolve, reject) => signal?.addEventListener('abort', () => reject(signal.reason)));
+    return textResult('never');
+  },
+}) as AgentTool;
+
 const registry = new ToolRegistry([
   noteTool as AgentTool,
+  waitTool,
   failingTool(true),
   failingTool(false),
   mcpErrorTool,
@@ -87,8 +105,12 @@ function call(
   return { conversationId: 'c1', toolCallId, toolName, arguments: args, workspace } satisfies ToolRunInput;
 }
 
-function run(input: ToolRunInput, hooks: ToolHooks[] = [], attempt = 1): Promise<ToolOutcome> {
-  const runTool = createRunTool({ tools: registry, defaultWorkspace: workspace, hooks });
+function run(
+  input: ToolRunInput,
+  hooks: ToolHooks[] = [],
+  attempt = 1,
+  runTool = createRunTool({ tools: registry, defaultWorkspace: workspace, hooks }),
+): Promise<ToolOutcome> {
   // Quiet: failing attempts and failing after hooks are what some tests are about.
   const logger = new DefaultLogger('ERROR', () => {});
   return new MockActivityEnvironment({ attempt, heartbeatTimeoutMs: 10_000 }, { logger }).run(
@@ -374,5 +396,50 @@ describe('metrics and the circuit breaker read the outcome fields', () => {
       `${METRIC.toolCircuitState} 1`,
       METRIC.toolCircuitOpened,
     ]);
+  });
+});
+
+describe('a call stopped by its timeout', () => {
+  /** Runs `wait_until_stopped` in a new environment and times it out once it has started. */
+  async function timedOut(runTool: ReturnType<typeof createRunTool>, isLocal: boolean) {
+    const env = new MockActivityEnvironment(
+      { heartbeatTimeoutMs: 10_000, isLocal },
+      { logger: new DefaultLogger('ERROR', () => {}) },
+    );
+    const before = waitStarts;
+    const running = env.run(runTool, call('wait_until_stopped', {})) as Promise<ToolOutcome>;
+    let done = false;
+    const settled = running.then(
+      (outcome) => outcome,
+      (error: unknown) => error,
+    );
+    void settled.finally(() => (done = true));
+    // A call refused before it starts (an open circuit) settles without being stopped.
+    while (waitStarts === before && !done) await new Promise((resolve) => setTimeout(resolve, 1));
+    env.cancel('TIMED_OUT', new ActivityCancellationDetails({ timedOut: true }));
+    return settled;
+  }
+
+  test('as a local attempt (handed to an activity next) does not count against its tool', async () => {
+    const runTool = createRunTool({
+      tools: registry,
+      defaultWorkspace: workspace,
+      circuitBreakers: new ToolCircuitBreakers({ failureThreshold: 1, coolDownMs: 60_000 }),
+    });
+    const starts = waitStarts;
+    for (let i = 0; i < 3; i++) await timedOut(runTool, true);
+    expect(waitStarts - starts).toBe(3);
+  });
+
+  test('as an activity counts against its tool: the breaker opens', async () => {
+    const runTool = createRunTool({
+      tools: registry,
+      defaultWorkspace: workspace,
+      circuitBreakers: new ToolCircuitBreakers({ failureThreshold: 1, coolDownMs: 60_000 }),
+    });
+    await timedOut(runTool, false);
+    const refused = await run(call('wait_until_stopped', {}), [], 1, runTool);
+    expect(refused).toMatchObject({ status: 'error', errorKind: 'Unavailable' });
+    expect(JSON.parse(text(refused)).error).toContain('(last: timed out)');
   });
 });
