@@ -175,6 +175,14 @@ export default tseslint.config(
     },
   },
   {
+    // The console's browser script.
+    files: ['src/console/assets/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: { document: 'readonly', Element: 'readonly', setTimeout: 'readonly', fetch: 'readonly' },
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs'],
     languageOptions: {
       globals: {

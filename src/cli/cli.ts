@@ -14,6 +14,7 @@ import { exportCommand } from './commands/export';
 import { forkCommand } from './commands/fork';
 import { rerunCommand } from './commands/rerun';
 import { evalCommand } from './commands/eval';
+import { consoleLinkCommand } from './commands/console-link';
 import { gatewayCommand } from './commands/gateway';
 import { historyCommand } from './commands/history';
 import { listCommand } from './commands/list';
@@ -58,6 +59,7 @@ const COMMANDS: Record<string, CommandRunner> = {
   cluster: clusterCommand,
   deploy: deployCommand,
   gateway: gatewayCommand,
+  'console-link': consoleLinkCommand,
   acp: acpCommand,
   'codec-server': codecServerCommand,
 };

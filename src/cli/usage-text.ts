@@ -42,6 +42,7 @@ Usage:
   durable-agent cluster start|stop|status [--dir DIR] [--port PORT] [--json]
   durable-agent deploy list|describe NAME|set-current NAME BUILD|ramp NAME BUILD PERCENT|rollback NAME [--json]
   durable-agent gateway [--tokens FILE] [--port N] [--host ADDRESS] [--max-streams N]
+  durable-agent console-link --token-name NAME [--minutes N] [--tokens FILE] [--gateway-url URL]
   durable-agent acp [--no-worker] [--workspace DIR]
   durable-agent codec-server [--port N] [--host ADDRESS] [--ui-origin URL]... [--exit-with PID]
 
@@ -72,7 +73,9 @@ export const COMMAND_SUMMARIES: Readonly<Record<string, string>> = {
   server: 'run the embedded Temporal server in the foreground',
   cluster: 'a self-hosted Temporal cluster on this machine (PostgreSQL, four services): start, stop, status',
   deploy: 'worker deployments: which build new conversations start on; ramp, set current, roll back',
-  gateway: 'the HTTP gateway for other services (tokens, SSE events, signed approvals)',
+  gateway:
+    'the HTTP gateway for other services (tokens, SSE events, signed approvals) and the console at /console',
+  'console-link': "a one-time sign-in link to the gateway's console for a token of its tokens file",
   acp: 'serve an editor over the Agent Client Protocol on stdio',
   'codec-server': 'decode compressed and offloaded payloads for the Temporal Web UI',
 };

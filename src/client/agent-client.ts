@@ -18,6 +18,7 @@ import type { AgentEvent } from '../shared/events';
 import type { Message } from '../shared/messages';
 import type { UserChoiceAnswer } from '../shared/rap';
 import { ClientContext } from './client-context';
+import { type ConversationOverview, type OverviewFilter, overview } from './conversation-overview';
 import * as control from './conversation-control';
 import * as record from './conversation-execution';
 import type { Admission, ConversationExecution, ConversationListing } from './conversation-execution';
@@ -199,6 +200,11 @@ export class AgentClient {
   /** Open conversations on this client's task queue, from Temporal visibility (which may lag by a moment). */
   list(): AsyncGenerator<ConversationListing> {
     return record.list(this.context);
+  }
+
+  /** Conversations, ended ones too, with agent, status and last activity, newest first (visibility may lag). */
+  overview(filter?: OverviewFilter): Promise<ConversationOverview[]> {
+    return overview(this.context, filter);
   }
 
   /**

@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify';
+import { registerConsoleRoutes } from '../console/console-routes';
 import { GatewayAccess } from './gateway-access';
 import type { GatewayDeps } from './gateway-deps';
 import { replyWithError } from './gateway-errors';
@@ -30,5 +31,7 @@ export function createGateway(deps: GatewayDeps): FastifyInstance {
   registerApprovalRoutes(app, deps, access);
   // GET /v1/conversations/:id/events (server-sent events)
   registerEventRoutes(app, deps, access);
+  // /console: pages for the people who supervise agents, under the same tokens.
+  registerConsoleRoutes(app, deps, access);
   return app;
 }

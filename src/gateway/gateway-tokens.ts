@@ -40,6 +40,11 @@ export class GatewayTokens {
     return new GatewayTokens(parsed.data.tokens);
   }
 
+  /** The token whose plain text is `presented`, if it is known and not expired. */
+  authenticatePlain(presented: string, now = Date.now()): GatewayToken {
+    return this.byKey(sha256(presented.trim()), now);
+  }
+
   /** The token an `Authorization: Bearer …` header names, if it is known and not expired. */
   authenticate(header: string | undefined, now = Date.now()): GatewayToken {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
@@ -60,6 +65,25 @@ export class GatewayTokens {
     if (token.expiresAt !== undefined && Date.parse(token.expiresAt) <= now) {
       throw new GatewayAuthError(401, `the token ${token.name} expired at ${token.expiresAt}`);
     }
+  }
+
+  /** The token of this name, if there is one (names are the identities tokens act as). */
+  byName(name: string): GatewayToken | undefined {
+    for (const token of this.byHash.values()) if (token.name === name) return token;
+    return undefined;
+  }
+
+  /** The token a session or link carries, by its SHA-256, checked as `recheck` does. */
+  byKey(key: string, now = Date.now()): GatewayToken {
+    const token = this.byHash.get(key);
+    if (!token) throw new GatewayAuthError(401, 'unknown token');
+    this.recheck(token, now);
+    return token;
+  }
+
+  /** The token's SHA-256 (hex): what the file keeps, and the key its sign-in links are signed with. */
+  keyOf(token: GatewayToken): string {
+    return hashOf(token);
   }
 
   /** Refuses `token` from now on, requests in progress included (at their next recheck). */

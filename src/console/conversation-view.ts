@@ -1,0 +1,88 @@
+import type { PendingApproval } from '../shared/approvals';
+import type { Message } from '../shared/messages';
+import { decisionForms } from './decision-forms';
+import { type SafeHtml, html } from './html';
+import { prettyJson } from './inbox-view';
+import { modelMarkdown } from './model-markdown';
+
+/** What the conversation page shows; read with the token's rights. */
+export interface ConversationPageData {
+  conversationId: string;
+  agentId: string;
+  status: string;
+  runs: number;
+  transcript: readonly Message[];
+  /** Where the transcript shown starts (earlier messages are left out of the page). */
+  from: number;
+  pending: readonly PendingApproval[];
+}
+
+/** The live region: pending decisions first, then the transcript. */
+export function conversationRegion(data: ConversationPageData, csrf: string): SafeHtml {
+  return html`<p>agent ${data.agentId} · ${data.status} · ${data.runs} runs</p>
+    ${data.pending.map(
+      (approval) =>
+        html`<section class="item" data-tool-call-id="${approval.toolCallId}">
+          <h3>
+            ${approval.budget ? 'Budget pause' : approval.toolName} waits for a decision (risk
+            ${approval.risk})
+          </h3>
+          <pre class="arguments">${prettyJson(approval.arguments)}</pre>
+          ${decisionForms(data.conversationId, approval, csrf)}
+        </section>`,
+    )}
+    ${data.from > 0 ? html`<p>${data.from} earlier messages are not shown.</p>` : ''}
+    <div class="transcript">${data.transcript.map(messageBlock)}</div>`;
+}
+
+/** Steer, abort and end: forms that post with the session's check. */
+export function controlForms(conversationId: string, csrf: string): SafeHtml {
+  const base = `/console/conversations/${encodeURIComponent(conversationId)}`;
+  const check = html`<input type="hidden" name="csrf" value="${csrf}" />`;
+  return html`<div class="decide">
+    <form method="post" action="${base}/steer">
+      ${check}<input type="text" name="text" placeholder="Steer the run" required maxlength="20000" /><button
+        type="submit"
+      >
+        Steer
+      </button>
+    </form>
+    <form method="post" action="${base}/abort">${check}<button type="submit">Abort the run</button></form>
+    <form method="post" action="${base}/end">
+      ${check}<button type="submit">End the conversation</button>
+    </form>
+  </div>`;
+}
+
+function messageBlock(message: Message): SafeHtml {
+  switch (message.role) {
+    case 'user':
+      return html`<div class="message user">
+        <div class="role">user${message.sender ? ` (${message.sender})` : ''}</div>
+        <pre>${message.content}</pre>
+        ${message.images?.length ? html`<p>${message.images.length} images</p>` : ''}
+      </div>`;
+    case 'assistant':
+      return html`<div class="message assistant">
+        <div class="role">model</div>
+        ${message.content.map((block) =>
+          block.type === 'text'
+            ? modelMarkdown(block.text)
+            : html`<div class="tool-call">
+                calls <strong>${block.name}</strong>
+                <pre>${prettyJson(block.arguments)}</pre>
+              </div>`,
+        )}
+      </div>`;
+    case 'toolResult':
+      return html`<div class="message tool-result">
+        <div class="role">
+          ${message.toolName}
+          ${message.isError ? 'failed' : 'answered'}${message.aborted ? ' (interrupted)' : ''}
+        </div>
+        ${message.content.map((block) =>
+          block.type === 'text' ? html`<pre>${block.text}</pre>` : html`<p>[${block.type}]</p>`,
+        )}
+      </div>`;
+  }
+}

@@ -1,0 +1,54 @@
+import type { PendingApproval } from '../shared/approvals';
+import { type SafeHtml, html } from './html';
+
+/**
+ * The one-click decisions on a pending approval, as forms that post without the script: allow
+ * once, allow always (not offered for a budget pause, which only a raise or a reject answers),
+ * reject with a reason the model reads. Each names the arguments' hash it was shown.
+ */
+export function decisionForms(
+  conversationId: string,
+  approval: PendingApproval,
+  csrf: string,
+  back?: 'inbox',
+): SafeHtml {
+  const action = `/console/conversations/${encodeURIComponent(conversationId)}/approvals/${encodeURIComponent(
+    approval.toolCallId,
+  )}`;
+  const hidden = html`<input type="hidden" name="csrf" value="${csrf}" /><input
+      type="hidden"
+      name="argumentsSha256"
+      value="${approval.argumentsSha256}"
+    />${back ? html`<input type="hidden" name="back" value="${back}" />` : ''}`;
+  const allowLabel = approval.budget ? 'Raise the budget' : 'Allow once';
+  return html`<div class="decide">
+    <form method="post" action="${action}">
+      ${hidden}<input type="hidden" name="decision" value="allow_once" /><button
+        type="submit"
+        data-decision="allow_once"
+      >
+        ${allowLabel}
+      </button>
+    </form>
+    ${
+      approval.budget
+        ? ''
+        : html`<form method="post" action="${action}">
+            ${hidden}<input type="hidden" name="decision" value="allow_always" /><button
+              type="submit"
+              data-decision="allow_always"
+            >
+              Allow always (${approval.scope})
+            </button>
+          </form>`
+    }
+    <form method="post" action="${action}">
+      ${hidden}<input type="hidden" name="decision" value="reject_once" /><input
+        type="text"
+        name="reason"
+        placeholder="Why (the model reads it)"
+        maxlength="2000"
+      /><button type="submit" data-decision="reject_once">Reject</button>
+    </form>
+  </div>`;
+}
