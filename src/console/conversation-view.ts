@@ -35,6 +35,17 @@ export function conversationRegion(data: ConversationPageData, csrf: string): Sa
     <div class="transcript">${data.transcript.map(messageBlock)}</div>`;
 }
 
+/** The conversation's workflow in the Temporal Web UI, when the gateway knows where that is. */
+export function webUiLink(conversationId: string, webUi?: { baseUrl: string; namespace: string }): SafeHtml {
+  if (!webUi) return html``;
+  const href = `${webUi.baseUrl}/namespaces/${encodeURIComponent(webUi.namespace)}/workflows/${encodeURIComponent(
+    conversationId,
+  )}`;
+  return html`<p>
+    <a href="${href}" target="_blank" rel="noopener noreferrer">Its workflow in the Temporal Web UI</a>
+  </p>`;
+}
+
 /** Steer, abort and end: forms that post with the session's check. */
 export function controlForms(conversationId: string, csrf: string): SafeHtml {
   const base = `/console/conversations/${encodeURIComponent(conversationId)}`;

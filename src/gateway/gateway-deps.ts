@@ -14,6 +14,8 @@ export interface GatewayDeps {
   maxStreamsPerToken?: number;
   /** Between two keep-alive comments of an event stream (each also rechecks the token), in ms. Default 15000. */
   keepAliveMs?: number;
+  /** Where the console links a conversation to its page in the Temporal Web UI: `${baseUrl}/namespaces/NS/workflows/ID`. */
+  webUi?: { baseUrl: string; namespace: string };
 }
 
 export const DEFAULT_MAX_STREAMS_PER_TOKEN = 8;

@@ -63,7 +63,11 @@ beforeAll(async () => {
   // The inbox lists conversations by the status their search attributes keep.
   harness = await startHarness({ modelBaseUrl: model.baseUrl, tools: [recordTool], searchAttributes: true });
   tokens = new GatewayTokens(TOKEN_ENTRIES);
-  gateway = createGateway({ agent: harness.agent, tokens });
+  gateway = createGateway({
+    agent: harness.agent,
+    tokens,
+    webUi: { baseUrl: 'http://127.0.0.1:8233', namespace: 'default' },
+  });
   const port = await freePort();
   gatewayUrl = `http://127.0.0.1:${port}`;
   await gateway.listen({ port, host: '127.0.0.1' });
@@ -204,6 +208,7 @@ test('a decision needs the session check and the console own origin; with both i
   await waitingConversation(id, 'csrf-value');
   const { cookie } = await signIn('alice');
   const page = await get(`/console/conversations/${id}`, cookie);
+  expect(page.text).toContain(`href="http://127.0.0.1:8233/namespaces/default/workflows/${id}"`);
   const [approval] = await harness.agent.pendingApprovals(id);
   const decision = { decision: 'allow_once', argumentsSha256: approval!.argumentsSha256 };
   const action = `/console/conversations/${id}/approvals/${approval!.toolCallId}`;

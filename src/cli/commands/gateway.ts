@@ -38,12 +38,14 @@ export async function gatewayCommand(args: string[], cleanups: Cleanups): Promis
   const tokens = GatewayTokens.fromFile(tokensFile);
   const keyFile = process.env.DURABLE_AGENT_GATEWAY_SIGNING_KEY;
   const signingKey = keyFile ? readSigningKey(keyFile) : undefined;
-  const { agent } = await connectAgent(cleanups, { startServer: false });
+  const { agent, settings } = await connectAgent(cleanups, { startServer: false });
+  const webUiBase = process.env.DURABLE_AGENT_WEB_UI_URL?.replace(/\/+$/, '');
   const app = createGateway({
     agent,
     tokens,
     ...(signingKey ? { signingKey } : {}),
     ...(maxStreamsPerToken !== undefined ? { maxStreamsPerToken } : {}),
+    ...(webUiBase ? { webUi: { baseUrl: webUiBase, namespace: settings.namespace } } : {}),
   });
   const address = await app.listen({ port, host });
   cleanups.first(() => app.close());
