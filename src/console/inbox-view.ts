@@ -1,5 +1,6 @@
 import type { PendingApproval } from '../shared/approvals';
 import { type Message, textOf } from '../shared/messages';
+import { changeDiff } from './change-diff';
 import { decisionForms } from './decision-forms';
 import { type SafeHtml, html } from './html';
 import { modelMarkdown } from './model-markdown';
@@ -45,7 +46,8 @@ export function inboxItem(item: InboxItem, csrf: string): SafeHtml {
 }
 
 function argumentsBlock(approval: PendingApproval): SafeHtml {
-  return html`<pre class="arguments">${prettyJson(approval.arguments)}</pre>
+  return html`${changeDiff(approval.toolName, approval.arguments)}
+    <pre class="arguments">${prettyJson(approval.arguments)}</pre>
     ${
       approval.argumentsTruncated
         ? html`<p>

@@ -2,7 +2,7 @@
 // allows no other). Pages work without it; it adds two things:
 // - a region marked `data-live="URL"` is fetched again every LIVE_MS and replaced when it changed
 //   (HTML the gateway rendered and escaped; the script builds none from data), except while a
-//   control inside it is in use;
+//   control inside it is in use or the tab is hidden;
 // - a button for a remote image (`button.remote-image`) loads that image when clicked, and only then.
 'use strict';
 
@@ -15,7 +15,8 @@ function keepLive(region) {
   const tick = async () => {
     if (stopped) return;
     const busy = region.contains(document.activeElement) && document.activeElement !== document.body;
-    if (!busy) {
+    // A tab nobody looks at asks nothing; it catches up when shown again.
+    if (!busy && document.visibilityState !== 'hidden') {
       try {
         const response = await fetch(url, { credentials: 'same-origin', headers: { accept: 'text/html' } });
         if (response.status === 401) {
