@@ -246,14 +246,8 @@ async function measureControl(
     steerRoundTrip.push(preciseNow() - sent);
     toAbort.push((await aborted).at - sent);
     // The run goes on: the model is called again, with the tool's (aborted) result and the steering message.
-    const events = await steering.finished(steerTurn);
-    const models = events.filter(
-      (event) =>
-        event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED &&
-        event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel',
-    );
-    const next = models[models.length - 1];
-    if (next) toNextModel.push(eventTimeMs(next) - sent);
+    const next = nextModelCallMs(await steering.finished(steerTurn));
+    if (next !== undefined) toNextModel.push(next - sent);
   }
   return { toStart, approveRoundTrip, delays, toAbort, toNextModel, steerRoundTrip };
 }
