@@ -78,17 +78,23 @@ test('two turns with parallel tool calls: results reach the model in call order'
   // All three tools started in one workflow task, before any of them completed: the echoes as
   // activities, and the read (a short read-only tool) as a local activity recorded by that task.
   const events = await historyEvents(id);
-  const scheduled = events.filter(
-    (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'runTool',
-  );
-  expect(scheduled).toHaveLength(2);
   const localRead = events.filter(
     (event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity',
   );
   expect(localRead).toHaveLength(2); // admission, then the read
-  expect(String(localRead[1]!.markerRecordedEventAttributes!.workflowTaskCompletedEventId)).toBe(
-    String(scheduled[0]!.activityTaskScheduledEventAttributes!.workflowTaskCompletedEventId),
+  const toolTask = String(localRead[1]!.markerRecordedEventAttributes!.workflowTaskCompletedEventId);
+  const runTools = events.filter(
+    (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'runTool',
   );
+  const scheduled = runTools.filter(
+    (event) => String(event.activityTaskScheduledEventAttributes!.workflowTaskCompletedEventId) === toolTask,
+  );
+  expect(scheduled).toHaveLength(2);
+  // On a loaded machine a cold read can pass its 100 ms in the workflow task: it is then handed,
+  // one timer later, to an activity, the only other runTool of the run.
+  const handedOver = runTools.length - scheduled.length;
+  expect(handedOver).toBeLessThanOrEqual(1);
+  if (handedOver === 1) expect(events.some((event) => event.timerStartedEventAttributes)).toBe(true);
   const toolScheduledIds = new Set(scheduled.map((event) => String(event.eventId)));
   const firstToolCompletion = events.find((event) =>
     toolScheduledIds.has(String(event.activityTaskCompletedEventAttributes?.scheduledEventId ?? '')),
