@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { MAX_MEMBERSHIP_PORT, canBind, choosePort } from './cluster/cluster-ports';
 import { TEMPORAL_SERVICES, type TemporalService } from './cluster/temporal-services';
-import { freePort } from './free-port';
+import { freePortExcept } from './free-port';
 
 type MembershipPorts = Record<TemporalService, number>;
 
@@ -16,12 +16,13 @@ type MembershipPorts = Record<TemporalService, number>;
 async function membershipPorts(
   frontendPort: number,
   portsFile: string | undefined,
+  keepFree: readonly number[],
 ): Promise<MembershipPorts> {
   if (portsFile) {
-    const last = await lastMembershipPorts(portsFile, frontendPort);
+    const last = await lastMembershipPorts(portsFile, frontendPort, keepFree);
     if (last) return last;
   }
-  const taken = new Set<number>([frontendPort]);
+  const taken = new Set<number>([frontendPort, ...keepFree]);
   const start = 10_000 + Math.floor(Math.random() * 20_000);
   const chosen = {} as MembershipPorts;
   for (const service of TEMPORAL_SERVICES) {
@@ -36,6 +37,7 @@ async function membershipPorts(
 async function lastMembershipPorts(
   portsFile: string,
   frontendPort: number,
+  keepFree: readonly number[],
 ): Promise<MembershipPorts | undefined> {
   const last = await readFile(portsFile, 'utf8').then(
     (text) => JSON.parse(text) as Partial<Record<TemporalService, unknown>>,
@@ -48,25 +50,37 @@ async function lastMembershipPorts(
     last !== undefined &&
     ports.every(usable) &&
     new Set([...ports, frontendPort]).size === ports.length + 1 &&
+    !ports.some((port) => keepFree.includes(port as number)) &&
     (await Promise.all(ports.map((port) => canBind(port)))).every(Boolean);
   return free ? (last as MembershipPorts) : undefined;
 }
 
-/** The built-in config template's port variables: the frontend on `frontendPort`, the rest free ports. */
+/**
+ * The built-in config template's port variables: the frontend on `frontendPort`, the rest free
+ * ports, none of them one of `keepFree` (ports others will bind, such as the port the server is to
+ * answer on once a first start has prepared its data file) nor each other.
+ */
 export async function servicePorts(
   frontendPort: number,
   portsFile: string | undefined,
+  keepFree: readonly number[] = [],
 ): Promise<Record<string, string>> {
-  const membership = await membershipPorts(frontendPort, portsFile);
+  const membership = await membershipPorts(frontendPort, portsFile, keepFree);
+  const taken = [frontendPort, ...keepFree, ...Object.values(membership)];
+  const anotherFreePort = async () => {
+    const port = await freePortExcept(taken);
+    taken.push(port);
+    return String(port);
+  };
   return {
     FRONTEND_GRPC_PORT: String(frontendPort),
-    FRONTEND_HTTP_PORT: String(await freePort()),
+    FRONTEND_HTTP_PORT: await anotherFreePort(),
     FRONTEND_MEMBERSHIP_PORT: String(membership.frontend),
-    HISTORY_GRPC_PORT: String(await freePort()),
+    HISTORY_GRPC_PORT: await anotherFreePort(),
     HISTORY_MEMBERSHIP_PORT: String(membership.history),
-    MATCHING_GRPC_PORT: String(await freePort()),
+    MATCHING_GRPC_PORT: await anotherFreePort(),
     MATCHING_MEMBERSHIP_PORT: String(membership.matching),
-    WORKER_GRPC_PORT: String(await freePort()),
+    WORKER_GRPC_PORT: await anotherFreePort(),
     WORKER_MEMBERSHIP_PORT: String(membership.worker),
   };
 }

@@ -8,7 +8,7 @@ import { childEnvironment } from '../tools/exec/child-environment';
 import { findOrBuildTemporalServer, findOrBuildTemporalUiServer } from './cluster/temporal-server-build';
 import { preparedDataFile, recordPreparedDataFile } from './data-file-preparation';
 import { servicePorts } from './dev-server-ports';
-import { freePort } from './free-port';
+import { freePortExcept } from './free-port';
 import { prepareNamespace } from './namespace-preparation';
 import { type ProcessExit, captureOutput, exitOf, killGroup, tailOf } from './server-process';
 import { startUiServer, waitForUi } from './temporal-ui-server';
@@ -32,6 +32,11 @@ export interface DevServerOptions {
   dynamicConfig?: Record<string, unknown>;
   /** Where the progress of a first build of the server (or the Web UI) goes; stderr when absent. */
   log?: (line: string) => void;
+  /**
+   * Ports the caller will bind itself (a codec server beside the Web UI): the server's own other
+   * ports are never these, nor `port` and `uiPort`.
+   */
+  keepFree?: readonly number[];
 }
 
 /**
@@ -84,18 +89,30 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   const build = await findOrBuildTemporalServer(process.env, log);
   const ui = options.uiPort !== undefined ? await findOrBuildTemporalUiServer(process.env, log) : undefined;
   const namespace = options.namespace ?? 'default';
+  // A port chosen but not bound yet is free to the kernel too: the preparing start (and the other
+  // services' ports) must not take it, or a script waiting for it would reach the wrong server.
+  const keepFree = [
+    options.port,
+    ...(options.uiPort !== undefined ? [options.uiPort] : []),
+    ...(options.keepFree ?? []),
+  ];
+  const asked: DevServerOptions = { ...options, keepFree };
   if (options.dbFile) {
     await mkdir(path.dirname(options.dbFile), { recursive: true, mode: 0o700 });
     if (!(await preparedDataFile(options.dbFile, namespace))) {
       log(`Preparing ${options.dbFile} for namespace ${namespace} (once).`);
       const preparing = await startOnFreePorts(async () =>
-        startServer({ ...options, port: await freePort(), uiPort: undefined }, build.server, undefined),
+        startServer(
+          { ...asked, port: await freePortExcept(keepFree), uiPort: undefined },
+          build.server,
+          undefined,
+        ),
       );
       await preparing.stop();
       await recordPreparedDataFile(options.dbFile, namespace);
     }
   }
-  return startOnFreePorts(() => startServer(options, build.server, ui?.uiServer));
+  return startOnFreePorts(() => startServer(asked, build.server, ui?.uiServer));
 }
 
 /**
@@ -166,7 +183,11 @@ async function serverEnvironment(options: DevServerOptions, files: ServerFiles) 
     NUM_HISTORY_SHARDS: '1',
     LOG_LEVEL: 'warn',
     BIND_ON_IP: '127.0.0.1',
-    ...(await servicePorts(options.port, options.dbFile ? files.beside('ports.json') : undefined)),
+    ...(await servicePorts(
+      options.port,
+      options.dbFile ? files.beside('ports.json') : undefined,
+      options.keepFree,
+    )),
     DYNAMIC_CONFIG_FILE_PATH: dynamicConfigPath,
   };
 }

@@ -89,6 +89,7 @@ export async function startEmbeddedServer(
       port: embedded.port,
       uiPort: embedded.uiPort,
       uiCodecEndpoint: `http://127.0.0.1:${embedded.codecPort}`,
+      keepFree: [embedded.codecPort],
       dbFile: embedded.dbFile,
       namespace,
       logFile: path.join(path.dirname(embedded.dbFile), 'temporal-server.log'),

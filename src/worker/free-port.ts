@@ -12,6 +12,18 @@ export function freePort(host = '127.0.0.1'): Promise<number> {
   });
 }
 
+/**
+ * A free port that is none of `keepFree`: ports a caller has chosen but not bound yet are free to
+ * the kernel too, and a server that took one would answer in its place.
+ */
+export async function freePortExcept(keepFree: Iterable<number>, host = '127.0.0.1'): Promise<number> {
+  const kept = new Set(keepFree);
+  for (;;) {
+    const port = await freePort(host);
+    if (!kept.has(port)) return port;
+  }
+}
+
 export function isListening(host: string, port: number, timeoutMs = 500): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host, port });

@@ -1,10 +1,10 @@
 import { mkdtemp, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../../src/worker/free-port';
 import { assertCliBuilt, runCli, startCli } from '../support/cli-process';
 import type { ChatRequest, ScriptedReply } from '../support/scripted-model';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server';
+import { unclaimedPorts } from '../support/unclaimed-port';
 
 let model: ScriptedModelServer;
 
@@ -12,11 +12,13 @@ afterAll(() => model?.close());
 
 /** The environment a user has: no TEMPORAL_ADDRESS, so the CLI starts and stops its own embedded server. */
 async function userEnv(extra: NodeJS.ProcessEnv = {}): Promise<NodeJS.ProcessEnv> {
+  const [serverPort, uiPort, codecPort] = await unclaimedPorts(3);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DURABLE_AGENT_DATA_DIR: await mkdtemp(path.join(os.tmpdir(), 'durable-agent-data-')),
-    DURABLE_AGENT_SERVER_PORT: String(await freePort()),
-    DURABLE_AGENT_UI_PORT: String(await freePort()),
+    DURABLE_AGENT_SERVER_PORT: String(serverPort),
+    DURABLE_AGENT_UI_PORT: String(uiPort),
+    DURABLE_AGENT_CODEC_PORT: String(codecPort),
     ...extra,
   };
   delete env.TEMPORAL_ADDRESS;

@@ -3,14 +3,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { startEmbeddedServer } from '../../src/worker/ensure-server';
-import { freePort } from '../../src/worker/free-port';
+import { unclaimedPorts } from '../support/unclaimed-port';
 
 test('an embedded server started while the previous one on the same data file is stopping waits for it, then starts', async () => {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-embedded-'));
+  const [port, uiPort, codecPort] = await unclaimedPorts(3);
   const settings = {
-    port: await freePort(),
-    uiPort: await freePort(),
-    codecPort: await freePort(),
+    port: port!,
+    uiPort: uiPort!,
+    codecPort: codecPort!,
     dbFile: path.join(dataDir, 'temporal.db'),
   };
   const env = { ...process.env, DURABLE_AGENT_DATA_DIR: dataDir };

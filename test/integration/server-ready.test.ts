@@ -12,25 +12,27 @@ import { connectClient, connectWorker } from '../../src/worker/connect';
 import { createAgentWorker } from '../../src/worker/create-worker';
 import { agentDataConverter } from '../../src/worker/data-converter';
 import { startDevServer } from '../../src/worker/dev-server';
-import { freePort, isListening } from '../../src/worker/free-port';
+import { isListening } from '../../src/worker/free-port';
 import { ensureSearchAttributes } from '../../src/worker/search-attribute-registration';
 import { connectWhenServing } from '../../src/worker/server-readiness';
 import { ask } from '../support/ask';
 import { assertCliBuilt, runCli, startCli } from '../support/cli-process';
 import { startScriptedModelServer } from '../support/scripted-model-server';
 import { quietRuntime } from '../support/test-worker';
+import { unclaimedPort } from '../support/unclaimed-port';
 
 beforeAll(assertCliBuilt);
 
 /** What `durable-agent server` and the commands beside it are given: their own data, ports and model. */
 async function embeddedEnv(modelUrl: string): Promise<{ env: NodeJS.ProcessEnv; port: number }> {
-  const port = await freePort();
+  const port = await unclaimedPort();
+  const uiPort = await unclaimedPort([port]);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DURABLE_AGENT_DATA_DIR: await mkdtemp(path.join(os.tmpdir(), 'durable-agent-ready-')),
     DURABLE_AGENT_SERVER_PORT: String(port),
-    DURABLE_AGENT_UI_PORT: String(await freePort()),
-    DURABLE_AGENT_CODEC_PORT: String(await freePort()),
+    DURABLE_AGENT_UI_PORT: String(uiPort),
+    DURABLE_AGENT_CODEC_PORT: String(await unclaimedPort([port, uiPort])),
     OPENAI_BASE_URL: modelUrl,
     AGENT_MODEL: 'scripted-model',
   };
@@ -81,33 +83,28 @@ test(`a worker and a client that connect the moment the embedded server's port o
   // \`run\` in a process of its own needs a second or two before its first call, which can hide a
   // server that opens its port early; the same steps in this process reach the server at once.
   quietRuntime();
-  const model = await startScriptedModelServer(
-    Array.from({ length: TRIES }, (_, index) => ({ text: `at once ${index}` })),
-  );
   const settings = connectionSettingsFromEnv({});
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-ready-inproc-'));
   const failures: string[] = [];
-  try {
-    for (let index = 0; index < TRIES; index++) {
-      const port = await freePort();
-      const address = `127.0.0.1:${port}`;
-      const starting = startDevServer({
-        port,
-        dbFile: path.join(dataDir, `try-${index}.db`),
-        log: () => undefined,
-      });
+  for (let index = 0; index < TRIES; index++) {
+    // A model of its own each try: a try that fails before its model call leaves the next its answer.
+    const model = await startScriptedModelServer([{ text: `at once ${index}` }]);
+    const port = await unclaimedPort();
+    const starting = startDevServer({
+      port,
+      dbFile: path.join(dataDir, `try-${index}.db`),
+      log: () => undefined,
+    });
+    try {
       await Promise.race([portOpens(port), starting]);
-      try {
-        const answer = await askAtOnce(settings, address, model.baseUrl, `ready-${index}`);
-        if (answer !== `at once ${index}`) failures.push(`try ${index}: answered ${JSON.stringify(answer)}`);
-      } catch (error) {
-        failures.push(`try ${index}: ${(error as Error).message}`);
-      } finally {
-        await (await starting).stop();
-      }
+      const answer = await askAtOnce(settings, `127.0.0.1:${port}`, model.baseUrl, `ready-${index}`);
+      if (answer !== `at once ${index}`) failures.push(`try ${index}: answered ${JSON.stringify(answer)}`);
+    } catch (error) {
+      failures.push(`try ${index}: ${(error as Error).message}`);
+    } finally {
+      await (await starting).stop();
+      await model.close();
     }
-  } finally {
-    await model.close();
   }
   expect(failures).toEqual([]);
 }, 900_000);

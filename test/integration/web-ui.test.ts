@@ -6,11 +6,12 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { type Page, chromium } from 'playwright-core';
 import { BLOB_ENCODING } from '../../src/worker/large-payload-codec';
-import { freePort, isListening } from '../../src/worker/free-port';
+import { isListening } from '../../src/worker/free-port';
 import { assertCliBuilt, runCli, startCli } from '../support/cli-process';
 import { inCi } from '../support/in-ci';
 import { startScriptedModelServer } from '../support/scripted-model-server';
 import { waitFor } from '../support/test-worker';
+import { unclaimedPorts } from '../support/unclaimed-port';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -39,7 +40,8 @@ whenBrowser(
       { toolCalls: [{ id: 'call_big', name: 'read', arguments: { path: 'big.txt' } }] },
       { text: 'It is a big file.' },
     ]);
-    const ports = { server: await freePort(), ui: await freePort(), codec: await freePort() };
+    const [serverPort, uiPort, codecPort] = await unclaimedPorts(3);
+    const ports = { server: serverPort!, ui: uiPort!, codec: codecPort! };
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-ui-data-'));
     const env: NodeJS.ProcessEnv = {
       ...process.env,
