@@ -179,7 +179,14 @@ export default tseslint.config(
     files: ['src/console/assets/*.js'],
     languageOptions: {
       sourceType: 'script',
-      globals: { document: 'readonly', Element: 'readonly', setTimeout: 'readonly', fetch: 'readonly' },
+      globals: {
+        document: 'readonly',
+        Element: 'readonly',
+        setTimeout: 'readonly',
+        fetch: 'readonly',
+        clearTimeout: 'readonly',
+        EventSource: 'readonly',
+      },
     },
   },
   {

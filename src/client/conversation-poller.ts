@@ -9,6 +9,7 @@ import { followRemoteModelText } from './remote-model-text';
 import { LiveQueue, ModelTextSeen, takeFirstCall } from './live-text-order';
 import { EndedUnansweredError, queryWhileRunning } from './query-retry';
 import { eventLine } from './event-line';
+import { abortableCall } from './abortable-call';
 
 export type PolledItem =
   | { kind: 'event'; event: AgentEvent }
@@ -53,7 +54,7 @@ export async function* pollConversation(
   afterSeq: number,
   { pollMs = DEFAULT_POLL_MS, liveText, signal, afterEndMs }: PollOptions = {},
 ): AsyncGenerator<PolledItem, WorkflowExecutionStatusName> {
-  const rpc = <T>(call: () => Promise<T>) => (signal ? handle.client.withAbortSignal(signal, call) : call());
+  const rpc = <T>(call: () => Promise<T>) => abortableCall(handle, signal, call);
   const eventsAfter = (after: number): Promise<AgentEvent[]> =>
     queryWhileRunning(handle, () => handle.query(eventsQuery, after), { signal, afterEndMs });
   let seq = afterSeq;

@@ -1,4 +1,5 @@
 import { ServiceError, type WorkflowHandle } from '@temporalio/client';
+import { abortableCall } from './abortable-call';
 
 /**
  * A query asked again while it fails for want of a worker to answer it: the worker that had the
@@ -58,7 +59,7 @@ export async function queryWhileRunning<T>(
   query: () => Promise<T>,
   { signal, afterEndMs = WATCH_QUERY_RETRY_MS }: WhileRunningOptions = {},
 ): Promise<T> {
-  const rpc = <R>(call: () => Promise<R>) => (signal ? handle.client.withAbortSignal(signal, call) : call());
+  const rpc = <R>(call: () => Promise<R>) => abortableCall(handle, signal, call);
   const serviceFailed = (error: unknown) => !signal?.aborted && error instanceof ServiceError;
   let endedSince: number | undefined;
   let unreachableSince: number | undefined;

@@ -134,9 +134,9 @@ export class WorkerDeployments {
     return { ...change, current: earlier.buildId, ...(state.current ? { previous: state.current } : {}) };
   }
 
-  /** Waits (at most `ROUTING_WAIT_MS`) until the deployment's routing has reached every task queue; false if it has not. */
-  private async routingReached(name: string): Promise<boolean> {
-    const deadline = Date.now() + ROUTING_WAIT_MS;
+  /** Waits (at most `withinMs`) until the deployment's routing has reached every task queue; false if it has not. */
+  async routingReached(name: string, withinMs = ROUTING_WAIT_MS): Promise<boolean> {
+    const deadline = Date.now() + withinMs;
     for (;;) {
       const { workerDeploymentInfo: info } = await this.service.describeWorkerDeployment({
         namespace: this.namespace,

@@ -46,6 +46,19 @@ export function webUiLink(conversationId: string, webUi?: { baseUrl: string; nam
   </p>`;
 }
 
+/**
+ * Where the page's script shows the run in progress (the model's text as it streams, a tool's
+ * progress), from the conversation's run stream; hidden until something streams, and without script.
+ */
+export function runInProgress(conversationId: string): SafeHtml {
+  const stream = `/console/live/conversations/${encodeURIComponent(conversationId)}/run`;
+  return html`<section id="run-live" class="run-live" data-stream="${stream}" hidden>
+    <h2>Run in progress</h2>
+    <pre class="run-text"></pre>
+    <p class="run-progress"></p>
+  </section>`;
+}
+
 /** Steer, abort and end: forms that post with the session's check. */
 export function controlForms(conversationId: string, csrf: string): SafeHtml {
   const base = `/console/conversations/${encodeURIComponent(conversationId)}`;

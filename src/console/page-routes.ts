@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { OverviewFilter } from '../client/conversation-overview';
 import { type ConsoleKit, frameFor, idOf, sendHtml, signedIn } from './console-kit';
 import { page } from './console-layout';
-import { controlForms, conversationRegion, webUiLink } from './conversation-view';
+import { controlForms, conversationRegion, runInProgress, webUiLink } from './conversation-view';
 import { conversationFilters, conversationsRegion } from './conversations-view';
 import { html } from './html';
 import { inboxRegion } from './inbox-view';
@@ -59,7 +59,7 @@ export function registerPageRoutes(kit: ConsoleKit): void {
       reply,
       page(
         frameFor(kit, who, id),
-        html`${webUiLink(id, kit.deps.webUi)}${controlForms(id, who.session.csrf)}
+        html`${webUiLink(id, kit.deps.webUi)}${controlForms(id, who.session.csrf)}${runInProgress(id)}
           <div data-live="${live}" id="conversation">${region}</div>`,
       ),
     );

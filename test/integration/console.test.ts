@@ -32,14 +32,15 @@ const whenBrowser = chromiumMissing && !inCi() ? test.skip : test;
 const SCREENSHOTS = path.join(__dirname, '..', '..', 'docs', 'images');
 
 /** What the model answers once its tool ran, per conversation: by the value the call recorded. */
-const answers = new Map<string, string>();
+const answers = new Map<string, string | ScriptedReply>();
 
 /** `record VALUE` asks for the tool (which waits for approval); its result gets the answer kept for VALUE. */
 function modelTurn(request: ChatRequest): ScriptedReply {
   const last = request.messages.at(-1)!;
   if (last.role === 'tool') {
     const value = /recorded (\S+)/.exec(last.content ?? '')?.[1] ?? '';
-    return { text: answers.get(value) ?? `Recorded ${value}.` };
+    const answer = answers.get(value) ?? `Recorded ${value}.`;
+    return typeof answer === 'string' ? { text: answer } : answer;
   }
   const value = /record (\S+)/.exec(last.content ?? '')?.[1];
   if (!value) return { text: 'Nothing to record.' };
@@ -248,6 +249,10 @@ test('a token limited to a- never sees or decides b-: inbox, live region, conver
   expect((await get('/console', cookie)).text).not.toContain(theirs);
   expect((await get(`/console/conversations/${theirs}`, cookie)).status).toBe(403);
   expect((await get(`/console/live/conversations/${theirs}`, cookie)).status).toBe(403);
+  expect((await get(`/console/live/conversations/${theirs}/run`, cookie)).status).toBe(403);
+  const ownStream = await openRunStream(mine, cookie);
+  expect(ownStream.status).toBe(200);
+  ownStream.close();
   const [approval] = await harness.agent.pendingApprovals(theirs);
   const refused = await post(`/console/conversations/${theirs}/approvals/${approval!.toolCallId}`, cookie, {
     csrf: csrfOf(inbox.text),
@@ -268,6 +273,8 @@ test('a session ends with its token: once the token is revoked its live region a
   const { cookie } = await signIn('brief');
   const page = await get('/console/inbox', cookie);
   expect(page.status).toBe(200);
+  const stream = await openRunStream(id, cookie);
+  expect(stream.status).toBe(200);
   tokens.revoke(tokens.byName('brief')!);
   expect((await get('/console/live/inbox', cookie)).status).toBe(401);
   const [approval] = await harness.agent.pendingApprovals(id);
@@ -278,7 +285,30 @@ test('a session ends with its token: once the token is revoked its live region a
   });
   expect(refused.status).toBe(401);
   expect(await harness.agent.pendingApprovals(id)).toHaveLength(1);
+  // The open run stream sends nothing more of the conversation: what happens next ends it with 401.
+  await harness.agent.approve(id, {
+    toolCallId: approval!.toolCallId,
+    decision: 'reject_once',
+    by: 'test',
+  });
+  const ended = await stream.rest();
+  expect(ended).toMatch(/event: error\ndata: \{"error":"[^"]*","status":401\}/);
+  expect(ended).not.toContain('event: changed');
 });
+
+/** The run stream of a conversation's page, open: its status, the rest of it, or close it. */
+async function openRunStream(id: string, cookie: string) {
+  const stop = new AbortController();
+  const response = await fetch(`${gatewayUrl}/console/live/conversations/${id}/run`, {
+    headers: { cookie },
+    signal: stop.signal,
+  });
+  return {
+    status: response.status,
+    rest: () => response.text(),
+    close: () => stop.abort(),
+  };
+}
 
 async function openBrowser(): Promise<Browser> {
   if (chromiumMissing) throw new Error(chromiumMissing);
@@ -309,7 +339,9 @@ whenBrowser(
   async () => {
     const { page } = await signedInPage('alice');
     const id = `c-${randomUUID()}`;
-    answers.set('browser-value', 'The browser approved it.');
+    // Ten parts a second apart: the conversation page, opened once the tool ran, sees it stream.
+    const answer = 'The browser approved it, and this answer streams into the page part by part.';
+    answers.set('browser-value', { text: answer, textChunks: 10, chunkDelayMs: 1_000 });
     await harness.agent.start(id, { approval: { tools: { record: 'always' } } });
     await harness.agent.send(id, 'record browser-value');
     const asked = await waitFor(
@@ -331,7 +363,16 @@ whenBrowser(
       'the tool to run',
     );
     await page.goto(`${gatewayUrl}/console/conversations/${id}`);
-    await page.getByText('The browser approved it.').waitFor({ timeout: 10_000 });
+    // The answer streams into the run-in-progress box before the transcript keeps it.
+    const streaming = page.locator('#run-live .run-text');
+    await streaming.filter({ hasText: /\S/ }).waitFor({ timeout: 10_000 });
+    const partial = (await streaming.textContent()) ?? '';
+    expect(answer).toContain(partial.split('…').at(-1));
+    expect(await page.locator('.transcript').textContent()).not.toContain(answer);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'console-run-in-progress.png') });
+    // Once the model's answer is kept, the transcript shows it and the box goes.
+    await page.locator('.transcript').getByText(answer).waitFor({ timeout: 20_000 });
+    await page.locator('#run-live').waitFor({ state: 'hidden' });
     await page.screenshot({ path: path.join(SCREENSHOTS, 'console-conversation.png'), fullPage: true });
 
     // Decided with the client library (as the CLI does) while the inbox is open: the item goes.

@@ -150,7 +150,10 @@ test('a conversation waiting for an approval on build A is answered on A, then m
     change = await deployments.setCurrent(deploymentName, 'build-b');
   }, 'build B to become current');
   // The conversation waiting on A is told; its next workflow task will say the target changed.
-  expect(change).toEqual({ previous: 'build-a', routed: true, pinned: 1 });
+  expect(change).toMatchObject({ previous: 'build-a', pinned: 1 });
+  // The server's own workers carry the new routing to the task queues: on a loaded machine that
+  // can take longer than setCurrent waits, which it then reports.
+  if (!change!.routed) expect(await deployments.routingReached(deploymentName, 180_000)).toBe(true);
   const routed = await deployments.describe(deploymentName);
   expect(routed.current).toBe('build-b');
   expect(routed.versions.find((version) => version.buildId === 'build-a')).toMatchObject({
@@ -198,7 +201,7 @@ test('a conversation waiting for an approval on build A is answered on A, then m
       id,
     ),
   ).rejects.toBeInstanceOf(DeterminismViolationError);
-}, 240_000);
+}, 420_000);
 
 test("a conversation idle in the cache of build A's worker runs its next message on build B once B is current", async () => {
   const previous = model;

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { AgentClient } from '../../client/agent-client';
-import type { GatewayToken } from '../gateway-api';
 import type { GatewayAccess } from '../gateway-access';
 import { DEFAULT_MAX_STREAMS_PER_TOKEN, type GatewayDeps } from '../gateway-deps';
-import { BadRequest, TooManyRequests } from '../gateway-errors';
+import { BadRequest } from '../gateway-errors';
 import { idOf } from '../gateway-request';
 import { streamEvents } from '../event-stream';
+import { streamCounter } from '../stream-counter';
 
 /**
  * Events as server-sent events. The token is checked again before every write (events and
@@ -37,30 +37,6 @@ export function registerEventRoutes(app: FastifyInstance, deps: GatewayDeps, acc
       close();
     }
   });
-}
-
-/**
- * Counts the event streams each token has open: opening one past `maxStreams` is 429, and opening
- * returns the stream's close.
- */
-function streamCounter(maxStreams: number): (token: GatewayToken) => () => void {
-  /** Event streams open, by token. */
-  const streams = new Map<GatewayToken, number>();
-  return (token) => {
-    // Counted and taken with no await between, so streams opened together cannot pass the cap together.
-    const open = streams.get(token) ?? 0;
-    if (open >= maxStreams) {
-      throw new TooManyRequests(
-        `the token ${token.name} has ${open} event streams open, the most it may have: close one first`,
-      );
-    }
-    streams.set(token, open + 1);
-    return () => {
-      const left = (streams.get(token) ?? 1) - 1;
-      if (left > 0) streams.set(token, left);
-      else streams.delete(token);
-    };
-  };
 }
 
 /** The conversation's events after `afterSeq` as SSE frames until it ends (then an `end` event) or `stop`. */
