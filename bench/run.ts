@@ -5,7 +5,7 @@
  * run starts in a temporary directory and stops at its end. Each bench prints a table and writes
  * bench/results/<bench>.json; the run ends with bench/results/summary.md, the tables of
  * docs/benchmarks/history.md (summed up in BENCHMARKS.md). Arguments: `--quick` (fewer turns, to
- * try it out), `--only a,b` (bench names: turn, fanout, throughput, control, history, replay, text, crash, uncached, peers, fairness, memory), `--no-cluster` (the
+ * try it out), `--only a,b` (bench names: turn, fanout, throughput, control, history, replay, text, crash, uncached, peers, fairness, memory, console), `--no-cluster` (the
  * embedded server only), `--server-config KEY=JSON` (a dynamic config value for every embedded
  * server the run starts, repeatable: for experiments; the cluster reads
  * deploy/dynamicconfig/durable-agent.yaml).
@@ -20,6 +20,7 @@ import { DefaultLogger, Runtime, bundleWorkflowCode } from '@temporalio/worker';
 import { nodeBinary } from '../scripts/node-binary.mjs';
 import { POSTGRES_MISSING, findPostgresBin } from '../src/worker/cluster/postgres-cluster';
 import { bundleAgentWorkflows } from '../src/worker/workflow-bundle';
+import { consoleScale } from './console-scale';
 import { controlLatency } from './control-latency';
 import { crashRecovery } from './crash-recovery';
 import { fairness } from './fairness';
@@ -69,6 +70,7 @@ const BENCHES: Array<{
   { name: 'peers', title: '10. Peer engines', run: peers, onCluster: true },
   { name: 'fairness', title: '11. Fairness under a fleet model limit', run: fairness },
   { name: 'memory', title: '12. Memory per cached workflow', run: workflowMemory },
+  { name: 'console', title: '13. Console at scale', run: consoleScale },
 ];
 
 interface Options {

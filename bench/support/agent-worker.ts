@@ -10,6 +10,7 @@ import { fleetModelLimiter } from '../../src/activities/model-lease';
 import { createAgentWorker } from '../../src/worker/create-worker';
 import { agentDataConverter } from '../../src/worker/data-converter';
 import { modelLimiterFromEnv } from '../../src/worker/model-limit-settings';
+import { ensureSearchAttributes } from '../../src/worker/search-attribute-registration';
 import { benchTools } from './bench-tools';
 import { type WorkerEnv, failWorker, reportTool, serveRunner } from './protocol';
 import { scratchDir } from './scratch';
@@ -39,6 +40,9 @@ async function main(): Promise<void> {
       ]),
       defaultWorkspace: scratchDir('workspace-'),
       ...(limiter ? { limiter: fleetModelLimiter(limiter) } : {}),
+      ...(env.BENCH_SEARCH_ATTRIBUTES === '1'
+        ? { searchAttributes: await ensureSearchAttributes(connection, 'default', () => undefined) }
+        : {}),
     },
     ...(env.BENCH_SERVES === 'workflows' || env.BENCH_SERVES === 'activities'
       ? { serves: env.BENCH_SERVES }

@@ -61,6 +61,8 @@ export interface WorkerEnv {
   BENCH_LIVE_ENDPOINT?: string;
   /** `1`: a workflow task delivering a directive with this process's `stallTaskOf` stalls (bench 8). */
   BENCH_STALL_MARKED_TASKS?: string;
+  /** `1`: conversations keep their search attributes (status, agent, last activity), as the console lists them by. */
+  BENCH_SEARCH_ATTRIBUTES?: string;
 }
 
 const send = (message: FromWorker) => process.send?.(message);

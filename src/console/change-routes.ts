@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { signDecision } from '../client/sign-decision';
 import type { ApprovalDecision } from '../shared/approvals';
+import { BUDGET_KINDS, type BudgetKind } from '../shared/budget';
 import type { GatewayAction } from '../gateway/gateway-api';
 import { GatewayAuthError } from '../gateway/gateway-tokens';
 import { type ConsoleKit, type SignedIn, idOf, signedIn } from './console-kit';
@@ -11,6 +12,9 @@ const DecisionFormSchema = z.object({
   decision: z.enum(['allow_once', 'allow_always', 'reject_once']),
   argumentsSha256: z.string().regex(/^[0-9a-f]{64}$/),
   reason: z.string().max(2_000).optional(),
+  /** On a budget pause: the part paused, and how much to raise it by. */
+  raiseKind: z.enum(BUDGET_KINDS as [BudgetKind, ...BudgetKind[]]).optional(),
+  raise: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
 });
 
 /**
@@ -43,6 +47,9 @@ export function registerChangeRoutes(kit: ConsoleKit): void {
       by: who.token.name,
       argumentsSha256: form.data.argumentsSha256,
       ...(form.data.reason ? { reason: form.data.reason } : {}),
+      ...(form.data.raiseKind && form.data.raise
+        ? { raise: { [form.data.raiseKind]: form.data.raise } }
+        : {}),
     };
     return deps.agent.approve(id, deps.signingKey ? signDecision(id, decision, deps.signingKey) : decision);
   });

@@ -3,22 +3,37 @@ import type { ConversationOverview, OverviewFilter } from '../client/conversatio
 import type { GatewayToken } from '../gateway/gateway-api';
 import type { GatewayAccess } from '../gateway/gateway-access';
 import type { ConversationPageData } from './conversation-view';
-import type { InboxItem } from './inbox-view';
+import { DecisionContexts } from './decision-contexts';
+import type { InboxItem, InboxPage } from './inbox-view';
 
 /** Messages of the transcript a conversation page shows (the latest). */
 const PAGE_MESSAGES = 200;
 /** Queries the inbox has in flight at once. */
 const INBOX_CONCURRENCY = 16;
+/**
+ * Conversations whose decisions the inbox shows: those that have waited longest. Each costs two
+ * queries on every refresh, so the inbox stays quick and live however many wait; the rest are
+ * counted, and a filter (agent, id prefix) brings them up.
+ */
+export const INBOX_CONVERSATIONS = 25;
+/** Waiting conversations the inbox counts at most. */
+const INBOX_LISTED = 10_000;
 
 /**
  * What the console reads, each read limited to what the token may see: the conversations its
  * prefixes and agents allow, and nothing at all without the `status` action.
  */
 export class ConsoleReads {
+  private readonly contexts: DecisionContexts;
+
   constructor(
     private readonly agent: AgentClient,
     private readonly access: GatewayAccess,
-  ) {}
+  ) {
+    this.contexts = new DecisionContexts(
+      async (conversationId) => (await agent.transcriptTail(conversationId, 4)).messages,
+    );
+  }
 
   async conversations(
     token: GatewayToken,
@@ -31,31 +46,36 @@ export class ConsoleReads {
       ...(filter.status ? { status: filter.status } : {}),
       ...(filter.agentId ? { agentId: filter.agentId } : {}),
       ...(prefixes ? { idPrefixes: prefixes } : {}),
+      ...(filter.limit ? { limit: filter.limit } : {}),
     });
     return token.agents
       ? listed.filter((conversation) => token.agents!.includes(conversation.agentId))
       : listed;
   }
 
-  /** Every decision pending in the conversations the token may see. */
-  async inbox(token: GatewayToken): Promise<InboxItem[]> {
-    const waiting = await this.conversations(token, { status: 'awaiting_approval' });
-    const items: InboxItem[] = [];
-    await inBatches(waiting, INBOX_CONCURRENCY, async (conversation) => {
-      const [pending, tail] = await Promise.all([
-        this.agent.pendingApprovals(conversation.conversationId).catch(() => []),
-        this.agent.transcriptTail(conversation.conversationId, 4).catch(() => undefined),
-      ]);
-      const context = (tail?.messages ?? []).filter((message) => message.role !== 'toolResult').slice(-2);
-      for (const approval of pending)
-        items.push({
-          conversationId: conversation.conversationId,
-          agentId: conversation.agentId,
-          approval,
-          context,
-        });
+  /**
+   * The decisions pending in the conversations the token may see, from the INBOX_CONVERSATIONS
+   * that have waited longest (by when they began to wait, which their search attributes keep).
+   */
+  async inbox(token: GatewayToken, filter: { agentId?: string; idPrefix?: string } = {}): Promise<InboxPage> {
+    const waiting = await this.conversations(token, {
+      ...filter,
+      status: 'awaiting_approval',
+      limit: INBOX_LISTED,
     });
-    return items;
+    const longestWaiting = [...waiting]
+      .sort((a, b) => waitingSince(a) - waitingSince(b))
+      .slice(0, INBOX_CONVERSATIONS);
+    const items: InboxItem[] = [];
+    await inLanes(longestWaiting, INBOX_CONCURRENCY, async (conversation) => {
+      const { conversationId, agentId } = conversation;
+      const pending = await this.agent.pendingApprovals(conversationId).catch(() => []);
+      if (pending.length === 0) return;
+      const context = await this.contexts.of(conversationId, pending[0]!.toolCallId).catch(() => []);
+      for (const approval of pending)
+        items.push({ conversationId, agentId, approval, context: [...context] });
+    });
+    return { items, waitingConversations: waiting.length, shownConversations: longestWaiting.length };
   }
 
   /** One conversation's page, if the token may read it (403 otherwise). */
@@ -78,6 +98,10 @@ export class ConsoleReads {
   }
 }
 
+function waitingSince(conversation: ConversationOverview): number {
+  return (conversation.lastActivity ?? conversation.startTime).getTime();
+}
+
 function mayRead(token: GatewayToken): boolean {
   return token.actions.includes('*') || token.actions.includes('status');
 }
@@ -94,10 +118,15 @@ function narrowedPrefixes(
   );
 }
 
-async function inBatches<T>(
+/** `each` of the items, `width` at a time: a slow one holds up only its own lane. */
+async function inLanes<T>(
   items: readonly T[],
-  size: number,
+  width: number,
   each: (item: T) => Promise<void>,
 ): Promise<void> {
-  for (let at = 0; at < items.length; at += size) await Promise.all(items.slice(at, at + size).map(each));
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await each(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, lane));
 }

@@ -3,25 +3,35 @@ import { type SafeHtml, html } from './html';
 
 const STATUSES = ['running', 'awaiting_approval', 'idle', 'ended'] as const;
 
-/** The filter form: status, agent, id prefix (a GET form, so a filtered list has its own address). */
-export function conversationFilters(filter: OverviewFilter & { idPrefix?: string }): SafeHtml {
-  return html`<form method="get" action="/console" class="filters">
-    <label
-      >Status
-      <select name="status">
-        <option value="">any</option>
-        ${STATUSES.map(
-          (status) =>
-            html`<option value="${status}" ${filter.status === status ? html` selected` : ''}>
-              ${status}
-            </option>`,
-        )}
-      </select></label
-    >
+/**
+ * The filter form: status, agent, id prefix (a GET form, so a filtered list has its own address);
+ * the inbox's has no status (all it lists await a decision).
+ */
+export function conversationFilters(
+  filter: OverviewFilter & { idPrefix?: string },
+  page: '/console' | '/console/inbox' = '/console',
+): SafeHtml {
+  return html`<form method="get" action="${page}" class="filters">
+    ${page === '/console' ? statusFilter(filter) : ''}
     <label>Agent <input type="text" name="agent" value="${filter.agentId ?? ''}" /></label>
     <label>Id starts with <input type="text" name="prefix" value="${filter.idPrefix ?? ''}" /></label>
     <button type="submit">Filter</button>
   </form>`;
+}
+
+function statusFilter(filter: OverviewFilter): SafeHtml {
+  return html`<label
+    >Status
+    <select name="status">
+      <option value="">any</option>
+      ${STATUSES.map(
+        (status) =>
+          html`<option value="${status}" ${filter.status === status ? html` selected` : ''}>
+            ${status}
+          </option>`,
+      )}
+    </select></label
+  >`;
 }
 
 /** The list's live region. */

@@ -1,4 +1,5 @@
 import type { PendingApproval } from '../shared/approvals';
+import { budgetKindWords } from '../shared/budget';
 import { type Message, textOf } from '../shared/messages';
 import { changeDiff } from './change-diff';
 import { decisionForms } from './decision-forms';
@@ -14,11 +15,32 @@ export interface InboxItem {
   context: Message[];
 }
 
-/** The inbox's live region: every pending decision, oldest first. */
-export function inboxRegion(items: readonly InboxItem[], csrf: string): SafeHtml {
-  if (items.length === 0) return html`<p class="empty">Nothing waits for a decision.</p>`;
-  const sorted = [...items].sort((a, b) => a.approval.requestedAt - b.approval.requestedAt);
-  return html`${sorted.map((item) => inboxItem(item, csrf))}`;
+/** What the inbox shows: the decisions of the conversations that have waited longest. */
+export interface InboxPage {
+  items: InboxItem[];
+  /** Conversations waiting for a decision, all of them. */
+  waitingConversations: number;
+  /** Those whose decisions `items` holds. */
+  shownConversations: number;
+}
+
+/** The inbox's live region: the pending decisions shown, oldest first, and how many more wait. */
+export function inboxRegion(page: InboxPage, csrf: string): SafeHtml {
+  if (page.items.length === 0 && page.waitingConversations === 0)
+    return html`<p class="empty">Nothing waits for a decision.</p>`;
+  const sorted = [...page.items].sort((a, b) => a.approval.requestedAt - b.approval.requestedAt);
+  const more = page.waitingConversations - page.shownConversations;
+  return html`<p class="count">
+      ${page.waitingConversations}
+      ${page.waitingConversations === 1 ? 'conversation waits' : 'conversations wait'} for a
+      decision${
+        more > 0
+          ? html`; shown are the ${page.shownConversations} that have waited longest (narrow the inbox by
+            agent or id prefix to reach the ${more} others)`
+          : ''
+      }.
+    </p>
+    ${sorted.map((item) => inboxItem(item, csrf))}`;
 }
 
 // Times are absolute, so the region changes only when its items do (a live refresh replaces it).
@@ -61,8 +83,12 @@ function argumentsBlock(approval: PendingApproval): SafeHtml {
 function budgetLine(approval: PendingApproval): SafeHtml {
   const pause = approval.budget!;
   return html`<p>
-    The run reached its ${pause.kind} budget: ${pause.used} used of ${pause.limit}. Raising adds
-    ${pause.defaultRaise}.
+    The run reached its ${budgetKindWords(pause.kind)}: ${pause.used} used of
+    ${pause.limit}.${
+      pause.kind === 'dailyTokens'
+        ? ' No decision raises it; the run goes on by itself the next UTC day, unless rejected now.'
+        : ''
+    }
   </p>`;
 }
 

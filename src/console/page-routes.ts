@@ -36,18 +36,22 @@ export function registerPageRoutes(kit: ConsoleKit): void {
 
   routes.get('/console/inbox', async (request, reply) => {
     const who = signedIn(kit, request);
-    const region = inboxRegion(await reads.inbox(who.token), who.session.csrf);
+    const filter = inboxFilterOf(request.query as Record<string, unknown>);
+    const region = inboxRegion(await reads.inbox(who.token, filter), who.session.csrf);
+    const live = `/console/live/inbox${queryString(request)}`;
     return sendHtml(
       reply,
       page(
         frameFor(kit, who, 'Inbox'),
-        html`<div data-live="/console/live/inbox" id="inbox">${region}</div>`,
+        html`${conversationFilters(filter, '/console/inbox')}
+          <div data-live="${live}" id="inbox">${region}</div>`,
       ),
     );
   });
   routes.get('/console/live/inbox', async (request, reply) => {
     const who = signedIn(kit, request);
-    return sendHtml(reply, inboxRegion(await reads.inbox(who.token), who.session.csrf));
+    const filter = inboxFilterOf(request.query as Record<string, unknown>);
+    return sendHtml(reply, inboxRegion(await reads.inbox(who.token, filter), who.session.csrf));
   });
 
   routes.get('/console/conversations/:id', async (request, reply) => {
@@ -80,6 +84,11 @@ function filterOf(query: Record<string, unknown>): OverviewFilter & { idPrefix?:
     ...(typeof query.agent === 'string' && query.agent ? { agentId: query.agent } : {}),
     ...(typeof query.prefix === 'string' && query.prefix ? { idPrefix: query.prefix } : {}),
   };
+}
+
+function inboxFilterOf(query: Record<string, unknown>): { agentId?: string; idPrefix?: string } {
+  const { agentId, idPrefix } = filterOf(query);
+  return { ...(agentId ? { agentId } : {}), ...(idPrefix ? { idPrefix } : {}) };
 }
 
 function queryString(request: FastifyRequest): string {

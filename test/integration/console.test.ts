@@ -15,6 +15,7 @@ import { assertCliBuilt, runCli } from '../support/cli-process';
 import { inCi } from '../support/in-ci';
 import type { ChatRequest, ScriptedReply } from '../support/scripted-model';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server';
+import { ask } from '../support/ask';
 import { recordTool, recorded } from '../support/test-tools';
 import { type TestHarness, startHarness, waitFor } from '../support/test-worker';
 
@@ -265,6 +266,36 @@ test('a token limited to a- never sees or decides b-: inbox, live region, conver
   expect(
     (await post(`/console/conversations/${mine}/end`, cookie, { csrf: csrfOf(inbox.text) })).status,
   ).toBe(403);
+});
+
+test('a budget pause is raised by the amount the person enters, in its own unit', async () => {
+  const id = `c-${randomUUID()}`;
+  await harness.agent.start(id, { budget: { toolCalls: 1 }, approval: { tools: { record: 'auto' } } });
+  await ask(harness.agent, id, 'record within-budget');
+  await harness.agent.send(id, 'record past-budget');
+  const pause = await waitFor(
+    async () => (await harness.agent.pendingApprovals(id)).find((pending) => pending.budget),
+    'the run to pause at its budget',
+  );
+  const { cookie } = await signIn('alice');
+  const page = await get(`/console/conversations/${id}`, cookie);
+  // The form offers the conversation's first budget for the part as the amount.
+  expect(page.text).toMatch(/name="raiseKind" value="toolCalls"/);
+  expect(page.text).toMatch(/name="raise"[^>]*value="1"/);
+  const raised = await post(`/console/conversations/${id}/approvals/${pause.toolCallId}`, cookie, {
+    csrf: csrfOf(page.text),
+    decision: 'allow_once',
+    argumentsSha256: pause.argumentsSha256,
+    raiseKind: 'toolCalls',
+    raise: '3',
+  });
+  expect(raised.status).toBe(303);
+  const status = await waitFor(async () => {
+    const now = await harness.agent.status(id);
+    return now.status === 'idle' ? now : undefined;
+  }, 'the raised run to finish');
+  // One used when it paused, raised by 3 (the default would have made it 2).
+  expect(status.budget?.limits.toolCalls).toBe(4);
 });
 
 test('a session ends with its token: once the token is revoked its live region answers 401 and its next action is refused', async () => {
