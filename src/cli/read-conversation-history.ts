@@ -1,7 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { ExecutionHistory } from '../history/build-timeline';
-import { fetchConversationHistories } from '../history/conversation-history';
-import { decodeHistoryPayloads } from '../history/decode-history-payloads';
+import { readDecodedHistory } from '../history/decoded-conversation-history';
 import { log } from './cleanups';
 
 /**
@@ -13,15 +12,7 @@ export async function readConversationHistory(
   conversationId: string,
   latest?: number,
 ): Promise<ExecutionHistory[]> {
-  const executions = await fetchConversationHistories(client, conversationId, latest ? { latest } : {});
-  const codecs = client.options.loadedDataConverter.payloadCodecs;
-  let undecoded = 0;
-  let firstError: string | undefined;
-  for (const execution of executions) {
-    const decoded = await decodeHistoryPayloads(execution.history, codecs);
-    undecoded += decoded.undecoded;
-    firstError ??= decoded.firstError;
-  }
+  const { executions, undecoded, firstError } = await readDecodedHistory(client, conversationId, latest);
   if (undecoded) log(`${undecoded} payloads could not be decoded and are shown as stored: ${firstError}`);
   return executions;
 }

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
+import type { PayloadConverter } from '@temporalio/common';
+import { type DecodedConversationHistory, readDecodedHistory } from '../history/decoded-conversation-history';
 import type { ApprovalDecision, PendingApproval } from '../shared/approvals';
 import type { CompactionReceipt } from '../shared/compaction';
 import { DEFAULT_TASK_QUEUE } from '../shared/constants';
@@ -17,6 +19,7 @@ import type { DailySpent } from '../shared/daily-budget';
 import type { AgentEvent } from '../shared/events';
 import type { Message } from '../shared/messages';
 import type { UserChoiceAnswer } from '../shared/rap';
+import { assertConversationId } from '../shared/ids';
 import { ClientContext } from './client-context';
 import { type ConversationOverview, type OverviewFilter, overview } from './conversation-overview';
 import * as control from './conversation-control';
@@ -222,6 +225,23 @@ export class AgentClient {
    */
   failureOf(conversationId: string): Promise<string | undefined> {
     return record.failureOf(this.context, conversationId);
+  }
+
+  /**
+   * What Temporal holds of the conversation: every execution's history (the newest `latest`),
+   * oldest first, payloads decoded with this client's codecs, and the payload converter that reads
+   * them (as `history`, `fork` and the console read past runs).
+   */
+  async history(
+    conversationId: string,
+    latest?: number,
+  ): Promise<DecodedConversationHistory & { converter: PayloadConverter }> {
+    const decoded = await readDecodedHistory(
+      this.context.client,
+      assertConversationId(conversationId),
+      latest,
+    );
+    return { ...decoded, converter: this.context.client.options.loadedDataConverter.payloadConverter };
   }
 
   /**

@@ -10,6 +10,7 @@ import { secureHeaders } from './console-security';
 import { ConsoleSessions } from './console-sessions';
 import { type SafeHtml, html } from './html';
 import { registerPageRoutes } from './page-routes';
+import { registerRunRoutes } from './run-routes';
 import { registerRunStreamRoute } from './run-stream-route';
 import { SIGN_IN_PATH } from './sign-in-link';
 import { registerSignInRoutes } from './sign-in-routes';
@@ -55,6 +56,7 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: GatewayDeps, a
     registerPageRoutes(kit);
     registerChangeRoutes(kit);
     registerRunStreamRoute(kit);
+    registerRunRoutes(kit);
   });
 }
 

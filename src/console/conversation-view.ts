@@ -59,6 +59,17 @@ export function runInProgress(conversationId: string): SafeHtml {
   </section>`;
 }
 
+/** Where a person opens a past run from inside (what its model calls were given) and forks there. */
+export function runLookup(conversationId: string, runs: number): SafeHtml {
+  if (runs < 1) return html``;
+  return html`<form method="get" action="/console/conversations/${encodeURIComponent(conversationId)}/run">
+    <label
+      >Run <input type="number" name="n" min="1" max="${String(runs)}" value="${String(runs)}" required
+    /></label>
+    <button type="submit">Look inside (what each model call was given; fork there)</button>
+  </form>`;
+}
+
 /** Steer, abort and end: forms that post with the session's check. */
 export function controlForms(conversationId: string, csrf: string): SafeHtml {
   const base = `/console/conversations/${encodeURIComponent(conversationId)}`;
@@ -78,7 +89,8 @@ export function controlForms(conversationId: string, csrf: string): SafeHtml {
   </div>`;
 }
 
-function messageBlock(message: Message): SafeHtml {
+/** One message of a transcript: user text as text, the model's as sanitized markdown, tool output as text. */
+export function messageBlock(message: Message): SafeHtml {
   switch (message.role) {
     case 'user':
       return html`<div class="message user">

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { OverviewFilter } from '../client/conversation-overview';
 import { type ConsoleKit, frameFor, idOf, sendHtml, signedIn } from './console-kit';
 import { page } from './console-layout';
-import { controlForms, conversationRegion, runInProgress, webUiLink } from './conversation-view';
+import { controlForms, conversationRegion, runInProgress, runLookup, webUiLink } from './conversation-view';
 import { conversationFilters, conversationsRegion } from './conversations-view';
 import { html } from './html';
 import { inboxRegion } from './inbox-view';
@@ -57,14 +57,14 @@ export function registerPageRoutes(kit: ConsoleKit): void {
   routes.get('/console/conversations/:id', async (request, reply) => {
     const who = signedIn(kit, request);
     const id = idOf(request);
-    const region = conversationRegion(await reads.conversation(who.token, id), who.session.csrf);
+    const data = await reads.conversation(who.token, id);
     const live = `/console/live/conversations/${encodeURIComponent(id)}`;
     return sendHtml(
       reply,
       page(
         frameFor(kit, who, id),
-        html`${webUiLink(id, kit.deps.webUi)}${controlForms(id, who.session.csrf)}${runInProgress(id)}
-          <div data-live="${live}" id="conversation">${region}</div>`,
+        html`${webUiLink(id, kit.deps.webUi)}${controlForms(id, who.session.csrf)}${runLookup(id, data.runs)}${runInProgress(id)}
+          <div data-live="${live}" id="conversation">${conversationRegion(data, who.session.csrf)}</div>`,
       ),
     );
   });

@@ -298,6 +298,47 @@ test('a budget pause is raised by the amount the person enters, in its own unit'
   expect(status.budget?.limits.toolCalls).toBe(4);
 });
 
+test('run N from inside, as history --at shows it, and a fork there that opens as a conversation of its own', async () => {
+  const id = `a-${randomUUID()}`;
+  await harness.agent.start(id, { approval: { tools: { record: 'auto' } } });
+  await ask(harness.agent, id, 'record first-run');
+  await ask(harness.agent, id, 'record second-run');
+  const { cookie } = await signIn('alice');
+  expect((await get(`/console/conversations/${id}`, cookie)).text).toMatch(/name="n"[^>]*value="2"/);
+  const run1 = await get(`/console/conversations/${id}/run?n=1`, cookie);
+  expect(run1.status).toBe(200);
+  // Its model calls: the first was given the message, the second the tool's result too.
+  expect(run1.text).toContain('record first-run');
+  expect(run1.text).toContain('Recorded first-run.');
+  expect(run1.text).not.toContain('second-run');
+  expect((await get(`/console/conversations/${id}/run?n=9`, cookie)).status).toBe(400);
+
+  const forked = await post(
+    `/console/conversations/${id}/fork`,
+    cookie,
+    { csrf: csrfOf(run1.text), run: '1' },
+    { origin: gatewayUrl },
+  );
+  expect(forked.status).toBe(303);
+  const forkId = decodeURIComponent(forked.location!.slice('/console/conversations/'.length));
+  expect(forkId.startsWith(`${id}-fork-`)).toBe(true);
+  const carried = JSON.stringify((await harness.agent.transcriptTail(forkId, 50)).messages);
+  expect(carried).toContain('record first-run');
+  expect(carried).not.toContain('second-run');
+
+  // ann sees a- conversations but may not start one: she may look inside, not fork.
+  const ann = await signIn('ann');
+  const annRun = await get(`/console/conversations/${id}/run?n=1`, ann.cookie);
+  expect(annRun.status).toBe(200);
+  const refused = await post(
+    `/console/conversations/${id}/fork`,
+    ann.cookie,
+    { csrf: csrfOf(annRun.text), run: '1' },
+    { origin: gatewayUrl },
+  );
+  expect(refused.status).toBe(403);
+});
+
 test('a session ends with its token: once the token is revoked its live region answers 401 and its next action is refused', async () => {
   const id = `c-${randomUUID()}`;
   await waitingConversation(id, 'revoked-value');
