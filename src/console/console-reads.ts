@@ -2,6 +2,7 @@ import type { AgentClient } from '../client/agent-client';
 import type { ConversationOverview, OverviewFilter } from '../client/conversation-overview';
 import type { GatewayToken } from '../gateway/gateway-api';
 import type { GatewayAccess } from '../gateway/gateway-access';
+import type { GatewayTokens } from '../gateway/gateway-tokens';
 import type { ConversationPageData } from './conversation-view';
 import { DecisionContexts } from './decision-contexts';
 import type { InboxItem, InboxPage } from './inbox-view';
@@ -29,6 +30,7 @@ export class ConsoleReads {
   constructor(
     private readonly agent: AgentClient,
     private readonly access: GatewayAccess,
+    private readonly tokens: Pick<GatewayTokens, 'namesAllowed'>,
   ) {
     this.contexts = new DecisionContexts(
       async (conversationId) => (await agent.transcriptTail(conversationId, 4)).messages,
@@ -72,8 +74,9 @@ export class ConsoleReads {
       const pending = await this.agent.pendingApprovals(conversationId).catch(() => []);
       if (pending.length === 0) return;
       const context = await this.contexts.of(conversationId, pending[0]!.toolCallId).catch(() => []);
+      const mayDecide = this.tokens.namesAllowed('approve', { conversationId, agentId });
       for (const approval of pending)
-        items.push({ conversationId, agentId, approval, context: [...context] });
+        items.push({ conversationId, agentId, approval, context: [...context], mayDecide });
     });
     return { items, waitingConversations: waiting.length, shownConversations: longestWaiting.length };
   }

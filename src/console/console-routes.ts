@@ -23,7 +23,7 @@ import { registerSignInRoutes } from './sign-in-routes';
  */
 export function registerConsoleRoutes(app: FastifyInstance, deps: GatewayDeps, access: GatewayAccess): void {
   const sessions = new ConsoleSessions(deps.tokens);
-  const reads = new ConsoleReads(deps.agent, access);
+  const reads = new ConsoleReads(deps.agent, access, deps.tokens);
   const assets = loadConsoleAssets();
 
   void app.register(async (routes) => {

@@ -13,6 +13,8 @@ export interface InboxItem {
   approval: PendingApproval;
   /** The last user message and the model's last words before the call, for context. */
   context: Message[];
+  /** Who may decide it: the names of the tokens with `approve` on its conversation (and agent). */
+  mayDecide: string[];
 }
 
 /** What the inbox shows: the decisions of the conversations that have waited longest. */
@@ -61,6 +63,7 @@ export function inboxItem(item: InboxItem, csrf: string): SafeHtml {
       ${clock(approval.requestedAt)}${
         approval.expiresAt !== undefined ? html` · rejected by itself at ${clock(approval.expiresAt)}` : ''
       }
+      · asked of ${item.mayDecide.length ? item.mayDecide.join(', ') : 'no token of the gateway'}
     </p>
     ${approval.budget ? budgetLine(approval) : argumentsBlock(approval)} ${contextBlock(item.context)}
     ${decisionForms(conversationId, approval, csrf, 'inbox')}

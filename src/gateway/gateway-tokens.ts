@@ -62,7 +62,7 @@ export class GatewayTokens {
   recheck(token: GatewayToken, now = Date.now()): void {
     if (this.byHash.get(hashOf(token)) !== token)
       throw new GatewayAuthError(401, `the token ${token.name} has been revoked`);
-    if (token.expiresAt !== undefined && Date.parse(token.expiresAt) <= now) {
+    if (expired(token, now)) {
       throw new GatewayAuthError(401, `the token ${token.name} expired at ${token.expiresAt}`);
     }
   }
@@ -84,6 +84,18 @@ export class GatewayTokens {
   /** The token's SHA-256 (hex): what the file keeps, and the key its sign-in links are signed with. */
   keyOf(token: GatewayToken): string {
     return hashOf(token);
+  }
+
+  /** The names of the unexpired tokens that may take `action` on `target`: who may decide there, say. */
+  namesAllowed(
+    action: GatewayAction,
+    target: { conversationId?: string; agentId?: string },
+    now = Date.now(),
+  ): string[] {
+    return [...this.byHash.values()]
+      .filter((token) => !expired(token, now) && allows(token, action, target))
+      .map((token) => token.name)
+      .sort();
   }
 
   /** Refuses `token` from now on, requests in progress included (at their next recheck). */
@@ -111,6 +123,24 @@ export function authorize(
   }
   if (agentId !== undefined && token.agents && !token.agents.includes(agentId)) {
     throw new GatewayAuthError(403, `the token ${token.name} may not act for agent ${agentId}`);
+  }
+}
+
+function expired(token: GatewayToken, now: number): boolean {
+  return token.expiresAt !== undefined && Date.parse(token.expiresAt) <= now;
+}
+
+function allows(
+  token: GatewayToken,
+  action: GatewayAction,
+  target: { conversationId?: string; agentId?: string },
+): boolean {
+  try {
+    authorize(token, action, target);
+    return true;
+  } catch (error) {
+    if (error instanceof GatewayAuthError) return false;
+    throw error;
   }
 }
 

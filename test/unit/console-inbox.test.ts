@@ -3,6 +3,7 @@ import type { ConversationOverview, OverviewFilter } from '../../src/client/conv
 import { INBOX_CONVERSATIONS, ConsoleReads } from '../../src/console/console-reads';
 import type { GatewayAccess } from '../../src/gateway/gateway-access';
 import type { GatewayToken } from '../../src/gateway/gateway-api';
+import { GatewayTokens } from '../../src/gateway/gateway-tokens';
 import type { PendingApproval } from '../../src/shared/approvals';
 
 const WAITING = INBOX_CONVERSATIONS + 30;
@@ -51,9 +52,23 @@ function fakeAgent() {
 
 const everything: GatewayToken = { name: 'alice', actions: ['*'] };
 
+/** Who may decide what: every action, approve on c-1 only, approve for another agent, no approve, expired. */
+const TOKENS = new GatewayTokens([
+  { name: 'alice', token: 'alice-token-0123456789', actions: ['*'] },
+  { name: 'ones', token: 'ones-token-0123456789', actions: ['approve'], conversationPrefixes: ['c-1'] },
+  { name: 'helper-approver', token: 'helper-token-0123456789', actions: ['approve'], agents: ['helper'] },
+  { name: 'reader', token: 'reader-token-0123456789', actions: ['status'] },
+  {
+    name: 'gone',
+    token: 'gone-token-0123456789',
+    actions: ['*'],
+    expiresAt: new Date(Date.now() - 1_000).toISOString(),
+  },
+]);
+
 test(`the inbox asks only the ${INBOX_CONVERSATIONS} conversations that have waited longest, and counts the rest`, async () => {
   const { agent, asked, listedWith } = fakeAgent();
-  const page = await new ConsoleReads(agent, {} as GatewayAccess).inbox(everything);
+  const page = await new ConsoleReads(agent, {} as GatewayAccess, TOKENS).inbox(everything);
   const longest = Array.from({ length: INBOX_CONVERSATIONS }, (_, index) => `c-${index}`);
   expect([...asked].sort()).toEqual([...longest].sort());
   expect(page.items.map((item) => item.conversationId).sort()).toEqual([...longest].sort());
@@ -64,7 +79,7 @@ test(`the inbox asks only the ${INBOX_CONVERSATIONS} conversations that have wai
 
 test("the inbox's filter narrows within the token's prefixes, never past them", async () => {
   const { agent, listedWith } = fakeAgent();
-  const reads = new ConsoleReads(agent, {} as GatewayAccess);
+  const reads = new ConsoleReads(agent, {} as GatewayAccess, TOKENS);
   const limited: GatewayToken = { name: 'ann', actions: ['status'], conversationPrefixes: ['a-'] };
   await reads.inbox(limited, { idPrefix: 'a-1', agentId: 'helper' });
   expect(listedWith[0]).toMatchObject({
@@ -79,11 +94,20 @@ test("the inbox's filter narrows within the token's prefixes, never past them", 
 
 test("a waiting call's context is read once, not on every refresh", async () => {
   const { agent, asked, tailsRead } = fakeAgent();
-  const reads = new ConsoleReads(agent, {} as GatewayAccess);
+  const reads = new ConsoleReads(agent, {} as GatewayAccess, TOKENS);
   await reads.inbox(everything);
   const again = await reads.inbox(everything);
   expect(asked).toHaveLength(2 * INBOX_CONVERSATIONS);
   expect(tailsRead).toHaveLength(INBOX_CONVERSATIONS);
   const item = again.items.find((shown) => shown.conversationId === 'c-3')!;
   expect(item.context).toEqual([{ role: 'user', content: 'the turn of c-3', timestamp: 0 }]);
+});
+
+test('each item says who may decide it: the unexpired tokens with approve on its conversation and agent', async () => {
+  const { agent } = fakeAgent();
+  const page = await new ConsoleReads(agent, {} as GatewayAccess, TOKENS).inbox(everything);
+  const of = (id: string) => page.items.find((item) => item.conversationId === id)!.mayDecide;
+  expect(of('c-1')).toEqual(['alice', 'ones']);
+  expect(of('c-10')).toEqual(['alice', 'ones']);
+  expect(of('c-2')).toEqual(['alice']);
 });
