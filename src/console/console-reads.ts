@@ -12,9 +12,10 @@ const PAGE_MESSAGES = 200;
 /** Queries the inbox has in flight at once. */
 const INBOX_CONCURRENCY = 16;
 /**
- * Conversations whose decisions the inbox shows: those that have waited longest. Each costs two
- * queries on every refresh, so the inbox stays quick and live however many wait; the rest are
- * counted, and a filter (agent, id prefix) brings them up.
+ * Conversations whose decisions the inbox shows: those that have waited longest. Each costs a
+ * query on every refresh (and one more the first time a call of it is shown), so the inbox stays
+ * quick and live however many wait; the rest are counted, and a filter (agent, id prefix) brings
+ * them up.
  */
 export const INBOX_CONVERSATIONS = 25;
 /** Waiting conversations the inbox counts at most. */
