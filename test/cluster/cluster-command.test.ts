@@ -5,11 +5,12 @@ import type { ClusterStatus } from '../../src/worker/cluster/cluster';
 import { clusterFiles } from '../../src/worker/cluster/cluster-files';
 import { runningAs } from '../../src/worker/cluster/cluster-processes';
 import { readClusterState } from '../../src/worker/cluster/cluster-state';
-import { freePort, isListening } from '../../src/worker/free-port';
+import { isListening } from '../../src/worker/free-port';
 import { assertCliBuilt, runCli, startCli } from '../support/cli-process';
 import { inCi } from '../support/in-ci';
 import { startScriptedModelServer } from '../support/scripted-model-server';
 import { buildTemporalServer, whatClusterNeeds } from '../support/test-cluster';
+import { unclaimedPort } from '../support/unclaimed-port';
 import { waitFor } from '../support/test-worker';
 
 const missing = whatClusterNeeds('the cluster test');
@@ -33,7 +34,7 @@ whenAvailable(
     const dir = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-cluster-'));
     const workspace = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-cluster-ws-'));
     const model = await startScriptedModelServer([{ text: 'First answer.' }, { text: 'Second answer.' }]);
-    const port = await freePort();
+    const port = await unclaimedPort();
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-cluster-data-'));
     const env: NodeJS.ProcessEnv = {
       ...process.env,
@@ -66,7 +67,13 @@ whenAvailable(
         clientEnv,
       );
       expect(ran).toMatchObject({ code: 0, stdout: 'First answer.\n' });
-      expect(await starting.done).toMatchObject({ code: 0, stdout: `127.0.0.1:${port}\n` });
+      const started = await starting.done;
+      // Its stderr says why when it failed.
+      expect({ ...started, stderr: started.code === 0 ? '' : started.stderr }).toMatchObject({
+        code: 0,
+        stdout: `127.0.0.1:${port}\n`,
+        stderr: '',
+      });
 
       const before = (await readClusterState(clusterFiles(dir).state))!;
       const history = before.services.history.pid!;

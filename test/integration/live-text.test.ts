@@ -7,12 +7,12 @@ import path from 'node:path';
 import { AgentClient } from '../../src/client/agent-client';
 import { LiveModelText } from '../../src/client/live-model-text';
 import type { AgentEvent } from '../../src/shared/events';
-import { freePort } from '../../src/worker/free-port';
 import { CLI, assertCliBuilt, runCli, startCli } from '../support/cli-process';
 import { nockModel } from '../support/nock-model';
 import { useNockedHarness } from '../support/nocked-harness';
 import { startScriptedModelServer } from '../support/scripted-model-server';
 import { waitFor } from '../support/test-worker';
+import { unclaimedPorts } from '../support/unclaimed-port';
 
 const harness = useNockedHarness([]);
 
@@ -103,8 +103,7 @@ describe('the command line', () => {
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       DURABLE_AGENT_DATA_DIR: await mkdtemp(path.join(os.tmpdir(), 'durable-agent-data-')),
-      DURABLE_AGENT_SERVER_PORT: String(await freePort()),
-      DURABLE_AGENT_UI_PORT: String(await freePort()),
+      ...(await serverPorts()),
       OPENAI_BASE_URL: model.baseUrl,
       AGENT_MODEL: 'scripted-model',
     };
@@ -198,3 +197,9 @@ describe('the command line', () => {
     }
   }, 120_000);
 });
+
+/** The embedded server's and its UI's ports, chosen where no other test process is handed them meanwhile. */
+async function serverPorts(): Promise<NodeJS.ProcessEnv> {
+  const [server, ui] = await unclaimedPorts(2);
+  return { DURABLE_AGENT_SERVER_PORT: String(server), DURABLE_AGENT_UI_PORT: String(ui) };
+}

@@ -21,10 +21,10 @@ import {
 import { subAgentId } from '../../src/shared/sub-agents';
 import { DEFAULT_MAX_HISTORY_EVENTS, WORKFLOW_TASK_TIMEOUT_MS } from '../../src/shared/workflow-task-bounds';
 import { type RunningServer, startDevServer } from '../../src/worker/dev-server';
-import { freePort } from '../../src/worker/free-port';
 import { NOCK_MODEL_URL, nockModel } from '../support/nock-model';
 import { useNockedHarness } from '../support/nocked-harness';
 import { echoTool } from '../support/test-tools';
+import { unclaimedPort } from '../support/unclaimed-port';
 import { type TestHarness, startHarness, waitFor } from '../support/test-worker';
 import { waitForEvent } from '../support/wait-for-event';
 
@@ -211,7 +211,7 @@ describe('continued as new, on a server that suggests it early', () => {
   let worker: TestHarness | undefined;
   beforeAll(async () => {
     server = await startDevServer({
-      port: await freePort(),
+      port: await unclaimedPort(),
       dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 40 },
     });
     worker = await startHarness({ modelBaseUrl: NOCK_MODEL_URL, address: server.address });

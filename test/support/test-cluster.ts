@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { startCluster, stopCluster } from '../../src/worker/cluster/cluster';
 import { POSTGRES_MISSING, findPostgresBin } from '../../src/worker/cluster/postgres-cluster';
 import { BUILD_SCRIPT } from '../../src/worker/cluster/temporal-server-build';
-import { freePort } from '../../src/worker/free-port';
+import { unclaimedPort } from './unclaimed-port';
 
 /**
  * Why this machine cannot run a cluster (no PostgreSQL; no Go and no server built yet), if it
@@ -26,7 +26,7 @@ export async function buildTemporalServer(): Promise<void> {
 
 /** A cluster in `dir` with its frontend on a free port; returns the frontend's address. */
 export async function startTestCluster(dir: string, log: (line: string) => void): Promise<string> {
-  return startCluster({ dir, env: process.env, log, port: await freePort() });
+  return startCluster({ dir, env: process.env, log, port: await unclaimedPort() });
 }
 
 /** Stops the cluster in `dir`: its four services, then PostgreSQL. */
