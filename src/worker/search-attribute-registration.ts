@@ -8,8 +8,14 @@ const INDEXED_TYPE = {
   Datetime: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_DATETIME,
 } as const;
 
-/** gRPC's ALREADY_EXISTS: another process registered the same attribute first. */
-const ALREADY_EXISTS = 6;
+/**
+ * What adding attributes answers when another process adds them at the same moment (a worker
+ * starting beside a server or cluster that finishes its own start): ALREADY_EXISTS, or on SQL
+ * visibility UNAVAILABLE ("Generated search attributes mapping unavailable"), the namespace's
+ * attribute mapping having changed under it. Both are retried after looking again at what is missing.
+ */
+const RACE_CODES: ReadonlySet<number> = new Set([6, 14]);
+const ADD_ATTEMPTS = 5;
 /**
  * How long newly registered attributes may take to be served: each service sees them when it
  * next reloads its namespaces (every 2 s by default).
@@ -43,7 +49,8 @@ export async function ensureSearchAttributes(
         await connection.operatorService.addSearchAttributes({ namespace, searchAttributes: missing });
         break;
       } catch (error) {
-        if (!isGrpcServiceError(error) || error.code !== ALREADY_EXISTS || attempt >= 3) throw error;
+        if (!isGrpcServiceError(error) || !RACE_CODES.has(error.code) || attempt >= ADD_ATTEMPTS) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
       }
     }
     await searchAttributesServed(connection, namespace);
