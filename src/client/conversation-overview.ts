@@ -3,6 +3,7 @@
 import type { WorkflowExecutionStatusName } from '@temporalio/client';
 import { DEFAULT_AGENT_ID } from '../shared/agent-id';
 import { CONVERSATION_WORKFLOW_TYPE } from '../shared/constants';
+import { type ConversationSpent, spentOf } from '../shared/conversation-spent';
 import { SEARCH_ATTRIBUTES, type VisibleStatus } from '../shared/search-attributes';
 import type { ClientContext } from './client-context';
 
@@ -18,6 +19,8 @@ export interface ConversationOverview {
   closeTime?: Date;
   /** When its status last changed. */
   lastActivity?: Date;
+  /** Runs, tokens and tool calls as of its last finished run; absent before one (or from older workers). */
+  spent?: ConversationSpent;
 }
 
 export interface OverviewFilter {
@@ -72,12 +75,14 @@ function overviewOf(execution: {
   startTime: Date;
   closeTime?: Date | undefined;
   searchAttributes: Record<string, unknown>;
+  memo?: Record<string, unknown> | undefined;
 }): ConversationOverview {
   const attributes = execution.searchAttributes;
   const first = (key: string) => (attributes[key] as unknown[] | undefined)?.[0];
   const running = execution.status.name === 'RUNNING';
   const visible = first(SEARCH_ATTRIBUTES.status);
   const lastActivity = first(SEARCH_ATTRIBUTES.lastActivity);
+  const spent = spentOf(execution.memo);
   return {
     conversationId: execution.workflowId,
     agentId:
@@ -93,6 +98,7 @@ function overviewOf(execution: {
       : typeof lastActivity === 'string'
         ? { lastActivity: new Date(lastActivity) }
         : {}),
+    ...(spent ? { spent } : {}),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { ConversationOverview, OverviewFilter } from '../client/conversation-overview';
+import type { ConversationSpent } from '../shared/conversation-spent';
 import { type SafeHtml, html } from './html';
 
 const STATUSES = ['running', 'awaiting_approval', 'idle', 'ended'] as const;
@@ -45,6 +46,9 @@ export function conversationsRegion(conversations: readonly ConversationOverview
         <th>agent</th>
         <th>last activity</th>
         <th>started</th>
+        <th class="number">runs</th>
+        <th class="number">tokens</th>
+        <th class="number">tool calls</th>
       </tr>
     </thead>
     <tbody>
@@ -62,6 +66,7 @@ export function conversationsRegion(conversations: readonly ConversationOverview
               ${(conversation.lastActivity ?? conversation.closeTime ?? conversation.startTime).toISOString()}
             </td>
             <td>${conversation.startTime.toISOString()}</td>
+            ${spentCells(conversation.spent)}
           </tr>`,
       )}
     </tbody>
@@ -77,4 +82,11 @@ function statusWords(conversation: ConversationOverview): string {
     default:
       return conversation.status;
   }
+}
+
+/** Runs, tokens and tool calls as of the last finished run; dashes before one. */
+function spentCells(spent: ConversationSpent | undefined) {
+  const cell = (count: number | undefined) =>
+    html`<td class="number">${count === undefined ? '–' : count.toLocaleString('en-US')}</td>`;
+  return [cell(spent?.runs), cell(spent?.tokens), cell(spent?.toolCalls)];
 }

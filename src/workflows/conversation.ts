@@ -12,6 +12,7 @@ import { type FinishedRun, oneRun } from './conversation-run';
 import { admit, checkedStart } from './conversation-start';
 import { ConversationVisibility } from './conversation-visibility';
 import { HandOver } from './hand-over';
+import { SpentMemo } from './spent-memo';
 import { InputParsing } from './input-parsing';
 import type { PausedRun } from './run-context';
 
@@ -53,24 +54,29 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
   // Before any signal: a scheduled conversation's prompt comes first. Never carried by continue-as-new.
   if (initialMessage) self.queue.push(userMessageOf(initialMessage));
   installHandlers(self);
-  const handOver = new HandOver(self, input);
+  const spent = new SpentMemo(() => ({ runs: self.runCount, ...self.budget.status().used }));
+  const handOver = new HandOver(self, input, spent);
   const searchAttributes = await admit(self, carried);
-  observeEvents(self, searchAttributes, carried);
+  observeEvents(self, searchAttributes, carried, spent);
   const ending = await runsUntilEnd(self, handOver, carried?.paused);
   return ended(self, ending);
 }
 
-/** The Web UI's view of the conversation and its metrics follow its events from here on. */
+/** The Web UI's view of the conversation, its spending memo and its metrics follow its events from here on. */
 function observeEvents(
   self: ConversationEntity,
   searchAttributes: boolean,
   carried: CarriedConversation | undefined,
+  spent: SpentMemo,
 ): void {
   const visibility = new ConversationVisibility(
     searchAttributes ? { agentId: self.options.agentId ?? DEFAULT_AGENT_ID } : undefined,
   );
   visibility.start(carried?.paused?.run);
   self.events.onRecord((event) => visibility.eventRecorded(event));
+  self.events.onRecord((event) => {
+    if (event.type === 'run_finished') spent.runFinished();
+  });
   const metrics = new ConversationMetrics();
   self.events.onRecord((event) => metrics.eventRecorded(event));
 }

@@ -6,6 +6,7 @@ import type { ConversationInput } from './conversation-carry';
 import type { ConversationEntity } from './conversation-entity';
 import { knownKeysOnly } from './input-parsing';
 import type { PausedRun } from './run-context';
+import type { SpentMemo } from './spent-memo';
 
 /**
  * When a conversation hands over to a fresh history (continue-as-new), and the hand-over itself:
@@ -18,6 +19,8 @@ export class HandOver {
     private readonly entity: ConversationEntity,
     /** What this execution was started with: its options are handed on. */
     private readonly input: ConversationInput,
+    /** What the conversation has spent, kept in the next execution's memo. */
+    private readonly spent: SpentMemo,
   ) {
     // Runs from before the default bound keep to what their options said, so their histories replay.
     this.maxHistoryEvents =
@@ -47,10 +50,12 @@ export class HandOver {
     const handedOptions = this.entity.approvalModeChanged
       ? { ...given, approval: { ...given?.approval, mode: this.entity.approvals.mode } }
       : given;
+    const memo = this.spent.forContinueAsNew();
     // The next execution starts on the deployment's current build, not pinned to this one; what it
     // is handed (the carried state) is the contract between builds.
     return makeContinueAsNewFunc<(input: ConversationInput) => Promise<unknown>>({
       initialVersioningBehavior: 'AUTO_UPGRADE',
+      ...(memo ? { memo } : {}),
       // Also for a conversation a client started with Temporal's default.
       workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT_MS,
     })({

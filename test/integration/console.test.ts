@@ -234,6 +234,15 @@ test('a decision needs the session check and the console own origin; with both i
   );
   const state = await harness.agent.state(id);
   expect(state.events.find((event) => event.type === 'approval_decided')).toMatchObject({ by: 'alice' });
+
+  // The list says what the finished run spent: two model calls of 15 tokens, one tool call.
+  const spent = await waitFor(async () => {
+    const list = await get(`/console?prefix=${encodeURIComponent(id)}`, cookie);
+    const row = new RegExp(`<tr data-conversation-id="${id}">([\\s\\S]*?)</tr>`).exec(list.text)?.[1] ?? '';
+    const numbers = [...row.matchAll(/<td class="number">\s*([^<]*?)\s*<\/td>/g)].map((cell) => cell[1]);
+    return numbers[0] === '1' ? numbers : undefined;
+  }, 'the list to show the run');
+  expect(spent).toEqual(['1', '30', '1']);
 });
 
 test('a token limited to a- never sees or decides b-: inbox, live region, conversation page, decision', async () => {

@@ -447,6 +447,19 @@ const SCENARIOS: Scenario[] = [
     drive: ({ say }) => say('Look around, many times'),
   },
   {
+    // Keeps what it spent in its memo as each run finishes, and hands it to the next execution.
+    name: 'spent-memo',
+    options: { maxHistoryEvents: 50, approval: { mode: 'auto' } },
+    recordFirstRun: true,
+    model: Array.from({ length: 4 }, (_, turn) => [
+      { toolCalls: [{ id: `call_spent_${turn}`, name: 'list_directory', arguments: {} }] },
+      { text: `Run ${turn} done.` },
+    ]).flat(),
+    drive: async ({ say }) => {
+      for (let turn = 0; turn < 4; turn++) await say(`Run ${turn}`);
+    },
+  },
+  {
     // Compacts on its own past the budget, then once more on the `compact` update.
     name: 'compaction',
     options: { compaction: { maxTokens: 1_000, keepTokens: 400 } },

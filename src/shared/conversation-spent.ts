@@ -1,0 +1,24 @@
+import { z } from 'zod';
+
+/**
+ * The memo field in which a conversation keeps what it has spent, updated as each run finishes, so
+ * lists read from Temporal visibility show it for every conversation, ended ones included, without
+ * asking any workflow. A memo rather than search attributes: it needs no registration, and takes
+ * none of the few integer attributes a namespace on SQL visibility has.
+ */
+export const SPENT_MEMO = 'durableAgentSpent';
+
+export const ConversationSpentSchema = z.object({
+  /** Runs so far: one per user message or batch of them. */
+  runs: z.number().int().nonnegative(),
+  /** Tokens the endpoint reported, its compactions' and sub-agents' included. */
+  tokens: z.number().int().nonnegative(),
+  toolCalls: z.number().int().nonnegative(),
+});
+export type ConversationSpent = z.infer<typeof ConversationSpentSchema>;
+
+/** What a visibility listing's memo says was spent, when it says so in this shape. */
+export function spentOf(memo: Record<string, unknown> | undefined): ConversationSpent | undefined {
+  const parsed = ConversationSpentSchema.safeParse(memo?.[SPENT_MEMO]);
+  return parsed.success ? parsed.data : undefined;
+}
