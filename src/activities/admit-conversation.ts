@@ -2,6 +2,7 @@ import { realpath, stat } from 'node:fs/promises';
 import { Context } from '@temporalio/activity';
 import { temporal } from '@temporalio/proto';
 import path from 'node:path';
+import { type ApprovalPolicy, policyRefusal } from '../shared/approval-policy';
 import type { ApproverKeys } from '../shared/signed-decisions';
 import { type ForkVerdict, verifyForkFromHistory } from './fork-verification';
 import type { WebhookTarget } from '../shared/webhooks';
@@ -21,6 +22,8 @@ export interface AdmissionDeps {
   floors?: Partial<WorkerFloors>;
   /** Approver name -> raw Ed25519 public key (base64url); when present, every decision must be signed. */
   approverKeys?: ApproverKeys;
+  /** The operator's approval policy; every group member has an approver key (checked at the worker's start). */
+  approvalPolicy?: ApprovalPolicy;
   webhooks?: WebhookTarget[];
   /** The operator's daily token budgets per agent; none when absent. */
   dailyTokenBudgets?: DailyTokenBudgets;
@@ -105,7 +108,10 @@ export function createAdmitConversation(deps: AdmissionDeps) {
       if (!verdict.verified) return { admitted: false, reason: `refused by the worker: ${verdict.reason}` };
       continued = true;
     }
-    const reason = workspaceProblem ?? floorRefusal({ ...request, continued }, floors);
+    const reason =
+      workspaceProblem ??
+      floorRefusal({ ...request, continued }, floors) ??
+      policyRefusal(request.approval, deps.approvalPolicy);
     if (reason) return { admitted: false, reason: `refused by the worker: ${reason}` };
     const dailyTokenBudget =
       request.agentId === undefined ? undefined : dailyTokensFor(deps.dailyTokenBudgets, request.agentId);
@@ -114,6 +120,7 @@ export function createAdmitConversation(deps: AdmissionDeps) {
       approvalFloor: floors.approval,
       ...(dailyTokenBudget !== undefined ? { dailyTokenBudget } : {}),
       ...(deps.approverKeys ? { approverKeys: deps.approverKeys } : {}),
+      ...(deps.approvalPolicy ? { approvalPolicy: deps.approvalPolicy } : {}),
       ...(deps.webhooks?.length ? { webhooks: deps.webhooks } : {}),
       ...(deps.searchAttributes ? { searchAttributes: true } : {}),
     };

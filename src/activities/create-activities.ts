@@ -1,3 +1,4 @@
+import type { ApprovalPolicy } from '../shared/approval-policy';
 import { createSendRapNotice } from '../rap/rap-notices';
 import { processLiveModelText } from '../client/live-model-text';
 import type { ApproverKeys } from '../shared/signed-decisions';
@@ -24,6 +25,8 @@ export interface ActivityDeps extends Omit<ModelDeps, 'transcriptCache' | 'loadT
   floors?: Partial<WorkerFloors>;
   /** Approver name -> raw Ed25519 public key (base64url): when present, decisions must be signed. */
   approverKeys?: ApproverKeys;
+  /** The operator's approval policy (quorums, escalation, expiry); its approvers all have keys. */
+  approvalPolicy?: ApprovalPolicy;
   /** Where conversations' events are posted; the URLs and secrets never enter workflow history. */
   webhooks?: readonly WebhookConfig[];
   /** The gateway's public base URL, for links in webhook bodies. */
@@ -68,6 +71,7 @@ export function createActivities(deps: ActivityDeps) {
       defaultWorkspace: deps.defaultWorkspace,
       ...(deps.floors ? { floors: deps.floors } : {}),
       ...(deps.approverKeys ? { approverKeys: deps.approverKeys } : {}),
+      ...(deps.approvalPolicy ? { approvalPolicy: deps.approvalPolicy } : {}),
       webhooks: webhookTargets(deps.webhooks ?? []),
       ...(deps.searchAttributes ? { searchAttributes: true } : {}),
       ...(deps.dailyTokenBudgets ? { dailyTokenBudgets: deps.dailyTokenBudgets } : {}),

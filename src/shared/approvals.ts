@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { RequestPolicy } from './approval-policy';
 import { type BudgetPause, BudgetRaiseSchema } from './budget';
 
 /** Risk levels: what a tool can do to the world, from reading (low) to destroying (critical). */
@@ -90,6 +91,16 @@ export interface PendingApproval {
   run: number;
   /** Set when this is no tool call but a run paused at its budget: allow raises it, reject stops the run. */
   budget?: BudgetPause;
+  /** Set when the operator's approval policy governs the call: who decides, how many, and who has allowed. */
+  policy?: PendingPolicy;
+}
+
+/** A request's policy, fixed when it was asked, and how far its decision has come. */
+export interface PendingPolicy extends RequestPolicy {
+  /** The allows counted so far, one per approver. */
+  allowed: Array<{ by: string; decision: 'allow_once' | 'allow_always' }>;
+  /** Its escalation deadline passed: the escalation group may decide too. */
+  escalated: boolean;
 }
 
 /** Arguments longer than this are shown cut (with their length and hash); far more than a model sends. */
@@ -99,6 +110,8 @@ export const PENDING_ARGUMENTS_CHARS = 128 * 1024;
 export interface StandingDecision {
   decision: 'allow' | 'reject';
   by: string;
+  /** Made by an approval policy's quorum: only such an allow covers calls a policy governs. */
+  quorum?: boolean;
 }
 
 /** A conversation's `approval` option; unknown keys are refused. */

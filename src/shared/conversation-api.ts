@@ -66,6 +66,8 @@ export interface ApprovalReceipt {
   toolCallId: string;
   toolName: string;
   decision: ApprovalDecisionKind;
+  /** Under an approval policy whose quorum is not met yet: how far it is ("1 of 2 of leads have allowed"). */
+  waitingFor?: string;
 }
 /**
  * The validator refuses an unknown or already decided `toolCallId` and an approver not in the

@@ -106,6 +106,28 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
     by: z.string(),
     reason: z.string().optional(),
   }),
+  /** Under an approval policy: one approver's decision counted towards the request's quorum. */
+  z.object({
+    ...base,
+    type: z.literal('approval_counted'),
+    toolCallId: z.string(),
+    toolName: z.string(),
+    decision: ApprovalDecisionKindSchema,
+    by: z.string(),
+    /** How far the quorum has come after it: "1 of 2 of leads have allowed". */
+    progress: z.string(),
+  }),
+  /** Under an approval policy: nobody's quorum allowed in time, so the escalation group may decide too. */
+  z.object({
+    ...base,
+    type: z.literal('approval_escalated'),
+    toolCallId: z.string(),
+    toolName: z.string(),
+    /** The escalation group, its members and how many of them must allow. */
+    to: z.string(),
+    members: z.array(z.string()),
+    quorum: z.number().int(),
+  }),
   z.object({
     ...base,
     type: z.literal('steered'),

@@ -1,3 +1,4 @@
+import type { ApprovalPolicy } from './approval-policy';
 import { z } from 'zod';
 import { type ApprovalMode, ApprovalModeSchema, type ApprovalSettings } from './approvals';
 import { type ExecSecurityMode, ExecSecurityModeSchema } from './exec-security';
@@ -47,6 +48,7 @@ export const AdmissionRequestSchema = z.object({
   approval: z.object({
     mode: z.enum(['auto', 'ask']).optional(),
     tools: z.record(z.string(), ApprovalModeSchema).optional(),
+    approvers: z.array(z.string()).optional(),
   }),
   /** The carried parts present. */
   carried: z.array(z.string()),
@@ -68,6 +70,8 @@ export type Admission =
       admitted: true;
       approvalFloor: Record<string, ApprovalMode>;
       approverKeys?: ApproverKeys;
+      /** The operator's approval policy (AGENT_APPROVAL_POLICY): quorums, escalation and expiry by tool and risk. */
+      approvalPolicy?: ApprovalPolicy;
       /** The worker's webhooks: the conversation schedules a delivery for each event one wants. */
       webhooks?: WebhookTarget[];
       /** The worker found the conversation search attributes registered: the conversation keeps them up to date. */

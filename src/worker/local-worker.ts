@@ -17,6 +17,7 @@ import { wholeNumberFromEnv } from './env-number';
 import { modelStreamTimeoutsFromEnv } from './model-stream-timeouts-settings';
 import { execEnvPassFromEnv, execLimitsFromEnv, execPolicyFromEnv } from './exec-settings';
 import { externalToolsFromEnv } from './external-tools';
+import { approvalPolicyFromEnv } from './approval-policy-settings';
 import { approverKeysFromEnv, floorsFromEnv } from './floor-settings';
 import { createOpenAiClient, modelSettingsFromEnv } from './model-settings';
 import { liveEndpointFromEnv } from './live-endpoint-settings';
@@ -71,6 +72,7 @@ export async function startWorkerFromEnv(
       : `exec: WARNING: a command's process limit does not bind here: ${processLimit.text}`,
   );
   const approverKeys = approverKeysFromEnv(env);
+  const approvalPolicy = approvalPolicyFromEnv(env, approverKeys);
   const runtime = {
     ...execPolicy,
     childEnv: childEnvironment(env, execEnvPassFromEnv(env)),
@@ -101,6 +103,7 @@ export async function startWorkerFromEnv(
       rapToolsets: external.rapToolsets,
       floors: floorsFromEnv(env, { workspace, execSecurity: execPolicy.security ?? 'full' }),
       ...(approverKeys ? { approverKeys } : {}),
+      ...(approvalPolicy ? { approvalPolicy } : {}),
       ...(dailyTokenBudgets ? { dailyTokenBudgets } : {}),
       webhooks: webhooksFromEnv(env),
       ...(env.DURABLE_AGENT_GATEWAY_URL ? { gatewayUrl: env.DURABLE_AGENT_GATEWAY_URL } : {}),

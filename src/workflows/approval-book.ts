@@ -14,14 +14,18 @@ import { EVENT_ARGUMENTS_CHARS } from '../shared/constants';
 import { sha256Hex } from '../shared/sha256';
 import type { ToolBlocker } from '../shared/tool-outcome';
 import { signedDecisionText } from '../shared/signed-decisions';
+import { type ApprovalPolicy, policyFor } from '../shared/approval-policy';
 import { approvalFloorFor, stricterApproval } from '../shared/worker-floors';
 import type { ApprovalReceipt } from '../shared/conversation-api';
 import type { DecisionSignatures } from './decision-signatures';
 import type { EventLog } from './event-log';
+import { checkPolicyDecision, countPolicyDecision, pendingPolicy, progress } from './policy-request';
 import { workflowTime } from './workflow-time';
 
 /** Who a daily-budget pause is recorded as decided by when the next UTC day lets the run go on. */
 export const NEXT_DAY_DECIDER = 'next-day';
+/** Who a request is recorded as decided by when its approval policy's expiry rejects it. */
+export const POLICY_DECIDER = 'policy';
 
 /** A request that ends by itself after `afterMs` with `decision`, unless a person decides first. */
 interface Lapse {
@@ -62,6 +66,8 @@ export type StandingDecisions = Record<string, StandingDecision>;
 export interface ApprovalEnforcement {
   /** The least mode each tool gets (`*`: every tool). */
   approvalFloor: Record<string, ApprovalMode>;
+  /** The operator's quorums, escalations and expiries, by tool and risk. */
+  approvalPolicy?: ApprovalPolicy;
 }
 
 /**
@@ -133,6 +139,7 @@ export class ApprovalBook {
       );
     }
     checkBudgetRaise(decision, pending);
+    if (pending.policy) checkPolicyDecision(pending.policy, decision);
     const signature = this.signatures.check(decision, (expiresAt) =>
       signedDecisionText({
         conversationId: this.conversationId,
@@ -151,8 +158,9 @@ export class ApprovalBook {
   /** Records a decision `check()` accepted. */
   apply(decision: ApprovalDecision): ApprovalReceipt {
     const { pending, signature } = this.checked(decision);
-    this.decisions.set(decision.toolCallId, decision);
     this.signatures.spend(signature);
+    if (pending.policy) return this.applyUnderPolicy(pending, pending.policy, decision);
+    this.decisions.set(decision.toolCallId, decision);
     // A budget pause is decided each time: an "always" holds for that pause alone.
     if (pending.budget)
       return { toolCallId: pending.toolCallId, toolName: pending.toolName, decision: decision.decision };
@@ -164,18 +172,55 @@ export class ApprovalBook {
   }
 
   /**
+   * A decision counts towards the policy's quorum; the request is decided once a group's quorum has
+   * allowed, or one of its approvers rejected (where that stops it). Each count is recorded.
+   */
+  private applyUnderPolicy(
+    pending: PendingApproval,
+    policy: NonNullable<PendingApproval['policy']>,
+    decision: ApprovalDecision,
+  ): ApprovalReceipt {
+    const decided = countPolicyDecision(policy, decision);
+    const receipt = { toolCallId: pending.toolCallId, toolName: pending.toolName };
+    this.events.record(pending.run, {
+      type: 'approval_counted',
+      toolCallId: pending.toolCallId,
+      toolName: pending.toolName,
+      decision: decision.decision,
+      by: decision.by,
+      progress: progress(policy),
+    });
+    if (!decided) return { ...receipt, decision: decision.decision, waitingFor: progress(policy) };
+    this.decisions.set(decision.toolCallId, decided);
+    if (decided.decision === 'allow_always')
+      this.standing.set(pending.scope, { decision: 'allow', by: decided.by, quorum: true });
+    if (decided.decision === 'reject_always')
+      this.standing.set(pending.scope, { decision: 'reject', by: decided.by });
+    return { ...receipt, decision: decided.decision };
+  }
+
+  /**
    * Whether a call may run. Asks (and waits) when its mode requires it; throws CancelledFailure when
    * the run is steered or aborted meanwhile.
    */
   async decide(call: ApprovalRequest, asked: ApprovalMode): Promise<ApprovalOutcome> {
     const floor = this.enforcement.approvalFloor;
+    const policy = policyFor(this.enforcement.approvalPolicy, call, workflowTime());
     const mode = stricterApproval(
-      stricterApproval(asked, approvalFloorFor(floor, call.toolName)),
-      approvalFloorFor(floor, call.scope.split('@')[0]!),
+      stricterApproval(
+        stricterApproval(asked, approvalFloorFor(floor, call.toolName)),
+        approvalFloorFor(floor, call.scope.split('@')[0]!),
+      ),
+      policy ? 'ask' : undefined,
     );
     if (mode === 'auto') return { allowed: true };
-    const request = pendingOf({ ...call, mode });
-    const standing = this.standing.get(request.scope);
+    const request = { ...pendingOf({ ...call, mode }), ...(policy ? { policy: pendingPolicy(policy) } : {}) };
+    // Under a policy only its quorum's "always" stands for later calls.
+    const standingOf = (scope: string) => {
+      const entry = this.standing.get(scope);
+      return policy && entry?.decision === 'allow' && !entry.quorum ? undefined : entry;
+    };
+    const standing = standingOf(request.scope);
     if (standing?.decision === 'reject') {
       return {
         allowed: false,
@@ -185,7 +230,7 @@ export class ApprovalBook {
     }
     if (standing?.decision === 'allow' && mode === 'ask') return { allowed: true };
     const coveredByStanding = () => {
-      const entry = this.standing.get(request.scope);
+      const entry = standingOf(request.scope);
       return entry?.decision === 'reject' || (entry?.decision === 'allow' && mode === 'ask');
     };
     const { decision, timedOut } = await this.waitForDecision(request, coveredByStanding);
@@ -193,7 +238,10 @@ export class ApprovalBook {
       return {
         allowed: false,
         blockedBy: 'approval_timeout',
-        reason: `approval timed out: ${decision.reason}`,
+        reason:
+          decision.by === POLICY_DECIDER
+            ? `rejected by the approval policy: ${decision.reason}`
+            : `approval timed out: ${decision.reason}`,
       };
     if (isAllow(decision.decision)) return { allowed: true };
     return {
@@ -255,11 +303,11 @@ export class ApprovalBook {
     lapse?: Lapse,
   ): Promise<{ decision: ApprovalDecision; timedOut: boolean }> {
     const requestedAt = workflowTime();
-    const { timeoutMs } = this.settings;
+    const expiresAt = lapse ? undefined : this.expiryOf(request, requestedAt);
     this.pending.set(request.toolCallId, {
       ...request,
       requestedAt,
-      ...(!lapse && timeoutMs !== undefined ? { expiresAt: requestedAt + timeoutMs } : {}),
+      ...(expiresAt !== undefined ? { expiresAt } : {}),
     });
     this.events.record(request.run, {
       type: 'approval_requested',
@@ -286,28 +334,69 @@ export class ApprovalBook {
     }
   }
 
+  /** When a request is rejected for want of a decision: the conversation's timeout or the policy's expiry, the sooner. */
+  private expiryOf(request: Pick<PendingApproval, 'policy'>, requestedAt: number): number | undefined {
+    const { timeoutMs } = this.settings;
+    const times = [
+      timeoutMs !== undefined ? requestedAt + timeoutMs : undefined,
+      request.policy?.expiry?.at,
+    ].filter((time): time is number => time !== undefined);
+    return times.length > 0 ? Math.min(...times) : undefined;
+  }
+
+  /**
+   * Waits for the decision, on durable timers: at the policy's escalation deadline the request is
+   * offered to the escalation group too (recorded once); at its expiry (or the conversation's
+   * timeout) it is rejected, by `policy` (or `timeout`).
+   */
   private async awaitDecision(
     request: Omit<PendingApproval, 'requestedAt' | 'expiresAt'>,
     coveredByStanding: () => boolean,
   ): Promise<{ decision: ApprovalDecision; timedOut: boolean }> {
     const answered = () => this.decisions.has(request.toolCallId) || coveredByStanding();
-    const { timeoutMs } = this.settings;
-    const inTime =
-      timeoutMs === undefined ? (await condition(answered), true) : await condition(answered, timeoutMs);
-    const decision =
-      this.decisions.get(request.toolCallId) ?? (inTime ? this.standingDecision(request) : undefined);
-    if (!decision) {
+    const { expiresAt } = this.pending.get(request.toolCallId)!;
+    const policy = request.policy;
+    for (;;) {
+      const escalateAt = policy?.escalation && !policy.escalated ? policy.escalation.at : undefined;
+      const next = Math.min(escalateAt ?? Infinity, expiresAt ?? Infinity);
+      const inTime =
+        next === Infinity
+          ? (await condition(answered), true)
+          : await condition(answered, Math.max(1, next - workflowTime()));
+      if (inTime) break;
+      if (escalateAt !== undefined && workflowTime() >= escalateAt) {
+        this.escalate(request, policy!);
+        continue;
+      }
+      const byPolicy = policy?.expiry !== undefined && expiresAt === policy.expiry.at;
       const timedOut: ApprovalDecision = {
         toolCallId: request.toolCallId,
         decision: 'reject_once',
-        by: 'timeout',
-        reason: `no decision within ${timeoutMs! / 1000}s`,
+        by: byPolicy ? POLICY_DECIDER : 'timeout',
+        reason: byPolicy ? policy!.expiry!.reason : `no decision within ${this.settings.timeoutMs! / 1000}s`,
       };
       this.record(request, timedOut);
       return { decision: timedOut, timedOut: true };
     }
+    const decision = this.decisions.get(request.toolCallId) ?? this.standingDecision(request);
     this.record(request, decision);
     return { decision, timedOut: false };
+  }
+
+  private escalate(
+    request: { run: number; toolCallId: string; toolName: string },
+    policy: NonNullable<PendingApproval['policy']>,
+  ): void {
+    policy.escalated = true;
+    const { name, members, quorum } = policy.escalation!;
+    this.events.record(request.run, {
+      type: 'approval_escalated',
+      toolCallId: request.toolCallId,
+      toolName: request.toolName,
+      to: name,
+      members,
+      quorum,
+    });
   }
 
   private async awaitDecisionOrLapse(

@@ -61,6 +61,7 @@ export async function admit(
     approval: {
       ...(options.approval.mode !== undefined ? { mode: options.approval.mode } : {}),
       ...(options.approval.tools !== undefined ? { tools: options.approval.tools } : {}),
+      ...(options.approval.approvers !== undefined ? { approvers: options.approval.approvers } : {}),
     },
     carried: Object.entries(carried ?? {}).flatMap(([part, value]) => (value === undefined ? [] : [part])),
     continued: workflowInfo().continuedFromExecutionRunId !== undefined,

@@ -15,6 +15,7 @@ export function useNockedHarness(
     | 'toolPolicy'
     | 'floors'
     | 'approverKeys'
+    | 'approvalPolicy'
     | 'circuitBreakers'
     | 'searchAttributes'
     | 'heartbeatThrottleMs'

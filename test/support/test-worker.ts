@@ -1,3 +1,4 @@
+import type { ApprovalPolicy } from '../../src/shared/approval-policy';
 import { type Tracing, tracingClientInterceptors } from '../../src/worker/tracing';
 import type { ToolCircuitBreakers } from '../../src/tools/circuit-breaker';
 import { randomUUID } from 'node:crypto';
@@ -71,6 +72,7 @@ export async function startHarness(options: {
   floors?: Partial<WorkerFloors>;
   /** Approver keys: decisions must then be signed. */
   approverKeys?: ApproverKeys;
+  approvalPolicy?: ApprovalPolicy;
   webhooks?: WebhookConfig[];
   gatewayUrl?: string;
   circuitBreakers?: ToolCircuitBreakers;
@@ -117,6 +119,7 @@ export async function startHarness(options: {
       ...(options.rapToolsets ? { rapToolsets: options.rapToolsets } : {}),
       ...(options.floors ? { floors: options.floors } : {}),
       ...(options.approverKeys ? { approverKeys: options.approverKeys } : {}),
+      ...(options.approvalPolicy ? { approvalPolicy: options.approvalPolicy } : {}),
       ...(options.webhooks ? { webhooks: options.webhooks } : {}),
       ...(options.gatewayUrl ? { gatewayUrl: options.gatewayUrl } : {}),
       ...(options.circuitBreakers ? { circuitBreakers: options.circuitBreakers } : {}),

@@ -1,0 +1,75 @@
+import type { ApprovalDecision, ApprovalDecisionKind, PendingPolicy } from '../shared/approvals';
+import type { PolicyGroup, RequestPolicy } from '../shared/approval-policy';
+
+/** A request's policy as it starts: nobody has allowed yet, not escalated. */
+export function pendingPolicy(policy: RequestPolicy): PendingPolicy {
+  return { ...policy, allowed: [], escalated: false };
+}
+
+/** The groups whose members may decide now: the rule's, and once escalated, the escalation's too. */
+function groupsNow(policy: PendingPolicy): PolicyGroup[] {
+  return policy.escalated && policy.escalation ? [policy.group, policy.escalation] : [policy.group];
+}
+
+/** Who may decide now, in the order the policy names them. */
+export function eligibleApprovers(policy: PendingPolicy): string[] {
+  return [...new Set(groupsNow(policy).flatMap((group) => group.members))];
+}
+
+/** Throws why `decision` may not count towards this request; touches nothing. */
+export function checkPolicyDecision(policy: PendingPolicy, decision: ApprovalDecision): void {
+  const eligible = eligibleApprovers(policy);
+  if (!eligible.includes(decision.by)) {
+    throw new Error(
+      `${decision.by} may not decide tool call ${decision.toolCallId}: the approval policy (${policy.rule}) asks ${groupWords(policy)}`,
+    );
+  }
+  if (policy.allowed.some((allow) => allow.by === decision.by)) {
+    throw new Error(
+      `${decision.by} has allowed tool call ${decision.toolCallId} already: each approver counts once (${progress(policy)})`,
+    );
+  }
+}
+
+/**
+ * Counts a decision the checks passed. Returns the request's decision once there is one: a reject
+ * (when one stops it), or an allow once a group's quorum has allowed, `allow_always` only when every
+ * allow counted said always, by all of them. Undefined: it waits for more.
+ */
+export function countPolicyDecision(
+  policy: PendingPolicy,
+  decision: ApprovalDecision,
+): ApprovalDecision | undefined {
+  if (decision.decision === 'reject_once' || decision.decision === 'reject_always') {
+    return policy.rejectStops ? decision : undefined;
+  }
+  policy.allowed.push({ by: decision.by, decision: decision.decision });
+  const met = groupsNow(policy).find((group) => allowsFrom(policy, group).length >= group.quorum);
+  if (!met) return undefined;
+  const counted = allowsFrom(policy, met);
+  const kind: ApprovalDecisionKind = counted.every((allow) => allow.decision === 'allow_always')
+    ? 'allow_always'
+    : 'allow_once';
+  return {
+    ...decision,
+    decision: kind,
+    by: counted.map((allow) => allow.by).join(', '),
+  };
+}
+
+function allowsFrom(policy: PendingPolicy, group: PolicyGroup): PendingPolicy['allowed'] {
+  return policy.allowed.filter((allow) => group.members.includes(allow.by));
+}
+
+/** "1 of 2 of leads have allowed", for receipts and refusals. */
+export function progress(policy: PendingPolicy): string {
+  return groupsNow(policy)
+    .map((group) => `${allowsFrom(policy, group).length} of ${group.quorum} of ${group.name} have allowed`)
+    .join('; ');
+}
+
+function groupWords(policy: PendingPolicy): string {
+  return groupsNow(policy)
+    .map((group) => `${group.quorum} of ${group.name} (${group.members.join(', ')})`)
+    .join(' or ');
+}

@@ -1,0 +1,176 @@
+import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import type { ApprovalPolicyInput } from '../../src/shared/approval-policy';
+import { ApprovalPolicySchema } from '../../src/shared/approval-policy';
+import type { ApprovalDecision, ApprovalDecisionKind, PendingApproval } from '../../src/shared/approvals';
+import { approveUpdate, pendingApprovalsQuery } from '../../src/shared/conversation-api';
+import { signedDecisionText } from '../../src/shared/signed-decisions';
+import { rawPublicKey } from '../../src/worker/floor-settings';
+import { nockModel } from '../support/nock-model';
+import { useNockedHarness } from '../support/nocked-harness';
+import { waitFor } from '../support/test-worker';
+import { eventsOf, waitForEvent } from '../support/wait-for-event';
+
+const APPROVERS = ['alice', 'bob', 'carol', 'dave'] as const;
+type Approver = (typeof APPROVERS)[number] | 'mallory';
+const keys = Object.fromEntries(
+  [...APPROVERS, 'mallory'].map((name) => [name, generateKeyPairSync('ed25519')]),
+) as Record<Approver, ReturnType<typeof generateKeyPairSync>>;
+const publicKey = (name: Approver) =>
+  rawPublicKey(keys[name].publicKey.export({ format: 'pem', type: 'spki' }).toString(), name);
+
+const POLICY: ApprovalPolicyInput = {
+  groups: { leads: ['alice', 'bob', 'carol'], oncall: ['dave'] },
+  rules: [{ name: 'exec by two leads', match: { tools: ['exec'] }, approvers: 'leads', quorum: 2 }],
+};
+
+const harness = useNockedHarness([], {
+  // mallory signs with a key of her own, which the worker does not know.
+  approverKeys: Object.fromEntries(APPROVERS.map((name) => [name, publicKey(name)])),
+  approvalPolicy: ApprovalPolicySchema.parse(POLICY),
+});
+const handleOf = (id: string) => harness().client.workflow.getHandle(id);
+
+interface Waiting {
+  id: string;
+  pending: PendingApproval;
+  /** The file the command appends a line to each time it runs. */
+  ranFile: string;
+}
+
+/** A conversation whose model asks to run a command that appends to a file; returns once the call waits. */
+async function waitingExec(): Promise<Waiting> {
+  const id = `conv-policy-${randomUUID()}`;
+  const ranFile = path.join(harness().workspace, `${id}.ran`);
+  const toolCallId = `call_exec_${randomUUID().slice(0, 8)}`;
+  nockModel([
+    { toolCalls: [{ id: toolCallId, name: 'exec', arguments: { command: `echo ran >> ${id}.ran` } }] },
+    { text: 'done' },
+  ]);
+  await harness().agent.send(id, 'deploy it');
+  const pending = await waitFor(
+    async () =>
+      (await handleOf(id).query(pendingApprovalsQuery)).find((call) => call.toolCallId === toolCallId),
+    'the exec call waiting for approval',
+  );
+  return { id, pending, ranFile };
+}
+
+function signed(
+  waiting: Waiting,
+  by: Approver,
+  decision: ApprovalDecisionKind = 'allow_once',
+  sha = waiting.pending.argumentsSha256,
+): ApprovalDecision {
+  const expiresAt = Date.now() + 5 * 60_000 + Math.floor(Math.random() * 1_000);
+  const text = signedDecisionText({
+    conversationId: waiting.id,
+    toolCallId: waiting.pending.toolCallId,
+    argumentsSha256: sha,
+    decision,
+    by,
+    expiresAt,
+  });
+  return {
+    toolCallId: waiting.pending.toolCallId,
+    decision,
+    by,
+    signature: sign(null, Buffer.from(text), keys[by].privateKey).toString('base64'),
+    signatureExpiresAt: expiresAt,
+  };
+}
+
+const decide = (waiting: Waiting, decision: ApprovalDecision) =>
+  handleOf(waiting.id).executeUpdate(approveUpdate, { args: [decision] });
+
+async function refusal(waiting: Waiting, decision: ApprovalDecision): Promise<string> {
+  const error = await decide(waiting, decision).then(
+    () => undefined,
+    (failure: unknown) => failure,
+  );
+  expect(error).toBeInstanceOf(WorkflowUpdateFailedError);
+  return (error as WorkflowUpdateFailedError).cause?.message ?? '';
+}
+
+const runs = (waiting: Waiting) =>
+  existsSync(waiting.ranFile) ? readFileSync(waiting.ranFile, 'utf8').split('\n').filter(Boolean).length : 0;
+
+test('exec under a quorum of two leads: one allow runs nothing, each approver counts once, outsiders and other arguments are refused, the second lead runs it once', async () => {
+  const waiting = await waitingExec();
+  expect(waiting.pending.policy).toMatchObject({
+    rule: 'exec by two leads',
+    group: { name: 'leads', members: ['alice', 'bob', 'carol'], quorum: 2 },
+    allowed: [],
+  });
+
+  expect(await decide(waiting, signed(waiting, 'alice'))).toMatchObject({
+    decision: 'allow_once',
+    waitingFor: '1 of 2 of leads have allowed',
+  });
+  expect(await refusal(waiting, signed(waiting, 'alice'))).toMatch(
+    /alice has allowed .* already: each approver counts once/,
+  );
+  expect(await refusal(waiting, signed(waiting, 'mallory'))).toMatch(/mallory may not decide .*2 of leads/);
+  expect(await refusal(waiting, signed(waiting, 'dave'))).toMatch(/dave may not decide/);
+  expect(await refusal(waiting, signed(waiting, 'bob', 'allow_once', 'f'.repeat(64)))).toMatch(/not bob's/);
+  const stillWaiting = await handleOf(waiting.id).query(pendingApprovalsQuery);
+  expect(stillWaiting.map((call) => call.policy?.allowed)).toEqual([
+    [{ by: 'alice', decision: 'allow_once' }],
+  ]);
+  expect(runs(waiting)).toBe(0);
+
+  await decide(waiting, signed(waiting, 'bob'));
+  await waitForEvent(handleOf(waiting.id), 'run_finished');
+  expect(runs(waiting)).toBe(1);
+  const events = await eventsOf(handleOf(waiting.id));
+  expect(events.filter((event) => event.type === 'approval_counted').map((event) => event.by)).toEqual([
+    'alice',
+    'bob',
+  ]);
+  expect(events.find((event) => event.type === 'approval_decided')).toMatchObject({
+    decision: 'allow_once',
+    by: 'alice, bob',
+  });
+});
+
+test('a reject by a lead before the quorum stops the call', async () => {
+  const waiting = await waitingExec();
+  await decide(waiting, signed(waiting, 'alice'));
+  await decide(waiting, { ...signed(waiting, 'carol', 'reject_once') });
+  await waitForEvent(handleOf(waiting.id), 'run_finished');
+  expect(await refusal(waiting, signed(waiting, 'bob'))).toMatch(/was already decided/);
+  expect(runs(waiting)).toBe(0);
+  const events = await eventsOf(handleOf(waiting.id));
+  expect(events.find((event) => event.type === 'approval_decided')).toMatchObject({
+    decision: 'reject_once',
+    by: 'carol',
+  });
+  expect(events.find((event) => event.type === 'tool_execution_end')).toMatchObject({ isError: true });
+});
+
+test('a conversation asking for less than the policy is refused at admission, saying why', async () => {
+  const refused = async (approval: Record<string, unknown>) => {
+    const handle = await harness().client.workflow.start('conversation', {
+      workflowId: `conv-policy-refused-${randomUUID()}`,
+      taskQueue: harness().taskQueue,
+      args: [{ options: { approval }, initialMessage: { text: 'hello', messageId: 'm1' } }],
+    });
+    const error = await handle.result().then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+    expect(error).toBeInstanceOf(WorkflowFailedError);
+    return (error as WorkflowFailedError).cause?.message ?? '';
+  };
+  expect(await refused({ tools: { exec: 'auto' } })).toMatch(
+    /approval auto for exec is looser than this worker's approval policy/,
+  );
+  expect(await refused({ mode: 'auto' })).toMatch(
+    /approval mode auto is looser than this worker's approval policy/,
+  );
+  expect(await refused({ approvers: ['alice', 'dave'] })).toMatch(
+    /approvers alice, dave cannot meet this worker's approval policy: exec by two leads needs 2 of leads/,
+  );
+});
