@@ -49,6 +49,10 @@ export function eventLine(event: AgentEvent): string | undefined {
     }
     case 'approval_decided':
       return `${event.decision.startsWith('allow') ? '✓' : '✗'} ${event.toolName} ${DECISION_WORDS[event.decision]} by ${event.by}${event.reason ? `: ${oneLine(event.reason, 120)}` : ''}`;
+    case 'approval_counted':
+      return `${event.decision.startsWith('allow') ? '·' : '✗'} ${event.toolName} ${DECISION_WORDS[event.decision]} by ${event.by}: ${event.progress}`;
+    case 'approval_escalated':
+      return `⇡ ${event.toolName} (call ${event.toolCallId}) escalated to ${event.to}: ${event.quorum} of ${event.members.join(', ')} may decide now`;
     case 'steered':
       return `↪ steered${interruptedTools(event.interrupted)}: ${oneLine(event.text, 120)}`;
     case 'aborted':

@@ -3,6 +3,9 @@ import { type ApprovalMode, type RiskLevel, RiskLevelSchema } from './approvals'
 import { TOOL_GROUPS } from './tool-catalog';
 import { normalizeToolName } from './tool-policy';
 
+/** Who a request is recorded as decided by when its approval policy's expiry rejects it. */
+export const POLICY_DECIDER = 'policy';
+
 const GroupNameSchema = z.string().regex(/^[A-Za-z0-9_.-]+$/, 'a group name is letters, digits, _ . -');
 const AfterMsSchema = z.number().int().positive();
 

@@ -1,8 +1,13 @@
 import { z } from 'zod';
 
-/** What a service can be told by webhook. `run_failed` is a run that ended with an error. */
+/**
+ * What a service can be told by webhook. `run_failed` is a run that ended with an error;
+ * `approval_escalated` and `approval_expired` are an approval policy's deadlines passing.
+ */
 export const WEBHOOK_EVENTS = [
   'approval_requested',
+  'approval_escalated',
+  'approval_expired',
   'run_finished',
   'run_failed',
   'conversation_ended',

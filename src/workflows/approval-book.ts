@@ -14,7 +14,7 @@ import { EVENT_ARGUMENTS_CHARS } from '../shared/constants';
 import { sha256Hex } from '../shared/sha256';
 import type { ToolBlocker } from '../shared/tool-outcome';
 import { signedDecisionText } from '../shared/signed-decisions';
-import { type ApprovalPolicy, policyFor } from '../shared/approval-policy';
+import { type ApprovalPolicy, POLICY_DECIDER, policyFor } from '../shared/approval-policy';
 import { approvalFloorFor, stricterApproval } from '../shared/worker-floors';
 import type { ApprovalReceipt } from '../shared/conversation-api';
 import type { DecisionSignatures } from './decision-signatures';
@@ -24,8 +24,6 @@ import { workflowTime } from './workflow-time';
 
 /** Who a daily-budget pause is recorded as decided by when the next UTC day lets the run go on. */
 export const NEXT_DAY_DECIDER = 'next-day';
-/** Who a request is recorded as decided by when its approval policy's expiry rejects it. */
-export const POLICY_DECIDER = 'policy';
 
 /** A request that ends by itself after `afterMs` with `decision`, unless a person decides first. */
 interface Lapse {

@@ -1,13 +1,15 @@
 import { CancellationScope, workflowInfo } from '@temporalio/workflow';
+import type { PendingApproval } from '../shared/approvals';
 import type { AgentEvent } from '../shared/events';
+import { POLICY_DECIDER } from '../shared/approval-policy';
 import type { WebhookEventType, WebhookTarget } from '../shared/webhooks';
 import { webhookActivities } from './activity-proxies';
 import { workflowTime } from './workflow-time';
 
-/** Whole arguments of a pending call, which events only preview. */
+/** Whole arguments of a pending call, which events only preview, and the policy it is asked under. */
 export type PendingArguments = (
   toolCallId: string,
-) => { arguments: string; argumentsSha256: string } | undefined;
+) => Pick<PendingApproval, 'arguments' | 'argumentsSha256' | 'policy'> | undefined;
 
 /**
  * Deliveries of the conversation's events to the worker's webhooks, each an activity: recorded in
@@ -42,6 +44,23 @@ export class WebhookOutbox {
         arguments: whole?.arguments ?? event.args,
         argumentsSha256: whole?.argumentsSha256 ?? event.argsSha256,
         risk: event.risk,
+        ...(whole?.policy ? { policy: askedOf(whole.policy) } : {}),
+      });
+    } else if (event.type === 'approval_escalated') {
+      this.send('approval_escalated', `${this.idPrefix}/${event.seq}`, event.at, {
+        run: event.run,
+        toolCallId: event.toolCallId,
+        toolName: event.toolName,
+        to: event.to,
+        members: event.members,
+        quorum: event.quorum,
+      });
+    } else if (event.type === 'approval_decided' && event.by === POLICY_DECIDER) {
+      this.send('approval_expired', `${this.idPrefix}/${event.seq}`, event.at, {
+        run: event.run,
+        toolCallId: event.toolCallId,
+        toolName: event.toolName,
+        reason: event.reason,
       });
     } else if (event.type === 'run_finished') {
       this.send(
@@ -92,4 +111,14 @@ export class WebhookOutbox {
       this.inFlight.add(delivery);
     }
   }
+}
+
+/** Who a request under a policy is asked of, and its deadlines, for a receiver that routes it. */
+function askedOf(policy: NonNullable<PendingApproval['policy']>) {
+  return {
+    rule: policy.rule,
+    group: policy.group,
+    ...(policy.escalation ? { escalation: policy.escalation } : {}),
+    ...(policy.expiry ? { expiresAt: policy.expiry.at } : {}),
+  };
 }
