@@ -46,6 +46,7 @@ import { startDevServer } from '../../src/worker/dev-server';
 import { freePort } from '../../src/worker/free-port';
 import { bundleAgentWorkflows } from '../../src/worker/workflow-bundle';
 import { SUMMARY_SYSTEM_PROMPT } from '../../src/shared/compaction';
+import { ApprovalPolicySchema } from '../../src/shared/approval-policy';
 import type { ChatRequest, ScriptStep } from './scripted-model';
 import { startScriptedModelServer } from './scripted-model-server';
 import { killWorkerProcess, spawnWorkerProcess } from './spawn-worker-process';
@@ -120,6 +121,46 @@ async function webhookReceiver(): Promise<{ activities: Partial<ActivityDeps>; c
       ],
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Approvers of the approval-policy scenario: two leads and one on call. */
+const policyKeys = Object.fromEntries(
+  ['alice', 'bob', 'dave'].map((name) => [name, generateKeyPairSync('ed25519')]),
+);
+
+/** Writes need both leads; after 1 s dave may decide too; after 4 s the policy rejects. */
+async function policyWorker(): Promise<{ activities: Partial<ActivityDeps>; close(): Promise<void> }> {
+  const receiver = await webhookReceiver();
+  return {
+    activities: {
+      approverKeys: Object.fromEntries(
+        Object.entries(policyKeys).map(([name, pair]) => [
+          name,
+          rawPublicKey(pair.publicKey.export({ format: 'pem', type: 'spki' }).toString(), name),
+        ]),
+      ),
+      approvalPolicy: ApprovalPolicySchema.parse({
+        groups: { leads: ['alice', 'bob'], oncall: ['dave'] },
+        rules: [
+          {
+            name: 'writes',
+            match: { tools: ['write'] },
+            approvers: 'leads',
+            quorum: 2,
+            escalate: { afterMs: 1_000, to: 'oncall' },
+            expire: { afterMs: 4_000, reason: 'nobody approved the write in time' },
+          },
+        ],
+      }),
+      webhooks: [
+        {
+          ...receiver.activities.webhooks![0]!,
+          events: ['approval_requested', 'approval_escalated', 'approval_expired'],
+        },
+      ],
+    },
+    close: receiver.close,
   };
 }
 
@@ -265,6 +306,48 @@ const SCENARIOS: Scenario[] = [
         ],
       });
       await runFinished(1);
+    },
+  },
+  {
+    // A quorum of two leads, an escalation to oncall decided there, and an expiry.
+    name: 'approval-policy',
+    worker: policyWorker,
+    model: ['quorum', 'escalated', 'expired'].flatMap((kind) => [
+      {
+        toolCalls: [{ id: `call_${kind}`, name: 'write', arguments: { path: `${kind}.txt`, content: kind } }],
+      },
+      { text: `Done with ${kind}.` },
+    ]),
+    drive: async ({ send, handle, pending, runFinished }) => {
+      const allow = async (toolCallId: string, by: string) => {
+        const call = (await handle.query(pendingApprovalsQuery)).find(
+          (item) => item.toolCallId === toolCallId,
+        );
+        await handle.executeUpdate(approveUpdate, {
+          args: [
+            signDecision(
+              handle.workflowId,
+              { ...decision(toolCallId, 'allow_once', by), argumentsSha256: call!.argumentsSha256 },
+              policyKeys[by]!.privateKey,
+            ),
+          ],
+        });
+      };
+      await send('Write quorum.txt');
+      await pending('call_quorum');
+      await allow('call_quorum', 'alice');
+      await allow('call_quorum', 'bob');
+      await runFinished(1);
+      await send('Write escalated.txt');
+      await pending('call_escalated');
+      await waitFor(async () => {
+        const [call] = await handle.query(pendingApprovalsQuery);
+        return call?.policy?.escalated ? true : undefined;
+      }, 'the escalation');
+      await allow('call_escalated', 'dave');
+      await runFinished(2);
+      await send('Write expired.txt');
+      await runFinished(3);
     },
   },
   {
