@@ -6,6 +6,7 @@ import {
   MAX_SIGNATURE_LIFETIME_MS,
   signedApprovalModeText,
   signedDecisionText,
+  signedDelegationText,
 } from '../shared/signed-decisions';
 
 /** How long a signature made here stays valid: long enough to reach the conversation, short enough to be worthless later. */
@@ -84,4 +85,18 @@ function signed(
     signature: sign(null, Buffer.from(text(expiresAt), 'utf8'), key).toString('base64'),
     signatureExpiresAt: expiresAt,
   };
+}
+
+/**
+ * `from`'s delegation to `to` until `expiresAt`, signed with `from`'s key: what `to` sends as a
+ * decision's `delegation` to decide in `from`'s place under an approval policy.
+ */
+export function signDelegation(
+  from: string,
+  to: string,
+  expiresAt: number,
+  key: KeyObject,
+): NonNullable<ApprovalDecision['delegation']> {
+  const text = signedDelegationText({ from, to, expiresAt });
+  return { from, expiresAt, signature: sign(null, Buffer.from(text), key).toString('base64') };
 }

@@ -61,6 +61,17 @@ export const ApprovalDecisionSchema = z.strictObject({
    * raised by the conversation's original budget for it.
    */
   raise: BudgetRaiseSchema.optional(),
+  /**
+   * Under an approval policy: the decider (`by`) decides in the place of `from`, who signed this
+   * delegation to them until `expiresAt`; the decision counts as `from`'s, once.
+   */
+  delegation: z
+    .strictObject({
+      from: z.string().trim().min(1),
+      expiresAt: z.number().int().positive(),
+      signature: z.string().trim().min(1).max(200),
+    })
+    .optional(),
 });
 export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>;
 
@@ -97,8 +108,8 @@ export interface PendingApproval {
 
 /** A request's policy, fixed when it was asked, and how far its decision has come. */
 export interface PendingPolicy extends RequestPolicy {
-  /** The allows counted so far, one per approver. */
-  allowed: Array<{ by: string; decision: 'allow_once' | 'allow_always' }>;
+  /** The allows counted so far, one per approver (`via`: the delegate who decided in their place). */
+  allowed: Array<{ by: string; decision: 'allow_once' | 'allow_always'; via?: string }>;
   /** Its escalation deadline passed: the escalation group may decide too. */
   escalated: boolean;
 }

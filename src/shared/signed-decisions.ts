@@ -94,6 +94,35 @@ export function signedApprovalModeText(fields: SignedModeFields): string {
   ]);
 }
 
+/**
+ * A delegation: an approver away lets another decide in their place, under approval policies,
+ * until it expires, signed by the delegator over this text:
+ *
+ *     durable-agent-delegation-v1
+ *     from:<delegator>
+ *     to:<delegate>
+ *     expires_at:<milliseconds since the epoch, an integer>
+ */
+const SIGNED_DELEGATION_VERSION = 'durable-agent-delegation-v1';
+
+/** The longest a delegation may last. */
+export const MAX_DELEGATION_MS = 30 * 24 * 60 * 60 * 1_000;
+
+export interface SignedDelegationFields {
+  from: string;
+  to: string;
+  expiresAt: number;
+}
+
+/** The exact text a delegator signs. */
+export function signedDelegationText(fields: SignedDelegationFields): string {
+  return signedLines(SIGNED_DELEGATION_VERSION, [
+    ['from', fields.from],
+    ['to', fields.to],
+    ['expires_at', fields.expiresAt],
+  ]);
+}
+
 /** Approver name -> raw 32-byte Ed25519 public key, base64url (what the worker hands its conversations). */
 export type ApproverKeys = Record<string, string>;
 

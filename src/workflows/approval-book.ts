@@ -19,7 +19,13 @@ import { approvalFloorFor, stricterApproval } from '../shared/worker-floors';
 import type { ApprovalReceipt } from '../shared/conversation-api';
 import type { DecisionSignatures } from './decision-signatures';
 import type { EventLog } from './event-log';
-import { checkPolicyDecision, countPolicyDecision, pendingPolicy, progress } from './policy-request';
+import {
+  checkPolicyDecision,
+  countPolicyDecision,
+  countedAs,
+  pendingPolicy,
+  progress,
+} from './policy-request';
 import { workflowTime } from './workflow-time';
 
 /** Who a daily-budget pause is recorded as decided by when the next UTC day lets the run go on. */
@@ -128,8 +134,10 @@ export class ApprovalBook {
       );
     }
     const approvers = this.settings.approvers;
-    if (approvers && !approvers.includes(decision.by)) {
-      throw new Error(`${decision.by} may not approve tool calls in this conversation`);
+    // A delegate decides in the delegator's place, so it is the delegator who must be one of them.
+    const approver = countedAs(decision);
+    if (approvers && !approvers.includes(approver)) {
+      throw new Error(`${approver} may not approve tool calls in this conversation`);
     }
     if (decision.argumentsSha256 !== undefined && decision.argumentsSha256 !== pending.argumentsSha256) {
       throw new Error(
@@ -137,6 +145,10 @@ export class ApprovalBook {
       );
     }
     checkBudgetRaise(decision, pending);
+    if (decision.delegation) {
+      if (!pending.policy) throw new Error('a delegation counts only under an approval policy');
+      this.signatures.checkDelegation(decision.delegation, decision.by);
+    }
     if (pending.policy) checkPolicyDecision(pending.policy, decision);
     const signature = this.signatures.check(decision, (expiresAt) =>
       signedDecisionText({
@@ -185,7 +197,7 @@ export class ApprovalBook {
       toolCallId: pending.toolCallId,
       toolName: pending.toolName,
       decision: decision.decision,
-      by: decision.by,
+      by: decision.delegation ? `${decision.by} for ${decision.delegation.from}` : decision.by,
       progress: progress(policy),
     });
     if (!decided) return { ...receipt, decision: decision.decision, waitingFor: progress(policy) };

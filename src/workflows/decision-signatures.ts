@@ -1,5 +1,11 @@
 import { sha256Hex } from '../shared/sha256';
-import { type ApproverKeys, MAX_SIGNATURE_LIFETIME_MS, verifySignedText } from '../shared/signed-decisions';
+import {
+  type ApproverKeys,
+  MAX_DELEGATION_MS,
+  MAX_SIGNATURE_LIFETIME_MS,
+  signedDelegationText,
+  verifySignedText,
+} from '../shared/signed-decisions';
 import { workflowTime } from './workflow-time';
 
 /** Signed decisions already taken (hash of the signed text -> when the signature expires): each counts once. */
@@ -72,6 +78,30 @@ export class DecisionSignatures {
       throw new Error(`the signature is not ${input.by}'s over this decision`);
     }
     return { hash, expiresAt: signatureExpiresAt };
+  }
+
+  /**
+   * Throws why `delegation` does not let `to` decide for its delegator now: no keys, not signed by
+   * the delegator's key, expired, or longer than MAX_DELEGATION_MS. Touches nothing.
+   */
+  checkDelegation(delegation: { from: string; expiresAt: number; signature: string }, to: string): void {
+    const keys = this.keys;
+    if (!keys) throw new Error('a delegation counts only where the worker has approver keys');
+    const key = Object.hasOwn(keys, delegation.from) ? keys[delegation.from] : undefined;
+    if (key === undefined) throw new Error(`${delegation.from} has no approver key on this worker`);
+    const now = workflowTime();
+    if (delegation.expiresAt <= now) {
+      throw new Error(
+        `${delegation.from}'s delegation to ${to} expired at ${new Date(delegation.expiresAt).toISOString()}`,
+      );
+    }
+    if (delegation.expiresAt > now + MAX_DELEGATION_MS) {
+      throw new Error(`a delegation lasts at most ${MAX_DELEGATION_MS / 86_400_000} days`);
+    }
+    const text = signedDelegationText({ from: delegation.from, to, expiresAt: delegation.expiresAt });
+    if (!verifySignedText(key, text, delegation.signature)) {
+      throw new Error(`the delegation is not ${delegation.from}'s to ${to}`);
+    }
   }
 
   /** Marks a checked signature used, forgetting those that have expired. */

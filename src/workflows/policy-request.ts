@@ -16,17 +16,23 @@ export function eligibleApprovers(policy: PendingPolicy): string[] {
   return [...new Set(groupsNow(policy).flatMap((group) => group.members))];
 }
 
+/** Whose decision it counts as: the delegator's when the decider holds a delegation. */
+export function countedAs(decision: ApprovalDecision): string {
+  return decision.delegation?.from ?? decision.by;
+}
+
 /** Throws why `decision` may not count towards this request; touches nothing. */
 export function checkPolicyDecision(policy: PendingPolicy, decision: ApprovalDecision): void {
-  const eligible = eligibleApprovers(policy);
-  if (!eligible.includes(decision.by)) {
+  const approver = countedAs(decision);
+  const who = decision.delegation ? `${decision.by} (for ${approver})` : approver;
+  if (!eligibleApprovers(policy).includes(approver)) {
     throw new Error(
-      `${decision.by} may not decide tool call ${decision.toolCallId}: the approval policy (${policy.rule}) asks ${groupWords(policy)}`,
+      `${who} may not decide tool call ${decision.toolCallId}: the approval policy (${policy.rule}) asks ${groupWords(policy)}`,
     );
   }
-  if (policy.allowed.some((allow) => allow.by === decision.by)) {
+  if (policy.allowed.some((allow) => allow.by === approver)) {
     throw new Error(
-      `${decision.by} has allowed tool call ${decision.toolCallId} already: each approver counts once (${progress(policy)})`,
+      `${approver} has allowed tool call ${decision.toolCallId} already: each approver counts once (${progress(policy)})`,
     );
   }
 }
@@ -43,7 +49,11 @@ export function countPolicyDecision(
   if (decision.decision === 'reject_once' || decision.decision === 'reject_always') {
     return policy.rejectStops ? decision : undefined;
   }
-  policy.allowed.push({ by: decision.by, decision: decision.decision });
+  policy.allowed.push({
+    by: countedAs(decision),
+    decision: decision.decision,
+    ...(decision.delegation ? { via: decision.by } : {}),
+  });
   const met = groupsNow(policy).find((group) => allowsFrom(policy, group).length >= group.quorum);
   if (!met) return undefined;
   const counted = allowsFrom(policy, met);
@@ -53,7 +63,7 @@ export function countPolicyDecision(
   return {
     ...decision,
     decision: kind,
-    by: counted.map((allow) => allow.by).join(', '),
+    by: counted.map((allow) => (allow.via ? `${allow.via} for ${allow.by}` : allow.by)).join(', '),
   };
 }
 

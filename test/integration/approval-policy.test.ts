@@ -1,11 +1,13 @@
 import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import nock from 'nock';
 import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { ApprovalPolicyInput } from '../../src/shared/approval-policy';
 import { ApprovalPolicySchema } from '../../src/shared/approval-policy';
 import type { ApprovalDecision, ApprovalDecisionKind, PendingApproval } from '../../src/shared/approvals';
 import { approveUpdate, pendingApprovalsQuery } from '../../src/shared/conversation-api';
+import { signDelegation } from '../../src/client/sign-decision';
 import { signedDecisionText } from '../../src/shared/signed-decisions';
 import { rawPublicKey } from '../../src/worker/floor-settings';
 import { nockModel } from '../support/nock-model';
@@ -45,6 +47,8 @@ async function waitingExec(): Promise<Waiting> {
   const id = `conv-policy-${randomUUID()}`;
   const ranFile = path.join(harness().workspace, `${id}.ran`);
   const toolCallId = `call_exec_${randomUUID().slice(0, 8)}`;
+  // The model of this conversation alone (an earlier one's script is spent).
+  nock.cleanAll();
   nockModel([
     { toolCalls: [{ id: toolCallId, name: 'exec', arguments: { command: `echo ran >> ${id}.ran` } }] },
     { text: 'done' },
@@ -148,6 +152,43 @@ test('a reject by a lead before the quorum stops the call', async () => {
     by: 'carol',
   });
   expect(events.find((event) => event.type === 'tool_execution_end')).toMatchObject({ isError: true });
+});
+
+test("a delegation from bob to dave: dave's allow counts as bob's, once; an expired or forged one, or one for someone else, does not", async () => {
+  const day = 24 * 60 * 60_000;
+  const asDave = (waiting: Waiting, delegation: ApprovalDecision['delegation']) => ({
+    ...signed(waiting, 'dave'),
+    delegation,
+  });
+  const bobToDave = signDelegation('bob', 'dave', Date.now() + day, keys.bob.privateKey);
+
+  const expired = await waitingExec();
+  await decide(expired, signed(expired, 'alice'));
+  const lapsed = signDelegation('bob', 'dave', Date.now() - 1_000, keys.bob.privateKey);
+  expect(await refusal(expired, asDave(expired, lapsed))).toMatch(/bob's delegation to dave expired/);
+  const forged = signDelegation('bob', 'dave', Date.now() + day, keys.mallory.privateKey);
+  expect(await refusal(expired, asDave(expired, forged))).toMatch(/the delegation is not bob's to dave/);
+  // Made out to carol, it lets dave do nothing.
+  const toCarol = signDelegation('bob', 'carol', Date.now() + day, keys.bob.privateKey);
+  expect(await refusal(expired, asDave(expired, toCarol))).toMatch(/the delegation is not bob's to dave/);
+  // For alice, who has allowed already, it counts nothing more.
+  const aliceToDave = signDelegation('alice', 'dave', Date.now() + day, keys.alice.privateKey);
+  expect(await refusal(expired, asDave(expired, aliceToDave))).toMatch(/alice has allowed .* already/);
+  expect(runs(expired)).toBe(0);
+
+  expect(await decide(expired, asDave(expired, bobToDave))).toMatchObject({ decision: 'allow_once' });
+  await waitForEvent(handleOf(expired.id), 'run_finished');
+  expect(runs(expired)).toBe(1);
+  const events = await eventsOf(handleOf(expired.id));
+  expect(events.find((event) => event.type === 'approval_decided')).toMatchObject({
+    by: 'alice, dave for bob',
+  });
+
+  // Bob's own allow and dave's in his place count once between them.
+  const twice = await waitingExec();
+  await decide(twice, signed(twice, 'bob'));
+  expect(await refusal(twice, asDave(twice, bobToDave))).toMatch(/bob has allowed .* already/);
+  expect(runs(twice)).toBe(0);
 });
 
 test('a conversation asking for less than the policy is refused at admission, saying why', async () => {
