@@ -4,6 +4,7 @@ import { acpCommand } from './commands/acp';
 import { codecServerCommand } from './commands/codec-server';
 import { compactCommand } from './commands/compact';
 import { approveCommand } from './commands/approve';
+import { delegateCommand } from './commands/delegate';
 import { chooseCommand } from './commands/choose';
 import { clusterCommand } from './commands/cluster';
 import { deployCommand } from './commands/deploy';
@@ -41,6 +42,7 @@ const COMMANDS: Record<string, CommandRunner> = {
   abort: abortCommand,
   end: endCommand,
   approve: approveCommand,
+  delegate: delegateCommand,
   mode: modeCommand,
   choose: chooseCommand,
   compact: compactCommand,

@@ -20,7 +20,9 @@ Usage:
   durable-agent abort ID [--reason TEXT] [--by NAME] [--json]
   durable-agent end ID [--reason TEXT] [--json]
   durable-agent approve ID TOOL_CALL_ID [--always] [--reject] [--reason TEXT] [--by NAME] [--sha256 HASH]
-                    [--key FILE] [--raise-tokens N] [--raise-tool-calls N] [--raise-deadline DURATION] [--json]
+                    [--key FILE] [--delegation FILE] [--raise-tokens N] [--raise-tool-calls N]
+                    [--raise-deadline DURATION] [--json]
+  durable-agent delegate --to NAME --for DURATION --key FILE [--by NAME]
   durable-agent mode ID default|ask|auto [--by NAME] [--key FILE] [--json]
   durable-agent choose ID TOOL_CALL_ID [N] [--by NAME] [--json]
   durable-agent compact ID [--json]
@@ -56,6 +58,7 @@ export const COMMAND_SUMMARIES: Readonly<Record<string, string>> = {
   abort: 'stop the run in progress',
   end: 'end a conversation once its current run is done',
   approve: 'allow or reject a tool call that waits for approval, or raise a budget a run has reached',
+  delegate: 'sign a delegation: another approver decides in your place under approval policies, for a while',
   mode: 'set the approval mode of a running conversation (asking for less is a signed decision)',
   choose: 'answer a question a tool asked the person',
   compact: 'summarise the oldest turns of a conversation now',

@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
 import type { ApprovalDecision } from '../../shared/approvals';
+import { schemaProblems } from '../../shared/schema-problems';
 import { readSigningKey, signDecision } from '../../client/sign-decision';
 import { decisionFromFlags } from '../approval-choices';
 import type { Cleanups } from '../cleanups';
@@ -33,6 +36,7 @@ export function parseApproveArgs(args: string[], defaultBy: () => string = curre
       by: { type: 'string' },
       sha256: { type: 'string' },
       key: { type: 'string' },
+      delegation: { type: 'string' },
       'raise-tokens': { type: 'string' },
       'raise-tool-calls': { type: 'string' },
       'raise-deadline': { type: 'string' },
@@ -53,11 +57,34 @@ export function parseApproveArgs(args: string[], defaultBy: () => string = curre
       // The hash `status` shows: the decision then holds only for exactly those arguments.
       ...(values.sha256 !== undefined ? { argumentsSha256: values.sha256.trim().toLowerCase() } : {}),
       ...(raise ? { raise } : {}),
+      ...(values.delegation !== undefined ? { delegation: delegationFromFile(values.delegation) } : {}),
     },
     json: values.json,
     ...(values.key !== undefined ? { keyFile: values.key } : {}),
   };
 }
+
+/** A delegation `delegate` printed, from its file: `from`, `expiresAt`, `signature` (its `to` is the decider). */
+function delegationFromFile(file: string): NonNullable<ApprovalDecision['delegation']> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`approve: cannot read a delegation from ${file}: ${(error as Error).message}`);
+  }
+  const delegation = DelegationFileSchema.safeParse(parsed);
+  if (!delegation.success)
+    throw new UsageError(`approve: ${file} is no delegation: ${schemaProblems(delegation.error)}`);
+  const { to: _to, ...rest } = delegation.data;
+  return rest;
+}
+
+const DelegationFileSchema = z.strictObject({
+  from: z.string().min(1),
+  to: z.string().min(1).optional(),
+  expiresAt: z.number().int().positive(),
+  signature: z.string().min(1),
+});
 
 /** A run paused at its budget goes on with this much more: tokens, tool calls, or time (`30m`). */
 function raiseFromFlags(values: {
@@ -101,7 +128,7 @@ export async function approveCommand(args: string[], cleanups: Cleanups): Promis
   process.stdout.write(
     approve.json
       ? `${JSON.stringify(receipt)}\n`
-      : `${receipt.decision.replace('_', ' ')}: ${receipt.toolName} (${receipt.toolCallId}) in ${approve.conversationId}\n`,
+      : `${receipt.decision.replace('_', ' ')}: ${receipt.toolName} (${receipt.toolCallId}) in ${approve.conversationId}${receipt.waitingFor ? `; waiting for more: ${receipt.waitingFor}` : ''}\n`,
   );
   return 0;
 }
