@@ -1,3 +1,4 @@
+import { policySummary } from '../shared/pending-policy';
 import type {
   PermissionOption,
   RequestPermissionRequest,
@@ -110,7 +111,7 @@ export class SessionFollower {
           status: 'pending',
         });
       }
-      this.ask(pending.toolCallId);
+      this.ask(pending.toolCallId, pending.policy ? policySummary(pending.policy) : undefined);
     }
   }
 
@@ -128,7 +129,7 @@ export class SessionFollower {
         return;
       case 'approval_requested':
         await this.announce(event.toolCallId, event.toolName, event.args, 'pending');
-        this.ask(event.toolCallId);
+        this.ask(event.toolCallId, event.asks);
         return;
       case 'approval_decided':
         this.asking.get(event.toolCallId)?.abort();
@@ -234,15 +235,23 @@ export class SessionFollower {
     return true;
   }
 
-  /** Asks the editor in the background: events go on meanwhile, and a decision made elsewhere withdraws it. */
-  private ask(toolCallId: string): void {
+  /**
+   * Asks the editor in the background: events go on meanwhile, and a decision made elsewhere
+   * withdraws it. Under an approval policy the title says who else must agree (`asks`).
+   */
+  private ask(toolCallId: string, asks?: string): void {
     const call = this.calls.get(toolCallId);
     if (!call || this.asking.has(toolCallId)) return;
     const withdraw = new AbortController();
     this.asking.set(toolCallId, withdraw);
     const request: RequestPermissionRequest = {
       sessionId: this.deps.sessionId,
-      toolCall: { toolCallId, title: call.view.title, kind: call.view.kind, status: 'pending' },
+      toolCall: {
+        toolCallId,
+        title: asks ? `${call.view.title} (${asks})` : call.view.title,
+        kind: call.view.kind,
+        status: 'pending',
+      },
       options: PERMISSION_OPTIONS.filter(
         (option) => !call.rejectOnly || option.kind.startsWith('reject'),
       ).map((option) => ({

@@ -45,7 +45,7 @@ export function eventLine(event: AgentEvent): string | undefined {
           return `? run ${event.run} reached its ${reached}; ${event.toolCallId} waits: ${dailyBudgetPauseWords(pause)}`;
         return `? run ${event.run} reached its ${reached}; ${event.toolCallId} waits: allowing gives ${defaultRaise}, rejecting stops the run`;
       }
-      return `? ${event.toolName} needs approval (risk ${event.risk}, call ${event.toolCallId}): ${oneLine(event.args, 120)}`;
+      return `? ${event.toolName} needs approval (risk ${event.risk}, call ${event.toolCallId}): ${oneLine(event.args, 120)}${event.asks ? `\n  ${event.asks}` : ''}`;
     }
     case 'approval_decided':
       return `${event.decision.startsWith('allow') ? '✓' : '✗'} ${event.toolName} ${DECISION_WORDS[event.decision]} by ${event.by}${event.reason ? `: ${oneLine(event.reason, 120)}` : ''}`;

@@ -1,3 +1,4 @@
+import { policySummary } from '../shared/pending-policy';
 import type { PendingApproval } from '../shared/approvals';
 import { budgetKindWords } from '../shared/budget';
 import { type Message, textOf } from '../shared/messages';
@@ -65,6 +66,7 @@ export function inboxItem(item: InboxItem, csrf: string): SafeHtml {
       }
       · asked of ${item.mayDecide.length ? item.mayDecide.join(', ') : 'no token of the gateway'}
     </p>
+    ${approval.policy ? html`<p class="policy">${policySummary(approval.policy)}</p>` : ''}
     ${approval.budget ? budgetLine(approval) : argumentsBlock(approval)} ${contextBlock(item.context)}
     ${decisionForms(conversationId, approval, csrf, 'inbox')}
   </section>`;

@@ -95,6 +95,8 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
     /** SHA-256 (hex) of the whole arguments; absent in events of older workers. */
     argsSha256: z.string().optional(),
     risk: RiskLevelSchema,
+    /** Under an approval policy: whom it asks, how many must allow, and its deadlines. */
+    asks: z.string().optional(),
   }),
   z.object({
     ...base,

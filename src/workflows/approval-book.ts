@@ -19,13 +19,8 @@ import { approvalFloorFor, stricterApproval } from '../shared/worker-floors';
 import type { ApprovalReceipt } from '../shared/conversation-api';
 import type { DecisionSignatures } from './decision-signatures';
 import type { EventLog } from './event-log';
-import {
-  checkPolicyDecision,
-  countPolicyDecision,
-  countedAs,
-  pendingPolicy,
-  progress,
-} from './policy-request';
+import { checkPolicyDecision, countPolicyDecision, countedAs, pendingPolicy } from './policy-request';
+import { policyProgress, policySummary } from '../shared/pending-policy';
 import { workflowTime } from './workflow-time';
 
 /** Who a daily-budget pause is recorded as decided by when the next UTC day lets the run go on. */
@@ -198,9 +193,9 @@ export class ApprovalBook {
       toolName: pending.toolName,
       decision: decision.decision,
       by: decision.delegation ? `${decision.by} for ${decision.delegation.from}` : decision.by,
-      progress: progress(policy),
+      progress: policyProgress(policy),
     });
-    if (!decided) return { ...receipt, decision: decision.decision, waitingFor: progress(policy) };
+    if (!decided) return { ...receipt, decision: decision.decision, waitingFor: policyProgress(policy) };
     this.decisions.set(decision.toolCallId, decided);
     if (decided.decision === 'allow_always')
       this.standing.set(pending.scope, { decision: 'allow', by: decided.by, quorum: true });
@@ -326,6 +321,7 @@ export class ApprovalBook {
       args: request.arguments.slice(0, EVENT_ARGUMENTS_CHARS),
       argsSha256: request.argumentsSha256,
       risk: request.risk,
+      ...(request.policy ? { asks: policySummary(request.policy) } : {}),
     });
     let outcome: { decision: ApprovalDecision; timedOut: boolean } | undefined;
     try {

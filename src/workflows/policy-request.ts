@@ -1,14 +1,10 @@
 import type { ApprovalDecision, ApprovalDecisionKind, PendingPolicy } from '../shared/approvals';
-import type { PolicyGroup, RequestPolicy } from '../shared/approval-policy';
+import type { RequestPolicy } from '../shared/approval-policy';
+import { allowsFrom, groupsNow, policyGroupWords, policyProgress } from '../shared/pending-policy';
 
 /** A request's policy as it starts: nobody has allowed yet, not escalated. */
 export function pendingPolicy(policy: RequestPolicy): PendingPolicy {
   return { ...policy, allowed: [], escalated: false };
-}
-
-/** The groups whose members may decide now: the rule's, and once escalated, the escalation's too. */
-function groupsNow(policy: PendingPolicy): PolicyGroup[] {
-  return policy.escalated && policy.escalation ? [policy.group, policy.escalation] : [policy.group];
 }
 
 /** Who may decide now, in the order the policy names them. */
@@ -27,12 +23,12 @@ export function checkPolicyDecision(policy: PendingPolicy, decision: ApprovalDec
   const who = decision.delegation ? `${decision.by} (for ${approver})` : approver;
   if (!eligibleApprovers(policy).includes(approver)) {
     throw new Error(
-      `${who} may not decide tool call ${decision.toolCallId}: the approval policy (${policy.rule}) asks ${groupWords(policy)}`,
+      `${who} may not decide tool call ${decision.toolCallId}: the approval policy (${policy.rule}) asks ${policyGroupWords(policy)}`,
     );
   }
   if (policy.allowed.some((allow) => allow.by === approver)) {
     throw new Error(
-      `${approver} has allowed tool call ${decision.toolCallId} already: each approver counts once (${progress(policy)})`,
+      `${approver} has allowed tool call ${decision.toolCallId} already: each approver counts once (${policyProgress(policy)})`,
     );
   }
 }
@@ -65,21 +61,4 @@ export function countPolicyDecision(
     decision: kind,
     by: counted.map((allow) => (allow.via ? `${allow.via} for ${allow.by}` : allow.by)).join(', '),
   };
-}
-
-function allowsFrom(policy: PendingPolicy, group: PolicyGroup): PendingPolicy['allowed'] {
-  return policy.allowed.filter((allow) => group.members.includes(allow.by));
-}
-
-/** "1 of 2 of leads have allowed", for receipts and refusals. */
-export function progress(policy: PendingPolicy): string {
-  return groupsNow(policy)
-    .map((group) => `${allowsFrom(policy, group).length} of ${group.quorum} of ${group.name} have allowed`)
-    .join('; ');
-}
-
-function groupWords(policy: PendingPolicy): string {
-  return groupsNow(policy)
-    .map((group) => `${group.quorum} of ${group.name} (${group.members.join(', ')})`)
-    .join(' or ');
 }

@@ -129,6 +129,9 @@ test('exec under a quorum of two leads: one allow runs nothing, each approver co
   await waitForEvent(handleOf(waiting.id), 'run_finished');
   expect(runs(waiting)).toBe(1);
   const events = await eventsOf(handleOf(waiting.id));
+  expect(events.find((event) => event.type === 'approval_requested')).toMatchObject({
+    asks: 'approval policy exec by two leads: asks 2 of leads (alice, bob, carol); 0 of 2 of leads have allowed',
+  });
   expect(events.filter((event) => event.type === 'approval_counted').map((event) => event.by)).toEqual([
     'alice',
     'bob',

@@ -49,6 +49,46 @@ test('a running conversation with a pending approval says how to decide it', () 
   );
 });
 
+test('under an approval policy status says whom a call asks, who has allowed, and its deadlines', () => {
+  const text = formatStatus({
+    execution,
+    summary,
+    pendingApprovals: [
+      {
+        toolCallId: 'call_x',
+        toolName: 'exec',
+        arguments: '{"command":"make deploy"}',
+        argumentsLength: 25,
+        argumentsSha256: 'cd'.repeat(32),
+        scope: 'exec',
+        risk: 'high',
+        mode: 'ask',
+        requestedAt: Date.parse('2025-03-01T10:05:00Z'),
+        expiresAt: Date.parse('2025-03-01T14:05:00Z'),
+        run: 3,
+        policy: {
+          rule: 'deploys',
+          group: { name: 'leads', members: ['alice', 'bob', 'carol'], quorum: 2 },
+          rejectStops: true,
+          escalation: {
+            name: 'oncall',
+            members: ['dave'],
+            quorum: 1,
+            at: Date.parse('2025-03-01T10:20:00Z'),
+          },
+          expiry: { at: Date.parse('2025-03-01T14:05:00Z'), reason: 'too late' },
+          allowed: [{ by: 'alice', decision: 'allow_once' }],
+          escalated: false,
+        },
+      },
+    ],
+  });
+  expect(text).toContain(
+    '      approval policy deploys: asks 2 of leads (alice, bob, carol); 1 of 2 of leads have allowed (alice); ' +
+      'goes to oncall too at 2025-03-01T10:20:00.000Z; rejected at 2025-03-01T14:05:00.000Z\n',
+  );
+});
+
 test('an idle conversation with nothing pending', () => {
   const text = formatStatus({
     execution,

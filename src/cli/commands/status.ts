@@ -1,3 +1,4 @@
+import { policySummary } from '../../shared/pending-policy';
 import type { PendingApproval } from '../../shared/approvals';
 import type { BudgetPause, BudgetStatus } from '../../shared/budget';
 import type { DailySpent } from '../../shared/daily-budget';
@@ -94,6 +95,7 @@ export function formatStatus(report: StatusReport): string {
       lines.push(
         `    ${approval.toolCallId}  ${approval.toolName} (risk ${approval.risk}, asked ${new Date(approval.requestedAt).toISOString()}${expires}): ${approval.arguments.slice(0, STATUS_ARGUMENTS_CHARS)}${cut}`,
         `      ${approveCommandLine(id, approval.toolCallId)}${hash} [--always] [--reject] [--reason TEXT]`,
+        ...(approval.policy ? [`      ${policySummary(approval.policy)}`] : []),
       );
     }
   } else {
