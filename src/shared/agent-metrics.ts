@@ -23,6 +23,9 @@ export const METRIC = {
   /** By `tool` and `decision`: approved, rejected, expired, aborted. */
   approvalsDecided: 'durable_agent_approvals_decided',
   approvalWait: 'durable_agent_approval_wait',
+  /** Under an approval policy, by `tool`: requests offered to their escalation group, and those its expiry rejected. */
+  approvalsEscalated: 'durable_agent_approvals_escalated',
+  approvalsExpired: 'durable_agent_approvals_expired',
   /** Tokens the endpoint reported per finished run, by `outcome`; a budget pause counts as an approval of tool `budget`. */
   runTokens: 'durable_agent_run_tokens',
   /** Runs stopped at their budget, by `budget` (tokens, toolCalls, deadlineMs, dailyTokens). */

@@ -1,5 +1,6 @@
 import { metricMeter } from '@temporalio/workflow';
 import { METRIC, recordCount } from '../shared/agent-metrics';
+import { POLICY_DECIDER } from '../shared/approval-policy';
 import type { AgentEvent } from '../shared/events';
 
 /**
@@ -18,10 +19,14 @@ export class ConversationMetrics {
       metricMeter
         .createHistogram(METRIC.runTokens, 'int', 'tokens')
         .record(event.usage.tokens, { outcome: event.outcome });
+    } else if (event.type === 'approval_escalated') {
+      recordCount(metricMeter, METRIC.approvalsEscalated, { tool: event.toolName });
     } else if (event.type === 'budget_exhausted') {
       recordCount(metricMeter, METRIC.budgetStops, { budget: event.budget });
     } else if (event.type === 'approval_decided') {
       recordCount(metricMeter, METRIC.approvalsDecided, { tool: event.toolName, decision: event.decision });
+      if (event.by === POLICY_DECIDER)
+        recordCount(metricMeter, METRIC.approvalsExpired, { tool: event.toolName });
       const askedAt = this.requestedAt.get(event.toolCallId);
       this.requestedAt.delete(event.toolCallId);
       if (askedAt !== undefined) {
