@@ -2,7 +2,8 @@
  * A worker in its own process, so a test can SIGKILL it. Configured by environment:
  * TEST_TEMPORAL_ADDRESS, TEST_WORKFLOW_BUNDLE, TASK_QUEUE, OPENAI_BASE_URL, WORKSPACE, MARKER_DIR,
  * AGENT_DEPLOYMENT_NAME with AGENT_BUILD_ID for a versioned worker, AGENT_STICKY_QUEUE_TIMEOUT_MS, and
- * the fleet model limits (AGENT_MODEL_MAX_CONCURRENT, …) as a worker reads them.
+ * the fleet model limits (AGENT_MODEL_MAX_CONCURRENT, …), approver keys and the approval policy
+ * (DURABLE_AGENT_APPROVER_KEYS, AGENT_APPROVAL_POLICY) as a worker reads them.
  */
 import { access, appendFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -16,6 +17,8 @@ import { defineTool, textResult } from '../../src/tools/tool';
 import { createAgentWorker } from '../../src/worker/create-worker';
 import { deploymentVersionFromEnv } from '../../src/worker/deployment-settings';
 import { webhooksFromEnv } from '../../src/worker/webhook-settings';
+import { approvalPolicyFromEnv } from '../../src/worker/approval-policy-settings';
+import { approverKeysFromEnv } from '../../src/worker/floor-settings';
 import { fleetModelLimiter } from '../../src/activities/model-lease';
 import { modelLimiterFromEnv } from '../../src/worker/model-limit-settings';
 
@@ -67,6 +70,8 @@ const holdWrites: ToolHooks = {
 async function main() {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const modelLimiter = modelLimiterFromEnv(process.env);
+  const approverKeys = approverKeysFromEnv(process.env);
+  const approvalPolicy = approvalPolicyFromEnv(process.env, approverKeys);
   const connection = await NativeConnection.connect({ address: env('TEST_TEMPORAL_ADDRESS') });
   const deployment = deploymentVersionFromEnv(process.env);
   const stickyQueueTimeoutMs = process.env.AGENT_STICKY_QUEUE_TIMEOUT_MS;
@@ -86,6 +91,8 @@ async function main() {
       defaultWorkspace: env('WORKSPACE'),
       hooks: [holdWrites],
       webhooks: webhooksFromEnv(process.env),
+      ...(approverKeys ? { approverKeys } : {}),
+      ...(approvalPolicy ? { approvalPolicy } : {}),
       ...(modelLimiter ? { limiter: fleetModelLimiter(modelLimiter) } : {}),
     },
     ...(deployment ? { deployment } : {}),
