@@ -8,7 +8,6 @@ import { Client, Connection } from '@temporalio/client';
 import { AgentClient } from '../../src/client/agent-client';
 import type { ApprovalPolicyInput } from '../../src/shared/approval-policy';
 import type { ApprovalDecision } from '../../src/shared/approvals';
-import { approveUpdate } from '../../src/shared/conversation-api';
 import type { AgentEvent } from '../../src/shared/events';
 import { signedDecisionText } from '../../src/shared/signed-decisions';
 import { type RunningServer, startDevServer } from '../../src/worker/dev-server';
