@@ -1,5 +1,6 @@
 import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import nock from 'nock';
 import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
@@ -8,6 +9,8 @@ import { ApprovalPolicySchema } from '../../src/shared/approval-policy';
 import type { ApprovalDecision, ApprovalDecisionKind, PendingApproval } from '../../src/shared/approvals';
 import { approveUpdate, pendingApprovalsQuery } from '../../src/shared/conversation-api';
 import { signDelegation } from '../../src/client/sign-decision';
+import { createGateway } from '../../src/gateway/gateway-app';
+import { GatewayTokens } from '../../src/gateway/gateway-tokens';
 import { signedDecisionText } from '../../src/shared/signed-decisions';
 import { rawPublicKey } from '../../src/worker/floor-settings';
 import { nockModel } from '../support/nock-model';
@@ -140,6 +143,50 @@ test('exec under a quorum of two leads: one allow runs nothing, each approver co
     decision: 'allow_once',
     by: 'alice, bob',
   });
+});
+
+test("through the gateway: the pending call says how far its quorum has come, and a lead's allow there counts as theirs", async () => {
+  const waiting = await waitingExec();
+  // The gateway signs as the token's identity with alice's key (its key is alice's in the keys file).
+  const gateway = createGateway({
+    agent: harness().agent,
+    tokens: new GatewayTokens([{ name: 'alice', token: 'alice-token-for-the-policy-test', actions: ['*'] }]),
+    signingKey: keys.alice.privateKey,
+  });
+  try {
+    await gateway.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = gateway.server.address() as AddressInfo;
+    const url = `http://127.0.0.1:${port}/v1/conversations/${waiting.id}/approvals`;
+    const headers = {
+      authorization: 'Bearer alice-token-for-the-policy-test',
+      'content-type': 'application/json',
+    };
+    const allowed = await fetch(`${url}/${waiting.pending.toolCallId}`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ decision: 'allow_once', argumentsSha256: waiting.pending.argumentsSha256 }),
+    });
+    expect(await allowed.json()).toMatchObject({ waitingFor: '1 of 2 of leads have allowed' });
+    const listed = await fetch(url, { headers });
+    expect(await listed.json()).toMatchObject({
+      pending: [
+        {
+          toolCallId: waiting.pending.toolCallId,
+          policy: {
+            group: { name: 'leads', quorum: 2 },
+            allowed: [{ by: 'alice', decision: 'allow_once' }],
+            progress: '1 of 2 of leads have allowed',
+          },
+        },
+      ],
+    });
+    expect(runs(waiting)).toBe(0);
+    await decide(waiting, signed(waiting, 'bob'));
+    await waitForEvent(handleOf(waiting.id), 'run_finished');
+    expect(runs(waiting)).toBe(1);
+  } finally {
+    await gateway.close();
+  }
 });
 
 test('a reject by a lead before the quorum stops the call', async () => {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { signDecision } from '../../client/sign-decision';
 import type { ApprovalDecision } from '../../shared/approvals';
+import { policyProgress } from '../../shared/pending-policy';
 import { ApproveBodySchema } from '../gateway-api';
 import type { GatewayAccess } from '../gateway-access';
 import type { GatewayDeps } from '../gateway-deps';
@@ -13,7 +14,15 @@ export function registerApprovalRoutes(app: FastifyInstance, deps: GatewayDeps, 
   app.get('/v1/conversations/:id/approvals', async (request) => {
     const id = idOf(request);
     await access.allowed(request, 'status', id);
-    return { pending: await agent.pendingApprovals(id) };
+    const pending = await agent.pendingApprovals(id);
+    // Under an approval policy, how far its quorum has come, in words beside the structure.
+    return {
+      pending: pending.map((approval) =>
+        approval.policy
+          ? { ...approval, policy: { ...approval.policy, progress: policyProgress(approval.policy) } }
+          : approval,
+      ),
+    };
   });
 
   app.post('/v1/conversations/:id/approvals/:toolCallId', async (request) => {
