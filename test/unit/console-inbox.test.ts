@@ -1,6 +1,7 @@
 import type { AgentClient } from '../../src/client/agent-client';
 import type { ConversationOverview, OverviewFilter } from '../../src/client/conversation-overview';
 import { INBOX_CONVERSATIONS, ConsoleReads } from '../../src/console/console-reads';
+import { inboxItem } from '../../src/console/inbox-view';
 import type { GatewayAccess } from '../../src/gateway/gateway-access';
 import type { GatewayToken } from '../../src/gateway/gateway-api';
 import { GatewayTokens } from '../../src/gateway/gateway-tokens';
@@ -110,4 +111,39 @@ test('each item says who may decide it: the unexpired tokens with approve on its
   expect(of('c-1')).toEqual(['alice', 'ones']);
   expect(of('c-10')).toEqual(['alice', 'ones']);
   expect(of('c-2')).toEqual(['alice']);
+});
+
+test('an inbox item under an approval policy says whom it asks, who has allowed and its deadlines', () => {
+  const page = inboxItem(
+    {
+      conversationId: 'c-policy',
+      agentId: 'default',
+      context: [],
+      mayDecide: ['alice', 'bob'],
+      approval: {
+        toolCallId: 'call_x',
+        toolName: 'exec',
+        arguments: '{"command":"make deploy"}',
+        argumentsLength: 25,
+        argumentsSha256: 'cd'.repeat(32),
+        scope: 'exec',
+        risk: 'high',
+        mode: 'ask',
+        requestedAt: Date.parse('2025-03-01T10:05:00Z'),
+        run: 1,
+        policy: {
+          rule: 'deploys <&>',
+          group: { name: 'leads', members: ['alice', 'bob'], quorum: 2 },
+          rejectStops: true,
+          allowed: [{ by: 'bob', decision: 'allow_once', via: 'dave' }],
+          escalated: false,
+          expiry: { at: Date.parse('2025-03-01T14:05:00Z'), reason: 'late' },
+        },
+      },
+    },
+    'csrf-token',
+  ).text;
+  expect(page).toContain(
+    '<p class="policy">approval policy deploys &lt;&amp;&gt;: asks 2 of leads (alice, bob); 1 of 2 of leads have allowed (dave for bob); rejected at 2025-03-01T14:05:00.000Z</p>',
+  );
 });
