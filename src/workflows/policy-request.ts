@@ -26,9 +26,17 @@ export function checkPolicyDecision(policy: PendingPolicy, decision: ApprovalDec
       `${who} may not decide tool call ${decision.toolCallId}: the approval policy (${policy.rule}) asks ${policyGroupWords(policy)}`,
     );
   }
+  // A reject is always heard (it may stop the call), also from someone who allowed before.
+  if (decision.decision === 'reject_once' || decision.decision === 'reject_always') return;
   if (policy.allowed.some((allow) => allow.by === approver)) {
     throw new Error(
       `${approver} has allowed tool call ${decision.toolCallId} already: each approver counts once (${policyProgress(policy)})`,
+    );
+  }
+  // A quorum is of distinct people: whoever decided once, for themselves or in another's place, counts no more.
+  if (policy.allowed.some((allow) => (allow.via ?? allow.by) === decision.by)) {
+    throw new Error(
+      `${decision.by} has allowed tool call ${decision.toolCallId} already: a quorum counts distinct people (${policyProgress(policy)})`,
     );
   }
 }

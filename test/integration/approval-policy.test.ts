@@ -189,7 +189,13 @@ test("through the gateway: the pending call says how far its quorum has come, an
   }
 });
 
-test('a reject by a lead before the quorum stops the call', async () => {
+test('a reject by a lead before the quorum stops the call, also from a lead who allowed before', async () => {
+  const changedMind = await waitingExec();
+  await decide(changedMind, signed(changedMind, 'alice'));
+  await decide(changedMind, signed(changedMind, 'alice', 'reject_once'));
+  await waitForEvent(handleOf(changedMind.id), 'run_finished');
+  expect(runs(changedMind)).toBe(0);
+
   const waiting = await waitingExec();
   await decide(waiting, signed(waiting, 'alice'));
   await decide(waiting, { ...signed(waiting, 'carol', 'reject_once') });
@@ -224,6 +230,11 @@ test("a delegation from bob to dave: dave's allow counts as bob's, once; an expi
   // For alice, who has allowed already, it counts nothing more.
   const aliceToDave = signDelegation('alice', 'dave', Date.now() + day, keys.alice.privateKey);
   expect(await refusal(expired, asDave(expired, aliceToDave))).toMatch(/alice has allowed .* already/);
+  // Alice, who allowed as herself, holding bob's delegation too: a quorum counts distinct people.
+  const bobToAlice = signDelegation('bob', 'alice', Date.now() + day, keys.bob.privateKey);
+  expect(await refusal(expired, { ...signed(expired, 'alice'), delegation: bobToAlice })).toMatch(
+    /alice has allowed .* already: a quorum counts distinct people/,
+  );
   expect(runs(expired)).toBe(0);
 
   expect(await decide(expired, asDave(expired, bobToDave))).toMatchObject({ decision: 'allow_once' });

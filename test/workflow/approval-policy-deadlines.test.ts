@@ -1,4 +1,7 @@
-import { randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { signDecision, signDelegation } from '../../src/client/sign-decision';
+import type { ApprovalDecision } from '../../src/shared/approvals';
+import { rawPublicKey } from '../../src/worker/floor-settings';
 import { ApprovalPolicySchema } from '../../src/shared/approval-policy';
 import type { AgentEvent } from '../../src/shared/events';
 import type { WebhookDelivery } from '../../src/shared/webhooks';
@@ -119,5 +122,65 @@ describeWithTimeSkipping('approval policy deadlines on a time-skipping server', 
       reason: 'rejected by the approval policy: nobody approved the deploy within 4 hours',
     });
     expect(toolRuns).toEqual([]);
+  });
+
+  test("bob's delegation to dave for a day: dave's allow counts as bob's that day, and not after it", async () => {
+    const keys = Object.fromEntries(
+      ['alice', 'bob', 'dave'].map((name) => [name, generateKeyPairSync('ed25519')]),
+    );
+    const model = new ScriptedModel([
+      { toolCalls: [deployCall] },
+      { text: 'Deployed.' },
+      { toolCalls: [{ ...deployCall, id: 'call_deploy_again' }] },
+      { text: 'Not deployed.' },
+    ]);
+    const { activities, toolRuns } = policyActivities(model);
+    activities.admitConversation = async () => ({
+      admitted: true,
+      approvalFloor: {},
+      approvalPolicy: POLICY,
+      approverKeys: Object.fromEntries(
+        Object.entries(keys).map(([name, pair]) => [
+          name,
+          rawPublicKey(pair.publicKey.export({ format: 'pem', type: 'spki' }).toString(), name),
+        ]),
+      ),
+    });
+    const id = `conv-${randomUUID()}`;
+    await harness().withWorker(activities, async ({ agent }) => {
+      const delegation = signDelegation(
+        'bob',
+        'dave',
+        (await harness().env.currentTimeMs()) + 24 * HOUR,
+        keys.bob!.privateKey,
+      );
+      const allow = async (toolCallId: string, by: string, extra: Partial<ApprovalDecision> = {}) => {
+        const [pending] = await agent.pendingApprovals(id);
+        return agent.approve(
+          id,
+          signDecision(
+            id,
+            { toolCallId, decision: 'allow_once', by, argumentsSha256: pending!.argumentsSha256, ...extra },
+            keys[by]!.privateKey,
+            await harness().env.currentTimeMs(),
+          ),
+        );
+      };
+
+      await agent.send(id, 'Deploy to production');
+      await waitFor(async () => (await agent.pendingApprovals(id))[0], 'the deploy to wait');
+      await allow(deployCall.id, 'alice');
+      await allow(deployCall.id, 'dave', { delegation });
+      await waitForEvent(handleOf(id), 'run_finished', (event) => event.run === 1);
+
+      await harness().env.sleep(24 * HOUR + MINUTE);
+      await agent.send(id, 'Deploy again');
+      await waitFor(async () => (await agent.pendingApprovals(id))[0], 'the second deploy to wait');
+      await allow('call_deploy_again', 'alice');
+      await expect(allow('call_deploy_again', 'dave', { delegation })).rejects.toThrow(
+        /bob's delegation to dave expired/,
+      );
+    });
+    expect(toolRuns.map((run) => run.toolCallId)).toEqual([deployCall.id]);
   });
 });
