@@ -46,16 +46,26 @@ interface Waiting {
 }
 
 /** A conversation whose model asks to run a command that appends to a file; returns once the call waits. */
-async function waitingExec(): Promise<Waiting> {
+async function waitingExec(runs = 1): Promise<Waiting> {
   const id = `conv-policy-${randomUUID()}`;
   const ranFile = path.join(harness().workspace, `${id}.ran`);
   const toolCallId = `call_exec_${randomUUID().slice(0, 8)}`;
-  // The model of this conversation alone (an earlier one's script is spent).
+  // The model of this conversation alone (an earlier one's script is spent); each run runs the command.
   nock.cleanAll();
-  nockModel([
-    { toolCalls: [{ id: toolCallId, name: 'exec', arguments: { command: `echo ran >> ${id}.ran` } }] },
-    { text: 'done' },
-  ]);
+  nockModel(
+    Array.from({ length: runs }, (_, run) => [
+      {
+        toolCalls: [
+          {
+            id: run === 0 ? toolCallId : `${toolCallId}_${run + 1}`,
+            name: 'exec',
+            arguments: { command: `echo ran >> ${id}.ran` },
+          },
+        ],
+      },
+      { text: 'done' },
+    ]).flat(),
+  );
   await harness().agent.send(id, 'deploy it');
   const pending = await waitFor(
     async () =>
@@ -187,6 +197,37 @@ test("through the gateway: the pending call says how far its quorum has come, an
   } finally {
     await gateway.close();
   }
+});
+
+test('"allow always" stands for later calls only when every allow of the quorum said always', async () => {
+  const once = await waitingExec(2);
+  await decide(once, signed(once, 'alice', 'allow_always'));
+  expect(await decide(once, signed(once, 'bob', 'allow_once'))).toMatchObject({ decision: 'allow_once' });
+  await waitForEvent(handleOf(once.id), 'run_finished', (event) => event.run === 1);
+  await harness().agent.send(once.id, 'again');
+  // The next run's call asks again: the quorum did not allow always.
+  await waitFor(
+    async () => ((await handleOf(once.id).query(pendingApprovalsQuery)).length > 0 ? true : undefined),
+    'the second call to ask',
+  );
+  expect(runs(once)).toBe(1);
+
+  const always = await waitingExec(2);
+  await decide(always, signed(always, 'alice', 'allow_always'));
+  expect(await decide(always, signed(always, 'bob', 'allow_always'))).toMatchObject({
+    decision: 'allow_always',
+  });
+  await waitForEvent(handleOf(always.id), 'run_finished', (event) => event.run === 1);
+  await harness().agent.send(always.id, 'again');
+  await waitForEvent(handleOf(always.id), 'run_finished', (event) => event.run === 2);
+  // The next run's call ran without asking, allowed always by both.
+  expect(runs(always)).toBe(2);
+  const events = await eventsOf(handleOf(always.id));
+  expect(events.filter((event) => event.type === 'approval_requested')).toHaveLength(1);
+  expect(events.find((event) => event.type === 'approval_decided')).toMatchObject({
+    decision: 'allow_always',
+    by: 'alice, bob',
+  });
 });
 
 test('a reject by a lead before the quorum stops the call, also from a lead who allowed before', async () => {
