@@ -8,6 +8,7 @@ import { z } from 'zod';
  */
 export const SPENT_MEMO = 'durableAgentSpent';
 
+/** Read from memos workers write: not strict, so a list read by an older client ignores fields a newer worker adds. */
 export const ConversationSpentSchema = z.object({
   /** Runs so far: one per user message or batch of them. */
   runs: z.number().int().nonnegative(),
