@@ -166,7 +166,7 @@ function ruleCovers(
  * asks at least (`ask`), so a conversation setting it to `auto` is refused. A call a rule covers by
  * risk alone is asked whatever the conversation's mode (ApprovalBook).
  */
-export function policyApprovalFloor(policy: ApprovalPolicy | undefined): Record<string, ApprovalMode> {
+function policyApprovalFloor(policy: ApprovalPolicy | undefined): Record<string, ApprovalMode> {
   const floor: Record<string, ApprovalMode> = {};
   for (const rule of policy?.rules ?? []) {
     for (const entry of rule.match.tools ?? []) {

@@ -8,7 +8,7 @@ export function pendingPolicy(policy: RequestPolicy): PendingPolicy {
 }
 
 /** Who may decide now, in the order the policy names them. */
-export function eligibleApprovers(policy: PendingPolicy): string[] {
+function eligibleApprovers(policy: PendingPolicy): string[] {
   return [...new Set(groupsNow(policy).flatMap((group) => group.members))];
 }
 
