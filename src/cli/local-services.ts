@@ -60,7 +60,15 @@ export async function startLocalWorker(
 ): Promise<{ done: Promise<void> }> {
   const { startWorkerFromEnv } = await import('../worker/local-worker');
   const tracing = await processTracing(cleanups);
-  const worker = await startWorkerFromEnv(settings, address, workspace, env, log, moreSources, tracing);
+  const worker = await startWorkerFromEnv({
+    settings,
+    address,
+    workspace,
+    env,
+    log,
+    moreSources,
+    ...(tracing ? { tracing } : {}),
+  });
   cleanups.first(worker.stop);
   return { done: worker.done };
 }

@@ -1,32 +1,22 @@
 import type { Worker } from '@temporalio/worker';
+import type { DurableAgentPlugin } from './agent-plugin';
 
 /**
- * A durable-agent worker: the Temporal worker of the conversation task queue, and one activity-only
- * worker per worker-bound tool table (background processes) on that table's own queue, so calls
- * naming a background process reach the process that holds it. They run, stop and fail together.
+ * A durable-agent worker: the Temporal worker of the conversation task queue and, through the
+ * plugin, one activity-only worker per worker-bound tool table (background processes) on that
+ * table's own queue, so calls naming a background process reach the process that holds it. They
+ * run, stop and fail together.
  */
 export class AgentWorker {
   constructor(
     /** The worker of the conversation task queue: workflows, model calls and tools. */
     readonly main: Worker,
-    private readonly bound: readonly Worker[] = [],
-    /** Let go of once every worker has stopped (the push endpoint). */
-    private readonly afterStop: () => Promise<void> = async () => {},
+    private readonly plugin: DurableAgentPlugin,
   ) {}
 
-  private get all(): Worker[] {
-    return [this.main, ...this.bound];
-  }
-
-  /** Until shut down, or one of them fails (the others are then shut down too). */
-  async run(): Promise<void> {
-    const runs = this.all.map((worker) => worker.run().finally(() => this.shutdown()));
-    const outcomes = await Promise.allSettled(runs);
-    await this.afterStop().catch(() => undefined);
-    const failed = outcomes.find(
-      (outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected',
-    );
-    if (failed) throw failed.reason;
+  /** Until shut down, or one of its workers fails (the others are then shut down too). */
+  run(): Promise<void> {
+    return this.main.run();
   }
 
   /** Runs until `work` settles, then shuts down and returns its value. */
@@ -42,7 +32,8 @@ export class AgentWorker {
 
   /** Stops taking work; running activities get the shutdown grace time. */
   shutdown(): void {
-    for (const worker of this.all) if (worker.getState() === 'RUNNING') worker.shutdown();
+    this.plugin.shutdownCompanions(this.main);
+    if (this.main.getState() === 'RUNNING') this.main.shutdown();
   }
 
   getState(): ReturnType<Worker['getState']> {
@@ -51,6 +42,6 @@ export class AgentWorker {
 
   /** Activities running now, on all of its queues. */
   inFlightActivities(): number {
-    return this.all.reduce((sum, worker) => sum + worker.getStatus().numInFlightActivities, 0);
+    return this.plugin.inFlightActivities(this.main);
   }
 }

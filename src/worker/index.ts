@@ -1,9 +1,12 @@
-// The entry point for embedders (`durable-agent/worker`): build a worker of your own, with your
-// own tools, hooks and tool sources. Clients import `durable-agent`.
+// The entry point for embedders (`durable-agent/worker`): add durable-agent to a worker of your own
+// with the plugin, or build one that runs only durable-agent. Clients import `durable-agent`.
+export { DurableAgentPlugin, STICKY_QUEUE_TIMEOUT_MS } from './agent-plugin';
+export type { AgentPluginOptions, AgentWorkerTuning } from './agent-plugin-options';
+export type { ToolChoice } from './tool-selection';
 export { type AgentWorkerOptions, createAgentWorker } from './create-worker';
 export type { AgentWorker } from './agent-worker';
 export type { ActivityDeps } from '../activities/create-activities';
-export { type RunningWorker, startWorkerFromEnv } from './local-worker';
+export { type RunningWorker, type WorkerFromEnvOptions, startWorkerFromEnv } from './local-worker';
 export { connectClient, connectWorker } from './connect';
 export { agentDataConverter } from './data-converter';
 export { type ModelSettings, createOpenAiClient, modelSettingsFromEnv } from './model-settings';

@@ -35,22 +35,31 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
+/** Where a worker from the environment connects, what it reads, and what else it is given. */
+export interface WorkerFromEnvOptions {
+  /** Namespace, task queue and the rest of the connection settings. */
+  settings: ConnectionSettings;
+  /** The Temporal frontend, host:port. */
+  address: string;
+  /** The workspace of conversations that name none. */
+  workspace: string;
+  /** The environment the model, tools, floors, keys and webhooks are read from. */
+  env: NodeJS.ProcessEnv;
+  /** Where the worker says what it is doing. */
+  log: (message: string) => void;
+  /** Tool sources besides those the environment configures (the MCP servers an editor names). */
+  moreSources?: readonly ToolSource[];
+  /** Traces of this worker's workflows and activities; off when absent. */
+  tracing?: Tracing;
+}
+
 /**
- * A worker assembled from `env`, as the `worker` and `run` commands start it: the model, the
+ * A worker assembled from `env`, as the `worker`, `run` and `acp` commands start it: the model, the
  * built-in tools with the exec policy and the command environment, MCP and RAP tool sources, the
  * tool policy, the floors, approver keys and webhooks. A setting that is wrong stops it here.
  */
-export async function startWorkerFromEnv(
-  settings: ConnectionSettings,
-  address: string,
-  workspace: string,
-  env: NodeJS.ProcessEnv,
-  log: (message: string) => void,
-  /** Tool sources besides those the environment configures (the MCP servers an editor names). */
-  moreSources: readonly ToolSource[] = [],
-  /** Traces of this worker's workflows and activities; off when absent. */
-  tracing?: Tracing,
-): Promise<RunningWorker> {
+export async function startWorkerFromEnv(options: WorkerFromEnvOptions): Promise<RunningWorker> {
+  const { settings, address, workspace, env, log, moreSources = [], tracing } = options;
   const model = modelSettingsFromEnv(env);
   if (!model) throw new Error('no model is configured');
   const liveEndpoint = liveEndpointFromEnv(env);

@@ -1,11 +1,10 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { type BundleOptions, bundleWorkflowCode } from '@temporalio/worker';
+import { agentPreloadModules, agentWorkflowsModule } from './combined-workflows';
 
 /** The workflow bundle `npm run build` writes; workers and `replay` use it when present. */
 export const PREBUILT_BUNDLE = path.resolve(__dirname, '..', 'workflow-bundle.js');
-
-const WORKFLOWS_DIR = path.resolve(__dirname, '..', 'workflows');
 
 /**
  * What every bundle of the conversation workflows is built with: its whole module graph preloaded and
@@ -13,9 +12,7 @@ const WORKFLOWS_DIR = path.resolve(__dirname, '..', 'workflows');
  * (src/workflows/shared-module-graph.ts says why and what that asks of a module).
  */
 function agentBundlerOptions(workflowsPath: string): Pick<BundleOptions, 'preloadModules'> {
-  return {
-    preloadModules: [workflowsPath, require.resolve(path.join(WORKFLOWS_DIR, 'settle-shared-modules'))],
-  };
+  return { preloadModules: agentPreloadModules(workflowsPath) };
 }
 
 /** Where a worker gets its workflow code: a prebuilt bundle when there is one, else bundled at start. */
@@ -35,7 +32,7 @@ export function workflowSourcesOption(): {
   workflowsPath: string;
   bundlerOptions: Pick<BundleOptions, 'preloadModules'>;
 } {
-  const workflowsPath = require.resolve(WORKFLOWS_DIR);
+  const workflowsPath = agentWorkflowsModule();
   return { workflowsPath, bundlerOptions: agentBundlerOptions(workflowsPath) };
 }
 
@@ -43,7 +40,7 @@ export function workflowSourcesOption(): {
 export async function bundleAgentWorkflows(
   options: { workflowsPath?: string; logger?: BundleOptions['logger'] } = {},
 ): Promise<string> {
-  const workflowsPath = options.workflowsPath ?? require.resolve(WORKFLOWS_DIR);
+  const workflowsPath = options.workflowsPath ?? agentWorkflowsModule();
   const { code } = await bundleWorkflowCode({
     workflowsPath,
     logger: options.logger ?? quietLogger,

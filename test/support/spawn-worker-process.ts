@@ -5,18 +5,19 @@ import path from 'node:path';
 /**
  * Starts test/support/worker-process.ts in a process of its own (so a test can SIGKILL it) and
  * resolves once it polls its task queue. `env` adds to this process's environment; `wrapper` is a
- * command line the worker is started under (e.g. `bwrap … --`), which must pass its signals on.
+ * command line the worker is started under (e.g. `bwrap … --`), which must pass its signals on;
+ * `script` another worker program that prints `ready` the same way.
  */
 export function spawnWorkerProcess(
   env: Record<string, string>,
-  options: { wrapper?: readonly string[] } = {},
+  options: { wrapper?: readonly string[]; script?: string } = {},
 ): Promise<ChildProcess> {
   const argv = [
     ...(options.wrapper ?? []),
     process.execPath,
     '--import',
     'tsx',
-    path.join(__dirname, 'worker-process.ts'),
+    options.script ?? path.join(__dirname, 'worker-process.ts'),
   ];
   const child = spawn(argv[0]!, argv.slice(1), {
     env: { ...process.env, ...env },

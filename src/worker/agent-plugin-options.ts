@@ -1,0 +1,141 @@
+import type { DataConverter } from '@temporalio/common';
+import type { ActivityDeps } from '../activities/create-activities';
+import type { ApprovalPolicy } from '../shared/approval-policy';
+import type { ApproverKeys } from '../shared/signed-decisions';
+import type { ToolPolicy } from '../shared/tool-policy';
+import type { WebhookConfig } from '../shared/webhooks';
+import type { WorkerFloors } from '../shared/worker-floors';
+import { type BuiltinToolDeps, builtinTools } from '../tools/builtin/builtin-tools';
+import { ToolRegistry } from '../tools/registry';
+import type { ToolHooks } from '../tools/tool-hooks';
+import type { ToolSource } from '../tools/tool-source';
+import { type ModelSettings, createOpenAiClient } from './model-settings';
+import { type ToolChoice, selectTools } from './tool-selection';
+
+/** How a durable-agent worker behaves as a Temporal worker; every field has a default. */
+export interface AgentWorkerTuning {
+  /** Activities this worker runs at once (model calls and tools together). Default 200. */
+  maxConcurrentActivities?: number;
+  /** How often heartbeat progress is sent at most, in ms. Default 1000, so watchers see progress each second. */
+  heartbeatThrottleMs?: number;
+  /**
+   * On shutdown the worker stops taking work at once but lets running activities finish for this
+   * long (ms) before cancelling them. Default 300000, the longest tool category timeout: a worker
+   * that stops (a deploy, a `run` ending) does not cut off another conversation's tool mid-way.
+   */
+  shutdownGraceTimeMs?: number;
+  /**
+   * How long a workflow task waits on this worker's sticky queue (the worker that holds the
+   * conversation in its cache) before any worker of the task queue may take it, in ms. Default
+   * `STICKY_QUEUE_TIMEOUT_MS`.
+   */
+  stickyQueueTimeoutMs?: number;
+  /**
+   * The worker-wide (global) step of the tool policy pipeline: tools it denies, or does not allow,
+   * are neither offered to any conversation nor run. Unknown entries are logged as warnings.
+   */
+  toolPolicy?: ToolPolicy;
+  /**
+   * The worker's push endpoint (model text for watchers elsewhere, knocks for cancel requests):
+   * where it listens and the URL others reach it at. Off when absent.
+   */
+  liveEndpoint?: { host: string; port: number; advertisedUrl?: string };
+  /**
+   * What this worker takes from the task queue: `all` (the default), `workflows` (conversations and
+   * their local activities, no model or tool calls) or `activities` (model and tool calls only), for
+   * fleets that run the two apart.
+   */
+  serves?: 'all' | 'workflows' | 'activities';
+  /**
+   * The data converter of a worker that sets none, and of clients the plugin is given to. Default:
+   * `agentDataConverter()` from the environment (the large-payload codec). A worker that sets its
+   * own keeps it; its clients need the same one.
+   */
+  dataConverter?: DataConverter;
+  /**
+   * For a worker that names no workflow code of its own: a workflow bundle built ahead of time
+   * (default: the one `npm run build` writes, else the workflows are bundled at start).
+   */
+  workflowBundlePath?: string;
+  /**
+   * Bundle the workflows when the worker starts even when a prebuilt bundle exists: for workers
+   * whose other plugins add modules to the workflow code (tracing), which a prebuilt bundle lacks.
+   */
+  bundleWorkflowsAtStart?: boolean;
+}
+
+/**
+ * Everything a durable-agent worker needs, in one object: the model, the tools, and what the operator
+ * holds conversations to. `activities` takes any dependency of the model and tool activities in
+ * full and wins over the fields that build one.
+ */
+export interface AgentPluginOptions extends AgentWorkerTuning {
+  /** The model's OpenAI-compatible endpoint, key and default model name. */
+  model?: ModelSettings;
+  /**
+   * The tools offered: built-ins by name (`read`) or group (`group:fs`), and your own made with
+   * `defineTool`. Default: every built-in tool.
+   */
+  tools?: readonly ToolChoice[];
+  /** What the built-in tools run with (command policy and limits, web fetch, memory, sessions). */
+  builtinTools?: BuiltinToolDeps;
+  /** Where more tools come from while the worker runs (MCP servers, RAP toolsets); closed when it stops. */
+  toolSources?: readonly ToolSource[];
+  /** The workspace of conversations that name none. Default: the process's working directory. */
+  workspace?: string;
+  /** Lifecycle hooks around every tool call, run in this order. */
+  hooks?: readonly ToolHooks[];
+  /** What the operator holds every conversation to (approval modes, budgets, exec security). */
+  floors?: Partial<WorkerFloors>;
+  /** Approver name -> raw Ed25519 public key (base64url): when present, decisions must be signed. */
+  approverKeys?: ApproverKeys;
+  /** The operator's approval policy (quorums, escalation, expiry); its approvers all have keys. */
+  approvalPolicy?: ApprovalPolicy;
+  /** Where conversations' events are posted. */
+  webhooks?: readonly WebhookConfig[];
+  /** Any dependency of the model and tool activities, in full. */
+  activities?: Partial<ActivityDeps>;
+}
+
+/**
+ * The activities' dependencies the options describe, and whether the plugin made the tool registry
+ * (then it closes its tool sources when the worker stops) or was handed one.
+ */
+export function activityDepsFrom(options: AgentPluginOptions): { deps: ActivityDeps; ownsTools: boolean } {
+  const given = options.activities ?? {};
+  const model = modelDeps(options.model, given);
+  const tools =
+    given.tools ??
+    new ToolRegistry(selectTools(options.tools, builtinTools(options.builtinTools)), [
+      ...(options.toolSources ?? []),
+    ]);
+  const deps: ActivityDeps = {
+    ...model,
+    tools,
+    defaultWorkspace: options.workspace ?? process.cwd(),
+    ...(options.hooks ? { hooks: options.hooks } : {}),
+    ...(options.floors ? { floors: options.floors } : {}),
+    ...(options.approverKeys ? { approverKeys: options.approverKeys } : {}),
+    ...(options.approvalPolicy ? { approvalPolicy: options.approvalPolicy } : {}),
+    ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+    ...given,
+  };
+  return { deps, ownsTools: given.tools === undefined };
+}
+
+function modelDeps(
+  model: ModelSettings | undefined,
+  given: Partial<ActivityDeps>,
+): Pick<ActivityDeps, 'openai' | 'defaultModel' | 'provider'> {
+  if (given.openai && given.defaultModel) return { openai: given.openai, defaultModel: given.defaultModel };
+  if (!model) {
+    throw new Error(
+      'durable-agent needs a model: pass `model: { baseURL, apiKey, model }` (any OpenAI-compatible endpoint)',
+    );
+  }
+  return {
+    openai: createOpenAiClient(model),
+    defaultModel: model.model,
+    ...(model.provider ? { provider: model.provider } : {}),
+  };
+}
