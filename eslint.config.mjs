@@ -61,9 +61,11 @@ export default tseslint.config(
     files: ['**/*.ts'],
     languageOptions: {
       parserOptions: {
-        // The bench peers with packages of their own are checked against their own dependencies.
+        // The bench peers with packages of their own are checked against their own dependencies; the
+        // examples against the built package, as a user's project sees it.
         project: [
           './tsconfig.json',
+          './examples/tsconfig.json',
           './bench/restate-peer/tsconfig.json',
           './bench/dbos-peer/tsconfig.json',
           './bench/langgraph-peer/tsconfig.json',

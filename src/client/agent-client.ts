@@ -32,7 +32,7 @@ import type { SendOptions, Sent, SteerOptions, Steered } from './conversation-me
 import * as reads from './conversation-reads';
 import * as starts from './conversation-start';
 import { type ModelTextSource, processLiveModelText } from './live-model-text';
-import type { RunEnd } from './run-end';
+import type { RunEnd, RunFinishedEvent } from './run-end';
 
 export type { ConversationExecution, ConversationListing } from './conversation-execution';
 export type { FollowRunOptions, RunToFollow, WatchOptions } from './conversation-follow';
@@ -89,6 +89,25 @@ export class AgentClient {
    */
   send(conversationId: string, text: string, sendOptions: SendOptions = {}): Promise<Sent> {
     return messages.send(this.context, conversationId, text, sendOptions);
+  }
+
+  /**
+   * Sends a message (starting the conversation if need be) and waits for the run that takes it to
+   * finish: its `run_finished` event, whose `outcome` says whether the model answered. Throws when
+   * the conversation ends, fails or is terminated before the run finishes. Approvals the run waits
+   * for are decided meanwhile by whoever decides them.
+   */
+  async ask(conversationId: string, text: string, sendOptions: SendOptions = {}): Promise<RunFinishedEvent> {
+    const following = this.followRun(await this.send(conversationId, text, sendOptions));
+    let next = await following.next();
+    while (!next.done) next = await following.next();
+    const end = next.value;
+    if (end.how === 'finished') return end.event;
+    const why =
+      end.how === 'conversation_ended'
+        ? `${end.executionStatus}${end.failure ? `: ${end.failure}` : ''}`
+        : end.how;
+    throw new Error(`conversation ${conversationId} ended before the run finished (${why})`);
   }
 
   /**
