@@ -1,13 +1,8 @@
 import type { DataConverter } from '@temporalio/common';
 import type { ActivityDeps } from '../activities/create-activities';
-import type { ApprovalPolicy } from '../shared/approval-policy';
-import type { ApproverKeys } from '../shared/signed-decisions';
 import type { ToolPolicy } from '../shared/tool-policy';
-import type { WebhookConfig } from '../shared/webhooks';
-import type { WorkerFloors } from '../shared/worker-floors';
 import { type BuiltinToolDeps, builtinTools } from '../tools/builtin/builtin-tools';
 import { ToolRegistry } from '../tools/registry';
-import type { ToolHooks } from '../tools/tool-hooks';
 import type { ToolSource } from '../tools/tool-source';
 import { type ModelSettings, createOpenAiClient } from './model-settings';
 import { type ToolChoice, selectTools } from './tool-selection';
@@ -69,7 +64,10 @@ export interface AgentWorkerTuning {
  * holds conversations to. `activities` takes any dependency of the model and tool activities in
  * full and wins over the fields that build one.
  */
-export interface AgentPluginOptions extends AgentWorkerTuning {
+export interface AgentPluginOptions
+  extends
+    AgentWorkerTuning,
+    Pick<ActivityDeps, 'hooks' | 'floors' | 'approverKeys' | 'approvalPolicy' | 'webhooks'> {
   /** The model's OpenAI-compatible endpoint, key and default model name. */
   model?: ModelSettings;
   /**
@@ -83,16 +81,6 @@ export interface AgentPluginOptions extends AgentWorkerTuning {
   toolSources?: readonly ToolSource[];
   /** The workspace of conversations that name none. Default: the process's working directory. */
   workspace?: string;
-  /** Lifecycle hooks around every tool call, run in this order. */
-  hooks?: readonly ToolHooks[];
-  /** What the operator holds every conversation to (approval modes, budgets, exec security). */
-  floors?: Partial<WorkerFloors>;
-  /** Approver name -> raw Ed25519 public key (base64url): when present, decisions must be signed. */
-  approverKeys?: ApproverKeys;
-  /** The operator's approval policy (quorums, escalation, expiry); its approvers all have keys. */
-  approvalPolicy?: ApprovalPolicy;
-  /** Where conversations' events are posted. */
-  webhooks?: readonly WebhookConfig[];
   /** Any dependency of the model and tool activities, in full. */
   activities?: Partial<ActivityDeps>;
 }
