@@ -1,6 +1,6 @@
 import type { ConnectionSettings } from '../shared/connection-settings';
 import type { Tracing } from '../worker/tracing';
-import type { ToolSource } from '../tools/tool-source';
+import type { WorkerFromEnvOptions } from '../worker/local-worker';
 import { type Cleanups, log } from './cleanups';
 
 // src/worker is loaded on demand: commands that only talk to Temporal never pay for it.
@@ -49,24 +49,20 @@ export async function noModelConfigured(env: NodeJS.ProcessEnv = process.env): P
   return true;
 }
 
-/** A worker in this process, assembled from the environment (src/worker/local-worker.ts); stopped by the cleanups. */
+/**
+ * A worker in this process, assembled from the environment (src/worker/local-worker.ts) with this
+ * process's tracing; stopped by the cleanups. The environment is this process's unless `env` says.
+ */
 export async function startLocalWorker(
-  settings: ConnectionSettings,
-  address: string,
-  workspace: string,
+  options: Omit<WorkerFromEnvOptions, 'env' | 'log' | 'tracing'> & { env?: NodeJS.ProcessEnv },
   cleanups: Cleanups,
-  env: NodeJS.ProcessEnv = process.env,
-  moreSources: readonly ToolSource[] = [],
 ): Promise<{ done: Promise<void> }> {
   const { startWorkerFromEnv } = await import('../worker/local-worker');
   const tracing = await processTracing(cleanups);
   const worker = await startWorkerFromEnv({
-    settings,
-    address,
-    workspace,
-    env,
+    env: process.env,
+    ...options,
     log,
-    moreSources,
     ...(tracing ? { tracing } : {}),
   });
   cleanups.first(worker.stop);

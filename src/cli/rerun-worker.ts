@@ -38,7 +38,7 @@ export async function connectRerunAgent(
     async serve(workspace) {
       if (!startWorker) return connected;
       const settings = { ...connected.settings, taskQueue };
-      await startLocalWorker(settings, connected.address, workspace, cleanups, workerEnv);
+      await startLocalWorker({ settings, address: connected.address, workspace, env: workerEnv }, cleanups);
       return { ...connected, settings, agent: new AgentClient(connected.client, taskQueue) };
     },
   };

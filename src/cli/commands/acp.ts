@@ -43,12 +43,14 @@ export async function acpCommand(args: string[], cleanups: Cleanups): Promise<nu
     : undefined;
   if (acp.startWorker) {
     await startLocalWorker(
-      settings,
-      address,
-      acp.workspace,
+      {
+        settings,
+        address,
+        workspace: acp.workspace,
+        env: { ...process.env, AGENT_WORKSPACE_ROOTS: workspaceRoots.join(':') },
+        moreSources: editorMcp ? [editorMcp] : [],
+      },
       cleanups,
-      { ...process.env, AGENT_WORKSPACE_ROOTS: workspaceRoots.join(':') },
-      editorMcp ? [editorMcp] : [],
     );
   }
   const [{ ndJsonStream }, { createAcpAgent }] = await Promise.all([

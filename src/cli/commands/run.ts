@@ -55,7 +55,7 @@ export async function runCommand(args: string[], cleanups: Cleanups): Promise<nu
   if (run.startWorker && (await noModelConfigured())) return 2;
 
   const { agent, settings, address } = await connectAgent(cleanups, { startServer: true });
-  if (run.startWorker) await startLocalWorker(settings, address, run.workspace, cleanups);
+  if (run.startWorker) await startLocalWorker({ settings, address, workspace: run.workspace }, cleanups);
 
   const sent = await agent.send(run.conversationId, run.prompt, { options: run.options, sender: run.sender });
   if (!run.json) {

@@ -15,7 +15,7 @@ export async function workerCommand(args: string[], cleanups: Cleanups): Promise
   const settings = connectionSettingsFromEnv(process.env);
   const address = await ensureServer(settings, cleanups);
   const workspace = path.resolve(values.workspace ?? process.env.DURABLE_AGENT_WORKSPACE ?? process.cwd());
-  const worker = await startLocalWorker(settings, address, workspace, cleanups);
+  const worker = await startLocalWorker({ settings, address, workspace }, cleanups);
   log(`worker on task queue ${settings.taskQueue} at ${address}, workspace ${workspace}; Ctrl-C stops it`);
   await worker.done;
   return 0;
