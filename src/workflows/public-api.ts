@@ -1,0 +1,2 @@
+// Placeholder for the `durable-agent/workflow` entry point; the real public API replaces it.
+export { conversation } from './conversation';
