@@ -55,6 +55,8 @@ function layerRules() {
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.tools/**', 'coverage/**', 'bench/results/**'] },
+  // Typechecked by test/package/pack-install.test.ts against the installed package, not this project.
+  { ignores: ['test/package/fixture/*.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
