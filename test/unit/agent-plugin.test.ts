@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { DurableAgentPlugin } from '../../src/worker/agent-plugin';
+import { AGENT_WORKFLOW_NAMES } from '../../src/worker/combined-workflows';
 import { selectTools } from '../../src/worker/tool-selection';
 import { builtinTools } from '../../src/tools/builtin/builtin-tools';
 import { defineTool, textResult } from '../../src/tools/tool';
@@ -63,5 +65,20 @@ describe('the plugin on a worker of your own', () => {
     await expect(new DurableAgentPlugin({}).configureWorker({ taskQueue: 'team' })).rejects.toThrow(
       /durable-agent needs a model: pass `model: \{ baseURL, apiKey, model \}`/,
     );
+  });
+
+  test("a bundle of your workflows built with the plugin exports yours and durable-agent's", () => {
+    const theirs = require.resolve('../support/team/workflows');
+    const bundled = plugin().configureBundler({ workflowsPath: theirs, preloadModules: ['mine'] });
+    const entry = readFileSync(bundled.workflowsPath, 'utf8');
+    expect(entry).toContain(`export * from ${JSON.stringify(theirs)};`);
+    expect(entry).toMatch(/export \{ conversation, modelLimiter, agentDailyBudget \} from /);
+    expect(bundled.preloadModules?.at(-1)).toBe('mine');
+    expect(bundled.preloadModules?.[1]).toMatch(/settle-shared-modules/);
+  });
+
+  test("the names the combined module exports are every workflow of durable-agent's", async () => {
+    const workflows = await import('../../src/workflows');
+    expect([...AGENT_WORKFLOW_NAMES].sort()).toEqual(Object.keys(workflows).sort());
   });
 });
