@@ -125,6 +125,17 @@ export class DurableAgentPlugin implements WorkerPlugin, ClientPlugin, BundlerPl
     }
   }
 
+  /**
+   * Lets go of what the plugin started for the worker of `taskQueue` (its push endpoint, the tool
+   * sources it made) when that worker will not run: its `Worker.create` failed after the plugin
+   * configured it. A worker that runs is let go of when it stops.
+   */
+  async abandon(taskQueue: string): Promise<void> {
+    const assembly = this.assemblies.get(taskQueue);
+    this.assemblies.delete(taskQueue);
+    if (assembly) await release(assembly);
+  }
+
   /** Activities running now on the worker of `taskQueue` and its companions. */
   inFlightActivities(worker: Worker): number {
     const companions = this.assemblies.get(worker.options.taskQueue)?.companions ?? [];

@@ -37,14 +37,20 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Ag
     ...pluginOptions,
     ...(tracing ? { bundleWorkflowsAtStart: true } : {}),
   });
-  const main = await Worker.create({
-    connection,
-    namespace,
-    taskQueue,
-    plugins: [plugin, ...(tracing ? [await tracingPlugin(tracing)] : [])],
-    ...(deployment ? { workerDeploymentOptions: versionedWorker(deployment) } : {}),
-  });
-  return new AgentWorker(main, plugin);
+  const plugins = [plugin, ...(tracing ? [await tracingPlugin(tracing)] : [])];
+  try {
+    const main = await Worker.create({
+      connection,
+      namespace,
+      taskQueue,
+      plugins,
+      ...(deployment ? { workerDeploymentOptions: versionedWorker(deployment) } : {}),
+    });
+    return new AgentWorker(main, plugin);
+  } catch (error) {
+    await plugin.abandon(taskQueue);
+    throw error;
+  }
 }
 
 /**
