@@ -67,7 +67,7 @@ export interface AgentWorkerTuning {
 export interface AgentPluginOptions
   extends
     AgentWorkerTuning,
-    Pick<ActivityDeps, 'hooks' | 'floors' | 'approverKeys' | 'approvalPolicy' | 'webhooks'> {
+    Pick<ActivityDeps, 'hooks' | 'floors' | 'approverKeys' | 'approvalPolicy' | 'webhooks' | 'gatewayUrl'> {
   /** The model's OpenAI-compatible endpoint, key and default model name. */
   model?: ModelSettings;
   /**
@@ -106,6 +106,7 @@ export function activityDepsFrom(options: AgentPluginOptions): { deps: ActivityD
     ...(options.approverKeys ? { approverKeys: options.approverKeys } : {}),
     ...(options.approvalPolicy ? { approvalPolicy: options.approvalPolicy } : {}),
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+    ...(options.gatewayUrl ? { gatewayUrl: options.gatewayUrl } : {}),
     ...given,
   };
   return { deps, ownsTools: given.tools === undefined };
