@@ -35,6 +35,8 @@ interface ToolCallDelta {
   index?: number | null;
   id?: string | null;
   function?: { name?: string | null; arguments?: string | null } | null;
+  /** Gemini: the call's thought signature, on the call or in a piece of its own. */
+  extra_content?: { google?: { thought_signature?: string } };
 }
 
 /** Groq also reports usage inside `x_groq` on the last chunk. */
@@ -135,6 +137,7 @@ interface GatheredCall {
   id: string;
   name: string;
   arguments: string;
+  thoughtSignature?: string;
 }
 
 /**
@@ -155,6 +158,8 @@ class ToolCallGatherer {
     if (part.id && !call.id) call.id = part.id;
     if (part.function?.name) call.name += part.function.name;
     if (part.function?.arguments) call.arguments += part.function.arguments;
+    const signature = part.extra_content?.google?.thought_signature;
+    if (signature) call.thoughtSignature = signature;
   }
 
   /** The calls in order; no arguments at all are an empty object. */
@@ -166,6 +171,7 @@ class ToolCallGatherer {
         id: call.id,
         name: call.name,
         arguments: call.arguments.trim() ? call.arguments : '{}',
+        ...(call.thoughtSignature ? { thoughtSignature: call.thoughtSignature } : {}),
       }));
   }
 

@@ -1,6 +1,12 @@
 import type OpenAI from 'openai';
 import type { ImageContent } from '../shared/content';
-import { type AssistantMessage, type Message, type ToolResultMessage, thinkingOf } from '../shared/messages';
+import {
+  type AssistantMessage,
+  type Message,
+  type ToolCall,
+  type ToolResultMessage,
+  thinkingOf,
+} from '../shared/messages';
 import type { ModelProvider } from '../shared/model-provider';
 
 type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
@@ -71,6 +77,7 @@ export function toOpenAiMessages(
                   id: block.id,
                   type: 'function' as const,
                   function: { name: block.name, arguments: block.arguments },
+                  ...signatureFor(provider, block),
                 },
               ]
             : [],
@@ -93,6 +100,16 @@ export function toOpenAiMessages(
   }
   flushImages();
   return out;
+}
+
+/**
+ * A tool call's thought signature, back to Gemini only (as it came, in `extra_content`): Gemini 3
+ * rejects a function call sent back without its signature (ai.google.dev/gemini-api/docs/thought-signatures).
+ */
+function signatureFor(provider: ModelProvider, call: ToolCall) {
+  return provider === 'gemini' && call.thoughtSignature
+    ? { extra_content: { google: { thought_signature: call.thoughtSignature } } }
+    : {};
 }
 
 /** Text only: each image is named where it was, and said to follow. */

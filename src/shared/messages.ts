@@ -13,6 +13,12 @@ export const ToolCallSchema = z.object({
   id: z.string().min(1),
   name: z.string(),
   arguments: z.string(),
+  /**
+   * Gemini's thought signature for the call (`extra_content.google.thought_signature`), which
+   * Gemini 3 wants back with the call in later requests; absent from other providers and from
+   * calls recorded before it was kept.
+   */
+  thoughtSignature: z.string().optional(),
 });
 export type ToolCall = z.infer<typeof ToolCallSchema>;
 

@@ -112,7 +112,16 @@ test.each(cases)('%s, replayed through a conversation', async (_name, stream: Pr
   const transcript = (await harness.agent.state(id)).transcript;
   const call = transcript.find((message) => message.role === 'assistant')!;
   if (call.role !== 'assistant') throw new Error('no assistant message');
-  expect(toolCallsOf(call)).toEqual([{ type: 'toolCall', id: callId, name, arguments: args }]);
+  const { thoughtSignature } = stream.expected;
+  expect(toolCallsOf(call)).toEqual([
+    {
+      type: 'toolCall',
+      id: callId,
+      name,
+      arguments: args,
+      ...(thoughtSignature ? { thoughtSignature } : {}),
+    },
+  ]);
   expect(thinkingOf(call)).toBe(stream.expected.thinking ?? '');
   expect(transcript.find((message) => message.role === 'toolResult')).toMatchObject({
     toolCallId: callId,

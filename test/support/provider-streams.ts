@@ -17,6 +17,8 @@ export interface ExpectedToolCall {
   id: string;
   name: string;
   arguments: string;
+  /** Gemini's thought signature for the call; none when absent. */
+  thoughtSignature?: string;
   /** Text the model said before calling; none when absent. */
   text?: string;
   thinking?: string;

@@ -287,3 +287,20 @@ test("usage inside Groq's x_groq is taken when the chunk has none of its own", a
   const message = await assemble([chunk({ content: 'hi' }), last as Chunk]);
   expect(message.usage).toEqual({ inputTokens: 3, outputTokens: 4 });
 });
+
+test("Gemini's thought signature is kept on its call, also when it comes in a piece of its own", async () => {
+  const signed = (signature: string) => ({ google: { thought_signature: signature } });
+  const message = await assemble([
+    loose({
+      tool_calls: [{ id: 'a', function: { name: 'x', arguments: '{}' }, extra_content: signed('s1') }],
+    }),
+    loose({ tool_calls: [{ id: 'b', function: { name: 'y', arguments: '{}' } }] }),
+    loose({ tool_calls: [{ extra_content: signed('s2') }] }),
+    loose({ tool_calls: [{ id: 'c', function: { name: 'z', arguments: '{}' } }] }),
+  ]);
+  expect(message.content).toEqual([
+    { type: 'toolCall', id: 'a', name: 'x', arguments: '{}', thoughtSignature: 's1' },
+    { type: 'toolCall', id: 'b', name: 'y', arguments: '{}', thoughtSignature: 's2' },
+    { type: 'toolCall', id: 'c', name: 'z', arguments: '{}' },
+  ]);
+});

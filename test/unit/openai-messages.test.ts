@@ -214,3 +214,24 @@ describe('thinking on assistant messages', () => {
     ]);
   });
 });
+
+test("a tool call's thought signature goes back to Gemini only, in extra_content", () => {
+  const transcript: Message[] = [
+    user('go'),
+    assistant([{ type: 'toolCall', id: 'c1', name: 'read', arguments: '{}', thoughtSignature: 'sig' }]),
+    toolResult('c1', [{ type: 'text', text: 'content' }]),
+  ];
+  const call = { id: 'c1', type: 'function', function: { name: 'read', arguments: '{}' } };
+  expect(toOpenAiMessages(transcript, undefined, 'gemini')[1]).toEqual({
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ ...call, extra_content: { google: { thought_signature: 'sig' } } }],
+  });
+  for (const provider of ['openai', 'mistral', 'deepseek'] as const) {
+    expect(toOpenAiMessages(transcript, undefined, provider)[1]).toEqual({
+      role: 'assistant',
+      content: null,
+      tool_calls: [call],
+    });
+  }
+});

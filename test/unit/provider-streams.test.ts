@@ -34,8 +34,10 @@ describe.each(streams.map((stream) => [`${stream.file} ${stream.kind}`, stream] 
         expect(message.stopReason).toBe('stop');
         if (stream.expected.usage) expect(message.usage).toEqual(stream.expected.usage);
       } else {
-        const { id, name, arguments: args } = stream.expected;
-        expect(toolCallsOf(message)).toEqual([{ type: 'toolCall', id, name, arguments: args }]);
+        const { id, name, arguments: args, thoughtSignature } = stream.expected;
+        expect(toolCallsOf(message)).toEqual([
+          { type: 'toolCall', id, name, arguments: args, ...(thoughtSignature ? { thoughtSignature } : {}) },
+        ]);
         expect(JSON.parse(toolCallsOf(message)[0]!.arguments)).toEqual(JSON.parse(args));
         expect(textOf(message)).toBe(stream.expected.text ?? '');
         expect(thinkingOf(message)).toBe(stream.expected.thinking ?? '');
