@@ -298,6 +298,7 @@ function* replayUpdates(messages: Message[], follower: SessionFollower): Generat
           if (part.text) yield agentText(part.text);
           continue;
         }
+        if (part.type === 'thinking') continue; // not the answer, and not replayed
         const view = follower.remember(part.id, part.name, part.arguments);
         const result = results.get(part.id);
         const status = result === undefined ? 'in_progress' : toolCallEnd(result).status;

@@ -52,7 +52,7 @@ export function createCallModel(deps: ModelDeps) {
       deps.openai,
       {
         model,
-        messages: withProviderToolCallIds(toOpenAiMessages(messages, input.systemPrompt), provider),
+        messages: withProviderToolCallIds(toOpenAiMessages(messages, input.systemPrompt, provider), provider),
         ...(tools.length ? { tools } : {}),
       },
       {

@@ -4,56 +4,195 @@ import type { AssistantMessage, ToolCall, Usage } from '../shared/messages';
 type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
 
 export interface PartialAnswer {
+  /** The answer so far: text only, never thinking. */
   text: string;
   toolCalls: number;
+  /** How much the model has thought so far (characters): a reasoning model may think long before its first word. */
+  thinkingLength: number;
 }
 
-/** Assembles a streamed chat completion: text deltas are joined, tool-call deltas gathered by index. */
+/**
+ * A delta as OpenAI-compatible providers really send it: `content` may be an array of typed parts
+ * (Mistral's reasoning models), reasoning arrives beside it as `reasoning_content` (DeepSeek, vLLM,
+ * xAI) or `reasoning` (OpenRouter, Ollama, Groq, newer vLLM), and a tool call may lack its `index`
+ * (Gemini, older Ollama). See test/fixtures/provider-streams/README.md.
+ */
+interface ProviderDelta {
+  content?: string | ContentPart[] | null;
+  reasoning_content?: string | null;
+  reasoning?: string | null;
+  tool_calls?: ToolCallDelta[] | null;
+}
+
+interface ContentPart {
+  type?: string;
+  text?: string;
+  /** Mistral: `{ type: 'thinking', thinking: [{ type: 'text', text }] }`. */
+  thinking?: string | ContentPart[];
+}
+
+interface ToolCallDelta {
+  index?: number | null;
+  id?: string | null;
+  function?: { name?: string | null; arguments?: string | null } | null;
+  /** Gemini: the call's thought signature, on the call or in a piece of its own. */
+  extra_content?: { google?: { thought_signature?: string } };
+}
+
+/** Groq also reports usage inside `x_groq` on the last chunk. */
+interface ProviderChunk {
+  usage?: Chunk['usage'];
+  x_groq?: { usage?: Chunk['usage'] };
+}
+
+/**
+ * Assembles a streamed chat completion: answer text and thinking gathered apart, tool-call deltas
+ * gathered into calls (by index, or by id where a provider sends no index).
+ */
 export async function assembleStream(
   stream: AsyncIterable<Chunk>,
   onPartial: (partial: PartialAnswer) => void,
   now: () => number,
 ): Promise<AssistantMessage> {
   let text = '';
+  let thinking = '';
   let model = '';
   let finishReason: string | null = null;
   let usage: Usage | undefined;
-  const calls = new Map<number, { id: string; name: string; arguments: string }>();
+  const calls = new ToolCallGatherer();
 
   for await (const chunk of stream) {
     model ||= chunk.model;
-    if (chunk.usage)
-      usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };
+    usage = usageOf(chunk) ?? usage;
+    // Azure's prompt_filter_results, a usage-only last chunk: no choice, nothing to gather.
     const choice = chunk.choices?.[0];
     if (!choice) continue;
     finishReason = choice.finish_reason ?? finishReason;
-    const delta = choice.delta;
-    if (delta?.content) text += delta.content;
-    for (const part of delta?.tool_calls ?? []) {
-      const call = calls.get(part.index) ?? { id: '', name: '', arguments: '' };
-      if (part.id) call.id = part.id;
-      if (part.function?.name) call.name += part.function.name;
-      if (part.function?.arguments) call.arguments += part.function.arguments;
-      calls.set(part.index, call);
-    }
-    onPartial({ text, toolCalls: calls.size });
+    const delta = (choice.delta ?? {}) as ProviderDelta;
+    const pieces = contentPieces(delta.content);
+    text += pieces.text;
+    thinking += pieces.thinking + reasoningOf(delta);
+    for (const part of delta.tool_calls ?? []) calls.add(part);
+    onPartial({ text, toolCalls: calls.count, thinkingLength: thinking.length });
   }
 
-  const toolCalls: ToolCall[] = [...calls.entries()]
-    .sort(([a], [b]) => a - b)
-    .map(([, call]) => ({ type: 'toolCall', id: call.id, name: call.name, arguments: call.arguments }));
+  const toolCalls = calls.done();
   return {
     role: 'assistant',
-    content: [...(text ? [{ type: 'text' as const, text }] : []), ...toolCalls],
-    stopReason: toolCalls.length
-      ? 'toolUse'
-      : finishReason === 'length'
-        ? 'length'
-        : finishReason === 'content_filter'
-          ? 'contentFilter'
-          : 'stop',
+    content: [
+      ...(thinking ? [{ type: 'thinking' as const, thinking }] : []),
+      ...(text ? [{ type: 'text' as const, text }] : []),
+      ...toolCalls,
+    ],
+    stopReason: stopReasonOf(finishReason, toolCalls.length > 0),
     model,
     usage,
     timestamp: now(),
   };
+}
+
+function usageOf(chunk: Chunk): Usage | undefined {
+  const { usage, x_groq } = chunk as ProviderChunk;
+  const reported = usage ?? x_groq?.usage;
+  return reported
+    ? { inputTokens: reported.prompt_tokens, outputTokens: reported.completion_tokens }
+    : undefined;
+}
+
+/** A content delta's answer text and thinking: a string is all text; typed parts say which is which. */
+function contentPieces(content: ProviderDelta['content']): { text: string; thinking: string } {
+  if (typeof content === 'string') return { text: content, thinking: '' };
+  let text = '';
+  let thinking = '';
+  for (const part of Array.isArray(content) ? content : []) {
+    if (part?.type === 'text' && typeof part.text === 'string') text += part.text;
+    else if (part?.type === 'thinking') thinking += thinkingText(part.thinking);
+    // Anything else (references, images) is not the answer's text.
+  }
+  return { text, thinking };
+}
+
+function thinkingText(thinking: ContentPart['thinking']): string {
+  if (typeof thinking === 'string') return thinking;
+  return (thinking ?? []).map((part) => (typeof part?.text === 'string' ? part.text : '')).join('');
+}
+
+/** `reasoning_content` (DeepSeek, vLLM, xAI) or `reasoning` (OpenRouter, Ollama, Groq); never both counted. */
+function reasoningOf(delta: ProviderDelta): string {
+  if (typeof delta.reasoning_content === 'string') return delta.reasoning_content;
+  return typeof delta.reasoning === 'string' ? delta.reasoning : '';
+}
+
+function stopReasonOf(finishReason: string | null, calledTools: boolean): AssistantMessage['stopReason'] {
+  // Gemini ends a streamed tool call with "stop": the calls themselves say what happened.
+  if (calledTools) return 'toolUse';
+  if (finishReason === 'length') return 'length';
+  if (finishReason === 'content_filter') return 'contentFilter';
+  return 'stop';
+}
+
+interface GatheredCall {
+  /** Where the call goes among the others: its index, or the order it came in when it had none. */
+  order: number;
+  id: string;
+  name: string;
+  arguments: string;
+  thoughtSignature?: string;
+}
+
+/**
+ * Tool-call deltas into whole calls. With an `index` (from 0 or from 1, as it comes) the index says
+ * which call a piece belongs to. Without one, a piece carrying an id other than the last call's
+ * starts a new call, and one without an id continues the last.
+ */
+class ToolCallGatherer {
+  private readonly calls: GatheredCall[] = [];
+  private readonly byIndex = new Map<number, GatheredCall>();
+
+  get count(): number {
+    return this.calls.length;
+  }
+
+  add(part: ToolCallDelta): void {
+    const call = typeof part.index === 'number' ? this.indexed(part.index) : this.unindexed(part.id);
+    if (part.id && !call.id) call.id = part.id;
+    if (part.function?.name) call.name += part.function.name;
+    if (part.function?.arguments) call.arguments += part.function.arguments;
+    const signature = part.extra_content?.google?.thought_signature;
+    if (signature) call.thoughtSignature = signature;
+  }
+
+  /** The calls in order; no arguments at all are an empty object. */
+  done(): ToolCall[] {
+    return [...this.calls]
+      .sort((a, b) => a.order - b.order)
+      .map((call) => ({
+        type: 'toolCall',
+        id: call.id,
+        name: call.name,
+        arguments: call.arguments.trim() ? call.arguments : '{}',
+        ...(call.thoughtSignature ? { thoughtSignature: call.thoughtSignature } : {}),
+      }));
+  }
+
+  private indexed(index: number): GatheredCall {
+    let call = this.byIndex.get(index);
+    if (!call) {
+      call = this.start(index);
+      this.byIndex.set(index, call);
+    }
+    return call;
+  }
+
+  private unindexed(id: string | null | undefined): GatheredCall {
+    const last = this.calls.at(-1);
+    const startsAnother = !last || (id && last.id && id !== last.id);
+    return startsAnother ? this.start(this.calls.length) : last;
+  }
+
+  private start(order: number): GatheredCall {
+    const call = { order, id: '', name: '', arguments: '' };
+    this.calls.push(call);
+    return call;
+  }
 }

@@ -87,7 +87,8 @@ async function streamOnce(
       stream,
       (partial) => {
         if (firstTokenMs !== undefined) quiet.heard();
-        else if (partial.text || partial.toolCalls) {
+        // Thinking counts as a token: a reasoning model may think for long before its first word.
+        else if (partial.text || partial.toolCalls || partial.thinkingLength) {
           firstTokenMs = Date.now() - startedAt;
           quiet.expect(timeouts.idleMs, 'stopped sending');
         }

@@ -104,10 +104,15 @@ export function messageBlock(message: Message): SafeHtml {
         ${message.content.map((block) =>
           block.type === 'text'
             ? modelMarkdown(block.text)
-            : html`<div class="tool-call">
-                calls <strong>${block.name}</strong>
-                <pre>${prettyJson(block.arguments)}</pre>
-              </div>`,
+            : block.type === 'thinking'
+              ? html`<details class="thinking">
+                  <summary>thinking</summary>
+                  <pre>${block.thinking}</pre>
+                </details>`
+              : html`<div class="tool-call">
+                  calls <strong>${block.name}</strong>
+                  <pre>${prettyJson(block.arguments)}</pre>
+                </div>`,
         )}
       </div>`;
     case 'toolResult':

@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { ImageContentSchema, TextContentSchema, ToolResultContentSchema } from './content';
+import {
+  ImageContentSchema,
+  TextContentSchema,
+  ThinkingContentSchema,
+  ToolResultContentSchema,
+} from './content';
 import { ToolOutcomeFieldsSchema } from './tool-outcome';
 
 /** A tool call as the model asked for it. `arguments` is the raw JSON text the model produced. */
@@ -8,6 +13,12 @@ export const ToolCallSchema = z.object({
   id: z.string().min(1),
   name: z.string(),
   arguments: z.string(),
+  /**
+   * Gemini's thought signature for the call (`extra_content.google.thought_signature`), which
+   * Gemini 3 wants back with the call in later requests; absent from other providers and from
+   * calls recorded before it was kept.
+   */
+  thoughtSignature: z.string().optional(),
 });
 export type ToolCall = z.infer<typeof ToolCallSchema>;
 
@@ -29,7 +40,8 @@ export type UserMessage = z.infer<typeof UserMessageSchema>;
 
 export const AssistantMessageSchema = z.object({
   role: z.literal('assistant'),
-  content: z.array(z.discriminatedUnion('type', [TextContentSchema, ToolCallSchema])),
+  /** Text, tool calls, and (from reasoning models) thinking, which is never part of the answer. */
+  content: z.array(z.discriminatedUnion('type', [TextContentSchema, ToolCallSchema, ThinkingContentSchema])),
   stopReason: z.enum(['stop', 'toolUse', 'length', 'contentFilter']),
   model: z.string(),
   usage: UsageSchema.optional(),
@@ -68,4 +80,9 @@ export function textOf(message: AssistantMessage): string {
     .filter((block) => block.type === 'text')
     .map((block) => block.text)
     .join('');
+}
+
+/** What the model thought before answering, when it said (reasoning models); '' otherwise. */
+export function thinkingOf(message: AssistantMessage): string {
+  return message.content.flatMap((block) => (block.type === 'thinking' ? [block.thinking] : [])).join('');
 }

@@ -163,11 +163,11 @@ test('onPartial reports the growing text and tool-call count for each chunk with
     (partial) => partials.push({ ...partial }),
   );
   expect(partials).toEqual([
-    { text: 'Hel', toolCalls: 0 },
-    { text: 'Hello', toolCalls: 0 },
-    { text: 'Hello', toolCalls: 1 },
-    { text: 'Hello', toolCalls: 1 },
-    { text: 'Hello', toolCalls: 2 },
+    { text: 'Hel', toolCalls: 0, thinkingLength: 0 },
+    { text: 'Hello', toolCalls: 0, thinkingLength: 0 },
+    { text: 'Hello', toolCalls: 1, thinkingLength: 0 },
+    { text: 'Hello', toolCalls: 1, thinkingLength: 0 },
+    { text: 'Hello', toolCalls: 2, thinkingLength: 0 },
   ]);
 });
 
@@ -181,4 +181,126 @@ test('an empty stream gives an empty stop message', async () => {
     usage: undefined,
     timestamp: 1_234,
   });
+});
+
+// Deltas as providers other than OpenAI send them (see test/fixtures/provider-streams/README.md);
+// outside OpenAI's types, so built loosely.
+const loose = (delta: Record<string, unknown>, finishReason: FinishReason = null) =>
+  chunk(delta as Delta, finishReason);
+
+test('tool calls without an index: a new id starts a call, a piece without one continues the last', async () => {
+  const message = await assemble([
+    loose({ tool_calls: [{ id: 'a', function: { name: 'read', arguments: '{"pa' } }] }),
+    loose({ tool_calls: [{ function: { arguments: 'th":"x"}' } }] }),
+    loose({ tool_calls: [{ id: 'b', function: { name: 'glob', arguments: '{"pattern":"*"}' } }] }),
+    loose({ tool_calls: [{ id: 'b', function: { arguments: '' } }] }),
+  ]);
+  expect(message.content).toEqual([
+    { type: 'toolCall', id: 'a', name: 'read', arguments: '{"path":"x"}' },
+    { type: 'toolCall', id: 'b', name: 'glob', arguments: '{"pattern":"*"}' },
+  ]);
+});
+
+test('several tool calls without an index in one chunk are kept apart by their ids', async () => {
+  const message = await assemble([
+    loose({
+      tool_calls: [
+        { id: 'a', function: { name: 'x', arguments: '{"a":1}' } },
+        { id: 'b', function: { name: 'y', arguments: '{"b":2}' } },
+      ],
+    }),
+  ]);
+  expect(message.content.map((block) => (block.type === 'toolCall' ? block.id : ''))).toEqual(['a', 'b']);
+});
+
+test('an index starting at 1 is as good as one starting at 0', async () => {
+  const message = await assemble([
+    chunk({ tool_calls: [{ index: 1, id: 'c1', function: { name: 'x', arguments: '{"a"' } }] }),
+    chunk({ tool_calls: [{ index: 1, function: { arguments: ':1}' } }] }),
+    chunk({ tool_calls: [{ index: 2, id: 'c2', function: { name: 'y', arguments: '{}' } }] }),
+  ]);
+  expect(message.content).toEqual([
+    { type: 'toolCall', id: 'c1', name: 'x', arguments: '{"a":1}' },
+    { type: 'toolCall', id: 'c2', name: 'y', arguments: '{}' },
+  ]);
+});
+
+test('a tool call with no arguments at all gets an empty object', async () => {
+  const message = await assemble([
+    chunk({ tool_calls: [{ index: 0, id: 'c', function: { name: 'now', arguments: '' } }] }),
+    chunk({}, 'tool_calls'),
+  ]);
+  expect(message.content).toEqual([{ type: 'toolCall', id: 'c', name: 'now', arguments: '{}' }]);
+});
+
+test('an empty first chunk and a role-only delta change nothing', async () => {
+  const empty: Chunk = { ...chunk({}), choices: [] };
+  const message = await assemble([empty, chunk({ role: 'assistant' }), chunk({ content: 'Hi' })]);
+  expect(message.content).toEqual([{ type: 'text', text: 'Hi' }]);
+});
+
+test('reasoning_content and reasoning are thinking, kept before the answer and out of it', async () => {
+  const partials: PartialAnswer[] = [];
+  const message = await assemble(
+    [
+      loose({ reasoning_content: 'Let me ' }),
+      loose({ reasoning: 'think.' }),
+      loose({ content: 'Answer.', reasoning_content: null, reasoning: null }),
+    ],
+    (partial) => partials.push({ ...partial }),
+  );
+  expect(message.content).toEqual([
+    { type: 'thinking', thinking: 'Let me think.' },
+    { type: 'text', text: 'Answer.' },
+  ]);
+  expect(partials.map((partial) => [partial.text, partial.thinkingLength])).toEqual([
+    ['', 7],
+    ['', 13],
+    ['Answer.', 13],
+  ]);
+});
+
+test('typed content parts: text parts are the answer, thinking parts (nested or plain) are not', async () => {
+  const message = await assemble([
+    loose({ content: [{ type: 'thinking', thinking: [{ type: 'text', text: 'Hmm.' }] }] }),
+    loose({
+      content: [
+        { type: 'thinking', thinking: ' Yes.' },
+        { type: 'text', text: 'It is ' },
+      ],
+    }),
+    loose({
+      content: [
+        { type: 'reference', reference_ids: [1] },
+        { type: 'text', text: 'so.' },
+      ],
+    }),
+  ]);
+  expect(message.content).toEqual([
+    { type: 'thinking', thinking: 'Hmm. Yes.' },
+    { type: 'text', text: 'It is so.' },
+  ]);
+});
+
+test("usage inside Groq's x_groq is taken when the chunk has none of its own", async () => {
+  const last = { ...chunk({}, 'stop'), x_groq: { usage: { prompt_tokens: 3, completion_tokens: 4 } } };
+  const message = await assemble([chunk({ content: 'hi' }), last as Chunk]);
+  expect(message.usage).toEqual({ inputTokens: 3, outputTokens: 4 });
+});
+
+test("Gemini's thought signature is kept on its call, also when it comes in a piece of its own", async () => {
+  const signed = (signature: string) => ({ google: { thought_signature: signature } });
+  const message = await assemble([
+    loose({
+      tool_calls: [{ id: 'a', function: { name: 'x', arguments: '{}' }, extra_content: signed('s1') }],
+    }),
+    loose({ tool_calls: [{ id: 'b', function: { name: 'y', arguments: '{}' } }] }),
+    loose({ tool_calls: [{ extra_content: signed('s2') }] }),
+    loose({ tool_calls: [{ id: 'c', function: { name: 'z', arguments: '{}' } }] }),
+  ]);
+  expect(message.content).toEqual([
+    { type: 'toolCall', id: 'a', name: 'x', arguments: '{}', thoughtSignature: 's1' },
+    { type: 'toolCall', id: 'b', name: 'y', arguments: '{}', thoughtSignature: 's2' },
+    { type: 'toolCall', id: 'c', name: 'z', arguments: '{}' },
+  ]);
 });

@@ -168,3 +168,70 @@ test('a whole conversation keeps its order', () => {
   expect(out[3]).toEqual({ role: 'tool', tool_call_id: 'c1', content: 'A' });
   expect(out[5]).toEqual({ role: 'user', content: 'thanks' });
 });
+
+describe('thinking on assistant messages', () => {
+  const thoughtCall = assistant([
+    { type: 'thinking', thinking: 'Read it first.' },
+    { type: 'text', text: 'Looking.' },
+    { type: 'toolCall', id: 'c1', name: 'read', arguments: '{"path":"a"}' },
+  ]);
+  const thoughtAnswer = assistant([
+    { type: 'thinking', thinking: 'Easy.' },
+    { type: 'text', text: 'Done.' },
+  ]);
+  const transcript: Message[] = [
+    user('go'),
+    thoughtCall,
+    toolResult('c1', [{ type: 'text', text: 'content' }]),
+    thoughtAnswer,
+  ];
+
+  test('is never answer text, and by default is not sent back', () => {
+    for (const provider of ['openai', 'gemini', 'mistral'] as const) {
+      const sent = toOpenAiMessages(transcript, undefined, provider);
+      expect(sent.filter((message) => message.role === 'assistant')).toEqual([
+        {
+          role: 'assistant',
+          content: 'Looking.',
+          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read', arguments: '{"path":"a"}' } }],
+        },
+        { role: 'assistant', content: 'Done.' },
+      ]);
+    }
+    expect(toOpenAiMessages(transcript)).toEqual(toOpenAiMessages(transcript, undefined, 'openai'));
+  });
+
+  test('goes back to DeepSeek as reasoning_content on the turns that called tools only', () => {
+    const sent = toOpenAiMessages(transcript, undefined, 'deepseek');
+    expect(sent.filter((message) => message.role === 'assistant')).toEqual([
+      {
+        role: 'assistant',
+        content: 'Looking.',
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read', arguments: '{"path":"a"}' } }],
+        reasoning_content: 'Read it first.',
+      },
+      { role: 'assistant', content: 'Done.' },
+    ]);
+  });
+});
+
+test("a tool call's thought signature goes back to Gemini only, in extra_content", () => {
+  const transcript: Message[] = [
+    user('go'),
+    assistant([{ type: 'toolCall', id: 'c1', name: 'read', arguments: '{}', thoughtSignature: 'sig' }]),
+    toolResult('c1', [{ type: 'text', text: 'content' }]),
+  ];
+  const call = { id: 'c1', type: 'function', function: { name: 'read', arguments: '{}' } };
+  expect(toOpenAiMessages(transcript, undefined, 'gemini')[1]).toEqual({
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ ...call, extra_content: { google: { thought_signature: 'sig' } } }],
+  });
+  for (const provider of ['openai', 'mistral', 'deepseek'] as const) {
+    expect(toOpenAiMessages(transcript, undefined, provider)[1]).toEqual({
+      role: 'assistant',
+      content: null,
+      tool_calls: [call],
+    });
+  }
+});

@@ -196,6 +196,8 @@ test.each([
   ['codestral-2501', 'mistral'],
   ['open-mixtral-8x22b', 'mistral'],
   ['llama3.1', 'openai'],
+  ['deepseek-chat', 'deepseek'],
+  ['deepseek-reasoner', 'deepseek'],
 ])('the model %s implies provider %s', (model, provider) => {
   expect(modelProviderOf(model)).toBe(provider);
 });
