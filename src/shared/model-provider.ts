@@ -14,6 +14,8 @@ export function modelProviderOf(model: string): ModelProvider {
   const name = model.toLowerCase();
   if (/gemini|gemma/.test(name)) return 'gemini';
   if (/mistral|mixtral|codestral|devstral|magistral|ministral|pixtral/.test(name)) return 'mistral';
-  if (/deepseek/.test(name)) return 'deepseek';
+  // DeepSeek's own API names only: the same models served elsewhere (`deepseek-r1` on Ollama or
+  // Groq) go to servers that may refuse the field DeepSeek wants back; they say so by setting it.
+  if (/^deepseek-(chat|reasoner)\b/.test(name)) return 'deepseek';
   return 'openai';
 }

@@ -198,6 +198,8 @@ test.each([
   ['llama3.1', 'openai'],
   ['deepseek-chat', 'deepseek'],
   ['deepseek-reasoner', 'deepseek'],
+  ['deepseek-r1:14b', 'openai'],
+  ['deepseek-r1-distill-llama-70b', 'openai'],
 ])('the model %s implies provider %s', (model, provider) => {
   expect(modelProviderOf(model)).toBe(provider);
 });
