@@ -1,12 +1,21 @@
 import { z } from 'zod';
 
-export const TextContentSchema = z.object({ type: z.literal('text'), text: z.string() });
+/** A piece of text. */
+export const TextContentSchema = z.object({
+  /** Always `text`. */
+  type: z.literal('text'),
+  /** The text. */
+  text: z.string(),
+});
 export type TextContent = z.infer<typeof TextContentSchema>;
 
+/** An image, inline. */
 export const ImageContentSchema = z.object({
+  /** Always `image`. */
   type: z.literal('image'),
   /** base64-encoded image bytes */
   data: z.string(),
+  /** The image's type, e.g. `image/png`. */
   mimeType: z.string(),
 });
 export type ImageContent = z.infer<typeof ImageContentSchema>;
