@@ -54,7 +54,7 @@ function layerRules() {
 }
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.tools/**', 'coverage/**', 'bench/results/**'] },
+  { ignores: ['dist/**', 'node_modules/**', '.tools/**', 'coverage/**', 'bench/results/**', 'docs/api/**'] },
   // Typechecked by test/package/pack-install.test.ts against the installed package, not this project.
   { ignores: ['test/package/fixture/*.ts'] },
   js.configs.recommended,

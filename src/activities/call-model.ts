@@ -19,9 +19,11 @@ import { rebuildTranscript } from './transcript-rebuild';
 export interface ModelDeps {
   /** Constructed with `maxRetries: 0`: Temporal's retry policy is the only one. */
   openai: OpenAI;
+  /** The model a conversation gets when its options name none. */
   defaultModel: string;
   /** What the endpoint serves, for tool schemas and tool call ids; from each call's model name when absent. */
   provider?: ModelProvider;
+  /** The worker's tools, whose schemas the model is offered. */
   tools: ToolRegistry;
   transcriptCache: TranscriptCache;
   loadTranscript: TranscriptLoader;

@@ -16,8 +16,14 @@ import type { DailyTokenBudgets } from '../shared/daily-budget';
 import { DailyTokenLedger } from './daily-token-ledger';
 import { type TranscriptLoader, loadTranscriptFromWorkflow } from './transcript-loader';
 
+/**
+ * What the agent's activities need, as `createAgentWorker({ activities })` takes it: the model
+ * client, the tools, and the operator's settings. What is optional has a default.
+ */
 export interface ActivityDeps extends Omit<ModelDeps, 'transcriptCache' | 'loadTranscript'>, ToolDeps {
+  /** Transcripts kept in memory between model calls; a new cache of the default size when absent. */
   transcriptCache?: TranscriptCache;
+  /** How a model call reads a transcript it does not have (from the workflow); the default query when absent. */
   loadTranscript?: TranscriptLoader;
   /** RAP tool servers' base URLs, for close_thread and cancel_tool_call notices. */
   rapToolsets?: readonly string[];

@@ -54,6 +54,7 @@ export class AgentClient {
    */
   constructor(
     client: Client,
+    /** The task queue conversations are started on (and `list` lists). */
     readonly taskQueue: string = DEFAULT_TASK_QUEUE,
     liveText: ModelTextSource = processLiveModelText,
   ) {
@@ -127,7 +128,12 @@ export class AgentClient {
   signalMessage(
     conversationId: string,
     message: UserMessageInput,
-  ): Promise<{ afterSeq: number; afterRun: number }> {
+  ): Promise<{
+    /** The newest event's sequence number before the message. */
+    afterSeq: number;
+    /** The newest run that began before the message. */
+    afterRun: number;
+  }> {
     return messages.signalMessage(this.context, conversationId, message);
   }
 
@@ -153,7 +159,13 @@ export class AgentClient {
    * Answers a RAP tool's `user_choice` (the `user_choice_requested` event): the index chosen, or the
    * tool's default when `selected` is absent. Refused for a call with no pending choice or an index out of range.
    */
-  answerUserChoice(conversationId: string, answer: UserChoiceAnswer): Promise<{ selected: number }> {
+  answerUserChoice(
+    conversationId: string,
+    answer: UserChoiceAnswer,
+  ): Promise<{
+    /** The index of the choice taken. */
+    selected: number;
+  }> {
     return control.answerUserChoice(this.context, conversationId, answer);
   }
 
@@ -161,7 +173,10 @@ export class AgentClient {
   setApprovalMode(
     conversationId: string,
     input: ApprovalModeInput,
-  ): Promise<{ mode: ApprovalModeInput['mode'] }> {
+  ): Promise<{
+    /** The mode now. */
+    mode: ApprovalModeInput['mode'];
+  }> {
     return control.setApprovalMode(this.context, conversationId, input);
   }
 
@@ -199,7 +214,14 @@ export class AgentClient {
   transcriptTail(
     conversationId: string,
     last: number,
-  ): Promise<{ transcriptLength: number; from: number; messages: Message[] }> {
+  ): Promise<{
+    /** Messages in the whole transcript. */
+    transcriptLength: number;
+    /** The index of the first message returned. */
+    from: number;
+    /** The messages, oldest first. */
+    messages: Message[];
+  }> {
     return reads.transcriptTail(this.context, conversationId, last);
   }
 
@@ -254,7 +276,12 @@ export class AgentClient {
   async history(
     conversationId: string,
     latest?: number,
-  ): Promise<DecodedConversationHistory & { converter: PayloadConverter }> {
+  ): Promise<
+    DecodedConversationHistory & {
+      /** The payload converter that reads the histories' payloads. */
+      converter: PayloadConverter;
+    }
+  > {
     const decoded = await readDecodedHistory(
       this.context.client,
       assertConversationId(conversationId),

@@ -9,24 +9,49 @@ import type { ClientContext } from './client-context';
 
 /** What Temporal knows of a conversation's workflow, without asking the workflow. */
 export interface ConversationExecution {
+  /** The conversation's id (its workflow id). */
   conversationId: string;
   /** RUNNING while the conversation lasts; COMPLETED, FAILED, TERMINATED, … once it has ended. */
   executionStatus: WorkflowExecutionStatusName;
+  /** When its current execution started. */
   startTime: Date;
+  /** When it ended; absent while it lasts. */
   closeTime?: Date;
+  /** The task queue it runs on. */
   taskQueue: string;
   /** `conversation` for conversations; anything else is some other workflow that happens to have this id. */
   workflowType: string;
 }
 
+/** One conversation in `AgentClient.list`: its workflow execution as Temporal's visibility store reports it. */
 export interface ConversationListing {
+  /** The conversation's id. */
   conversationId: string;
+  /** When its current execution started. */
   startTime: Date;
+  /** The task queue it runs on. */
   taskQueue: string;
 }
 
 /** How a worker's first look at a conversation went, as `AgentClient.admission` reports it. */
-export type Admission = { admitted: true } | { admitted: false; reason: string } | { untaken: true };
+export type Admission =
+  /** A worker admitted it. */
+  | {
+      /** Always true here. */
+      admitted: true;
+    }
+  /** A worker refused it, and why. */
+  | {
+      /** Always false here. */
+      admitted: false;
+      /** Why the worker refused it. */
+      reason: string;
+    }
+  /** No worker has taken it yet. */
+  | {
+      /** Always true here. */
+      untaken: true;
+    };
 
 export async function execution(
   context: ClientContext,

@@ -17,6 +17,7 @@ import {
   runEndFromResult,
 } from './run-end';
 
+/** Options of `AgentClient.watch`. */
 export interface WatchOptions {
   /** Only events with a higher sequence number; the conversation's newest event when absent (only what comes next). */
   afterSeq?: number;
@@ -33,11 +34,13 @@ export interface WatchOptions {
  * return will do.
  */
 export interface RunToFollow extends RunSought {
+  /** The conversation the run is in. */
   conversationId: string;
   /** Events after this one are yielded. */
   afterSeq: number;
 }
 
+/** Options of `AgentClient.followRun`. */
 export interface FollowRunOptions {
   /** Between two polls, in ms (default 200). */
   pollMs?: number;

@@ -28,6 +28,7 @@ import { execution } from './conversation-execution';
 import { status } from './conversation-reads';
 import { assertClientStart } from './conversation-start';
 
+/** Options of `AgentClient.send`. */
 export interface SendOptions {
   /**
    * True (the default): a conversation that does not exist is started by this message. False: only
@@ -37,6 +38,7 @@ export interface SendOptions {
   start?: boolean;
   /** Used only when this message starts the conversation. */
   options?: ConversationOptionsInput;
+  /** The message's id, unique in the conversation; a new UUID when absent. */
   messageId?: string;
   /** Who sends it, as this caller vouches: decides whether `ownerOnly` tools may run (the conversation's `owners`). */
   sender?: string;
@@ -44,8 +46,11 @@ export interface SendOptions {
   images?: ImageContent[];
 }
 
+/** What `AgentClient.send` returns: where the message went and the events before it. */
 export interface Sent {
+  /** The conversation the message went to. */
   conversationId: string;
+  /** The message's id: the one given, or a new one. */
   messageId: string;
   /** Events up to here came before this message. */
   afterSeq: number;
@@ -55,7 +60,9 @@ export interface Sent {
   started: boolean;
 }
 
+/** Options of `AgentClient.steer`. */
 export interface SteerOptions {
+  /** The steering message's id, unique in the conversation; a new UUID when absent. */
   messageId?: string;
   /** As for `send`: a steering message joins the run, and a non-owner's makes it a non-owner's run. */
   sender?: string;
@@ -67,6 +74,7 @@ export interface SteerOptions {
   wait?: boolean;
 }
 
+/** What `AgentClient.steer` returns: `Sent`, and whether a run was interrupted. */
 export interface Steered extends Sent {
   /** From the update's receipt: a run was in progress and is being steered. Absent with `wait: false`. */
   interrupting?: boolean;

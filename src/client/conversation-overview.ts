@@ -9,13 +9,17 @@ import type { ClientContext } from './client-context';
 
 /** What a list of conversations shows of one. */
 export interface ConversationOverview {
+  /** The conversation's id. */
   conversationId: string;
+  /** Its agent (`default` when it names none). */
   agentId: string;
   /** idle, running or awaiting_approval while it lasts; `ended` once its workflow has closed. */
   status: VisibleStatus | 'ended';
   /** How its workflow stands: RUNNING, or how it ended (COMPLETED, FAILED, TERMINATED, …). */
   executionStatus: WorkflowExecutionStatusName;
+  /** When its current execution started. */
   startTime: Date;
+  /** When it ended; absent while it lasts. */
   closeTime?: Date;
   /** When its status last changed. */
   lastActivity?: Date;
@@ -23,8 +27,11 @@ export interface ConversationOverview {
   spent?: ConversationSpent;
 }
 
+/** Which conversations `AgentClient.overview` lists. */
 export interface OverviewFilter {
+  /** Only conversations in this status. */
   status?: VisibleStatus | 'ended';
+  /** Only this agent's conversations. */
   agentId?: string;
   /** Only conversations whose id starts with one of these. */
   idPrefixes?: readonly string[];

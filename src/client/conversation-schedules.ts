@@ -14,6 +14,7 @@ import { type ConversationOptionsInput, ConversationOptionsSchema } from '../sha
 import { assertConversationId } from '../shared/ids';
 import { ScheduleExistsError, ScheduleMissingError, invalidInput } from '../shared/conversation-errors';
 
+/** Options of `ConversationSchedules.create`: when to start conversations, with which prompt and options. */
 export interface ScheduleConversationOptions {
   /** A new `sched-…` id when absent. Each conversation it starts is this id plus the time it was started. */
   scheduleId?: string;
@@ -31,11 +32,17 @@ export interface ScheduleConversationOptions {
  */
 export const DEFAULT_SCHEDULED_IDLE_TIMEOUT_MS = 24 * 60 * 60 * 1_000;
 
+/** One schedule in `ConversationSchedules.list`. */
 export interface ConversationScheduleListing {
+  /** The schedule's id. */
   scheduleId: string;
+  /** Its cron expression (UTC), when it has one. */
   cron?: string;
+  /** The first message of each conversation it starts. */
   prompt?: string;
+  /** Whether it is paused (it starts nothing while paused). */
   paused: boolean;
+  /** When it starts the next conversation; absent when none is due. */
   nextStartAt?: Date;
   /** Conversations it started most recently, oldest first (Temporal keeps the latest few). */
   recentConversations: string[];

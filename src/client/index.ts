@@ -1,3 +1,10 @@
+/**
+ * The client API (`durable-agent`): start conversations, send and steer messages, decide
+ * approvals, follow runs and read history, through a Temporal client. Workers are built with
+ * `durable-agent/worker`.
+ *
+ * @module durable-agent
+ */
 export {
   AgentClient,
   type ConversationExecution,
@@ -39,15 +46,61 @@ export {
 } from '../shared/worker-deployment-state';
 export { readSigningKey, signApprovalMode, signDecision } from './sign-decision';
 export { decodeHistoryPayloads } from '../history/decode-history-payloads';
-export type { Timeline, TimelineItem } from '../history/timeline';
-export type { ApprovalDecision, ApprovalSettings, PendingApproval } from '../shared/approvals';
+export type {
+  AbortItem,
+  ActivityItem,
+  ActivityOutcome,
+  ApprovalItem,
+  ContinuedAsNewItem,
+  Delivery,
+  EndRequestedItem,
+  ExecutionClosedItem,
+  ExecutionStartedItem,
+  ExecutionStatus,
+  MessageItem,
+  ModelCallItem,
+  RunStartedItem,
+  SteerItem,
+  Timeline,
+  TimelineExecution,
+  TimelineItem,
+  ToolCallItem,
+  UserMessageItem,
+} from '../history/timeline';
+export type { DecodedHistory } from '../history/decode-history-payloads';
+export type { DecodedConversationHistory } from '../history/decoded-conversation-history';
+export type { Admission } from './conversation-execution';
+export type { ConversationOverview, OverviewFilter } from './conversation-overview';
+export type { ModelTextDelta, ModelTextListener, ModelTextSource } from './live-model-text';
+export type {
+  BudgetKind,
+  BudgetLimits,
+  BudgetPause,
+  BudgetPauseKind,
+  BudgetStatus,
+  BudgetUsage,
+} from '../shared/budget';
+export type { CompactionReceipt } from '../shared/compaction';
+export type { DailySpent } from '../shared/daily-budget';
+export type {
+  ApprovalDecision,
+  ApprovalMode,
+  ApprovalSettings,
+  PendingApproval,
+  PendingPolicy,
+  StandingDecision,
+} from '../shared/approvals';
+export type { PolicyGroup } from '../shared/approval-policy';
+export type { VisibleStatus } from '../shared/search-attributes';
 export type {
   AbortInput,
   AbortReceipt,
   ApprovalModeInput,
   ApprovalReceipt,
   ConversationState,
+  ConversationStatus,
   ConversationStatusSummary,
+  ForkedFrom,
   SteerReceipt,
 } from '../shared/conversation-api';
 export type { ConversationOptionsInput } from '../shared/conversation-options';

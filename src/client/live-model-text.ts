@@ -1,12 +1,16 @@
 /** Text a model call received, from `offset` on in that call's text. */
 export interface ModelTextDelta {
+  /** The conversation the call is of. */
   conversationId: string;
   /** One attempt of one model activity: `runId/activityId#attempt`, as watchers also make it from describe(). */
   call: string;
+  /** Where `text` starts in the call's text, in characters. */
   offset: number;
+  /** The new text. */
   text: string;
 }
 
+/** Hears each piece of model text as it arrives. */
 export type ModelTextListener = (delta: ModelTextDelta) => void;
 
 /** Where watchers hear model text from. */

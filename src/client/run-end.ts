@@ -2,6 +2,11 @@ import type { WorkflowExecutionStatusName } from '@temporalio/client';
 import { z } from 'zod';
 import { type AgentEvent, RunFinishedOutcomeSchema } from '../shared/events';
 
+/**
+ * The `run_finished` event: the last event of a run, with how it ended.
+ *
+ * @useDeclaredType
+ */
 export type RunFinishedEvent = Extract<AgentEvent, { type: 'run_finished' }>;
 
 /**
@@ -10,6 +15,7 @@ export type RunFinishedEvent = Extract<AgentEvent, { type: 'run_finished' }>;
  * finish.
  */
 export interface RunSought {
+  /** The message whose run is sought. */
   messageId?: string;
   /** The run's number: given, or learnt from its `run_started` or the message's `steered` event. */
   run?: number;
@@ -22,7 +28,9 @@ export interface RunSought {
 
 /** How following a run ended. */
 export type RunEnd =
+  /** The run finished. */
   | {
+      /** Always `finished` here. */
       how: 'finished';
       /**
        * The run's `run_finished`. When the conversation had ended and no worker could answer for it
@@ -30,12 +38,23 @@ export type RunEnd =
        * seen, `at` the conversation's close, `messageIds` only the message followed.
        */
       event: RunFinishedEvent;
+      /** Where the event came from: the conversation's events, or its workflow's result. */
       from: 'events' | 'result';
     }
   /** The conversation ended (or failed, or was terminated) without finishing the run. */
-  | { how: 'conversation_ended'; executionStatus: WorkflowExecutionStatusName; failure?: string }
+  | {
+      /** Always `conversation_ended` here. */
+      how: 'conversation_ended';
+      /** How the conversation's workflow ended. */
+      executionStatus: WorkflowExecutionStatusName;
+      /** The failure's message, when it failed. */
+      failure?: string;
+    }
   /** The caller's signal stopped following first. */
-  | { how: 'stopped' };
+  | {
+      /** Always `stopped` here. */
+      how: 'stopped';
+    };
 
 /** The one test of a run's end: whether `event` ends the run `sought` describes. */
 export function endsRun(event: AgentEvent, sought: RunSought): event is RunFinishedEvent {

@@ -29,7 +29,10 @@ export function readSigningKey(file: string): KeyObject {
 /** The decision with its signature over conversation, call, arguments hash, decision, approver, expiry and any budget raise. */
 export function signDecision(
   conversationId: string,
-  decision: ApprovalDecision & { argumentsSha256: string },
+  decision: ApprovalDecision & {
+    /** The SHA-256 (hex) of the arguments decided on: a signed decision must name them. */
+    argumentsSha256: string;
+  },
   key: KeyObject,
   now = Date.now(),
   lifetimeMs = SIGNATURE_LIFETIME_MS,
@@ -57,7 +60,10 @@ export function signDecision(
 /** An approval-mode change with its signature over conversation, mode, approver and expiry. */
 export function signApprovalMode(
   conversationId: string,
-  change: ApprovalModeInput & { by: string },
+  change: ApprovalModeInput & {
+    /** Who changes the mode: a signed change must name its signer. */
+    by: string;
+  },
   key: KeyObject,
   now = Date.now(),
   lifetimeMs = SIGNATURE_LIFETIME_MS,

@@ -36,6 +36,7 @@ export class WorkerDeployments {
     private readonly identity = 'durable-agent deploy',
   ) {}
 
+  /** Every Worker Deployment in the namespace, page by page. */
   async *list(): AsyncIterable<WorkerDeploymentListing> {
     let nextPageToken: Uint8Array | undefined;
     do {
@@ -103,7 +104,12 @@ export class WorkerDeployments {
     name: string,
     buildId: string,
     percent: number,
-  ): Promise<{ previous?: string; previousPercent?: number }> {
+  ): Promise<{
+    /** The build that was ramping before, if any. */
+    previous?: string;
+    /** The share it had. */
+    previousPercent?: number;
+  }> {
     const response = await this.call(name, () =>
       this.service.setWorkerDeploymentRampingVersion({
         namespace: this.namespace,
@@ -122,7 +128,12 @@ export class WorkerDeployments {
    * version most recently current). Conversations already moved to the present build stay on it
    * until they continue as new: a rollback routes new work, it moves no conversation back.
    */
-  async rollback(name: string): Promise<CurrentChange & { current: string }> {
+  async rollback(name: string): Promise<
+    CurrentChange & {
+      /** The build that is current now. */
+      current: string;
+    }
+  > {
     const state = await this.describe(name);
     const earlier = state.versions
       .filter((version) => version.buildId !== state.current && version.lastCurrentAt !== undefined)

@@ -36,7 +36,9 @@ type Failure = temporal.api.failure.v1.IFailure;
 
 /** One Temporal execution's history; a conversation has one more per continue-as-new. */
 export interface ExecutionHistory {
+  /** The execution's Temporal run id. */
   runId: string;
+  /** Its history, as Temporal returns it. */
   history: temporal.api.history.v1.IHistory;
 }
 

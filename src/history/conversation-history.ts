@@ -12,7 +12,12 @@ import { ConversationNotFoundError } from '../shared/conversation-errors';
 export async function fetchConversationHistories(
   client: Client,
   conversationId: string,
-  { latest = Infinity }: { latest?: number } = {},
+  {
+    latest = Infinity,
+  }: {
+    /** Only this many of the newest executions; all when absent. */
+    latest?: number;
+  } = {},
 ): Promise<ExecutionHistory[]> {
   assertConversationId(conversationId);
   let runId: string | undefined;

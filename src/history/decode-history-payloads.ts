@@ -1,7 +1,9 @@
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 
+/** A history with its payloads decoded, and what could not be. */
 export interface DecodedHistory {
+  /** The history, payloads decoded where the codecs could. */
   history: temporal.api.history.v1.IHistory;
   /** Payloads the codecs could not decode (say, a blob missing from this machine's blob store), left as stored. */
   undecoded: number;

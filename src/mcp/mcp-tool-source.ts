@@ -31,20 +31,27 @@ const DEFAULT_CALL_TIMEOUT_MS = 120_000;
  * list its tools is a warning; the others' tools stay usable.
  */
 export class McpToolSource implements ToolSource {
+  /** Always `mcp`. */
   readonly name = 'mcp';
   private readonly connections: Map<string, McpConnection>;
 
+  /** @param servers The MCP servers by name, as in the worker's MCP configuration; none is started until `discover`. */
   constructor(private readonly servers: McpServersConfig) {
     this.connections = new Map(
       Object.keys(servers).map((name) => [name, new McpConnection(name, servers[name]!)]),
     );
   }
 
-  /** The connection to `server`, for inspection (tests kill a stdio server through its pid). */
+  /**
+   * The connection to `server`, for inspection (tests kill a stdio server through its pid).
+   *
+   * @internal
+   */
   connection(server: string): McpConnection | undefined {
     return this.connections.get(server);
   }
 
+  /** Lists every server's tools, connecting as needed; a server that fails is a warning. */
   async discover(): Promise<ToolDiscovery> {
     const listed = await Promise.all(
       [...this.connections.values()].map(async (connection) => {
@@ -75,6 +82,7 @@ export class McpToolSource implements ToolSource {
     };
   }
 
+  /** Closes every server's connection (stopping stdio servers). */
   async close(): Promise<void> {
     await Promise.all([...this.connections.values()].map((connection) => connection.close()));
   }

@@ -36,10 +36,15 @@ class Refusal extends Error {
  * signals; subscription events only while the subscription is active.
  */
 export async function startRapCallbackServer(options: {
+  /** The Temporal client that completes activities and signals conversations. */
   client: Client;
+  /** The key callback URLs are signed with; the RAP tool source must use the same one. */
   secret: Buffer;
+  /** The address to listen on. */
   host: string;
+  /** The port to listen on; 0 for any free one. */
   port: number;
+  /** Where failed callbacks are reported; nowhere when absent. */
   log?: (message: string) => void;
   /** The finishing steps of the worker's tool calls (its hooks included), so a result by callback passes them too. */
   finisher?: ToolResultFinisher;

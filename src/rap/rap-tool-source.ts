@@ -21,6 +21,7 @@ const FIRST_RETRY_MS = 250;
  * of its tools; a name two toolsets define exposes neither.
  */
 export class RapToolSource implements ToolSource {
+  /** Always `rap`. */
   readonly name = 'rap';
 
   constructor(
@@ -28,6 +29,7 @@ export class RapToolSource implements ToolSource {
     private readonly fetchImpl: typeof fetch = fetch,
   ) {}
 
+  /** Fetches and validates every toolset's manifest; a toolset that fails is a warning. */
   async discover(): Promise<ToolDiscovery> {
     const warnings: string[] = [];
     const loaded = await Promise.all(

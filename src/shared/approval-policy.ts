@@ -11,14 +11,19 @@ const AfterMsSchema = z.number().int().positive();
 
 /** Who else is offered a request nobody decided in time, and how many of them must allow. */
 const EscalationSchema = z.strictObject({
+  /** How long after the request was asked, in ms. */
   afterMs: AfterMsSchema,
+  /** The group that may decide too. */
   to: GroupNameSchema,
+  /** How many distinct members of it must allow (default 1). */
   quorum: z.number().int().positive().default(1),
 });
 
 /** When a request nobody decided is rejected, and the reason the model reads. */
 const ExpirySchema = z.strictObject({
+  /** How long after the request was asked, in ms. */
   afterMs: AfterMsSchema,
+  /** What the model reads as the rejection's reason. */
   reason: z.string().trim().min(1),
 });
 
@@ -28,7 +33,9 @@ const PolicyRuleSchema = z.strictObject({
   /** Which calls the rule covers: by tool name or `group:<section>`, and by risk. Both absent: every call. */
   match: z
     .strictObject({
+      /** Tool names or `group:<section>` names; any tool when absent. */
       tools: z.array(z.string().trim().min(1)).min(1).optional(),
+      /** Risk levels; any risk when absent. */
       risk: z.array(RiskLevelSchema).min(1).optional(),
     })
     .default({}),
@@ -38,7 +45,9 @@ const PolicyRuleSchema = z.strictObject({
   quorum: z.number().int().positive().default(1),
   /** A reject by one member stops the call (the default); false: only the expiry rejects it. */
   rejectStops: z.boolean().default(true),
+  /** When and to whom an undecided request escalates; never when absent. */
   escalate: EscalationSchema.optional(),
+  /** When an undecided request is rejected; the policy sets no expiry when absent. */
   expire: ExpirySchema.optional(),
 });
 
@@ -49,7 +58,9 @@ const PolicyRuleSchema = z.strictObject({
  */
 export const ApprovalPolicySchema = z
   .strictObject({
+    /** Groups of approvers by name: each a list of people. */
     groups: z.record(GroupNameSchema, z.array(z.string().trim().min(1)).min(1)),
+    /** The rules, in order: the first that matches a call governs it. */
     rules: z.array(PolicyRuleSchema).min(1),
   })
   .superRefine((policy, context) => {
@@ -96,8 +107,11 @@ export type ApprovalPolicyInput = z.input<typeof ApprovalPolicySchema>;
 
 /** One group of a request's policy: its members and how many of them must allow. */
 export interface PolicyGroup {
+  /** The group's name. */
   name: string;
+  /** Who is in it. */
   members: string[];
+  /** How many distinct members must allow. */
   quorum: number;
 }
 
@@ -106,11 +120,24 @@ export interface PolicyGroup {
  * does not change it), with its deadlines in workflow time.
  */
 export interface RequestPolicy {
+  /** The rule's name (`rule N` when it has none). */
   rule: string;
+  /** The group that decides. */
   group: PolicyGroup;
+  /** Whether one member's reject stops the call. */
   rejectStops: boolean;
-  escalation?: PolicyGroup & { at: number };
-  expiry?: { at: number; reason: string };
+  /** The group that may decide too once the request escalates, and when it does (workflow time, ms). */
+  escalation?: PolicyGroup & {
+    /** When the request escalates: workflow time, in ms since the epoch. */
+    at: number;
+  };
+  /** When an undecided request is rejected, and the reason the model reads. */
+  expiry?: {
+    /** When: workflow time, in ms since the epoch. */
+    at: number;
+    /** The reason the model reads. */
+    reason: string;
+  };
 }
 
 /** The first rule covering a call of `toolName` at `risk`, with its groups resolved; undefined: no rule does. */

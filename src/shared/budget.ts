@@ -20,6 +20,11 @@ export type Budget = z.infer<typeof BudgetSchema>;
 export const BudgetRaiseSchema = BudgetSchema;
 export type BudgetRaise = Budget;
 
+/**
+ * The parts of a budget: `tokens`, `toolCalls` and `deadlineMs`.
+ *
+ * @useDeclaredType
+ */
 export type BudgetKind = keyof Budget;
 export const BUDGET_KINDS: readonly BudgetKind[] = ['tokens', 'toolCalls', 'deadlineMs'];
 
@@ -41,8 +46,11 @@ export function isBudgetPauseId(toolCallId: string): boolean {
 export const BUDGET_PAUSE_TOOL = 'budget';
 
 /** The limits now in force: the options' budget, raised by decisions; the deadline as a workflow time. */
+/** A budget's limits in force; an absent part is unlimited. */
 export interface BudgetLimits {
+  /** Tokens across the conversation. */
   tokens?: number;
+  /** Tool calls across the conversation. */
   toolCalls?: number;
   /** Workflow time (ms since the epoch) after which the conversation's runs pause. */
   deadlineAt?: number;
@@ -50,7 +58,9 @@ export interface BudgetLimits {
 
 /** What the conversation has spent. */
 export interface BudgetUsage {
+  /** Tokens, input plus output, as the endpoint reported them. */
   tokens: number;
+  /** Tool calls run. */
   toolCalls: number;
 }
 
@@ -111,9 +121,11 @@ export function defaultRaise(kind: BudgetKind, budget: Budget): BudgetRaise {
 
 /** A pause as a pending approval shows it: which part ran out, how much is used of how much, and what allowing raises. */
 export interface BudgetPause {
+  /** The part that ran out. */
   kind: BudgetPauseKind;
   /** Tokens, tool calls, or ms since the conversation's start (for `dailyTokens`: the agent's tokens today). */
   used: number;
+  /** What the budget allows of it. */
   limit: number;
   /** What an allow without `raise` adds; 0 for `dailyTokens`, which only a reject answers. */
   defaultRaise: number;
@@ -147,11 +159,19 @@ export interface BudgetStatus {
   /** Spent across the conversation (every run, across continue-as-new). */
   used: BudgetUsage;
   /** Spent by the latest run (the one in progress, or the last one). */
-  run: BudgetUsage & { run: number };
+  run: BudgetUsage & {
+    /** The run's number. */
+    run: number;
+  };
   /** The limits in force (after raises); absent parts are unlimited. */
   limits: BudgetLimits;
   /** Workflow time the conversation started at, which the deadline counts from. */
   startedAt: number;
   /** The agent's daily token budget across the fleet, as the worker that admitted this execution set it. */
-  daily?: { agentId: string; tokensPerDay: number };
+  daily?: {
+    /** The conversation's agent. */
+    agentId: string;
+    /** Tokens a day the agent may spend. */
+    tokensPerDay: number;
+  };
 }

@@ -9,7 +9,9 @@ import type { Usage } from './messages';
  */
 export const CompactionSettingsSchema = z
   .strictObject({
+    /** The estimated transcript size that starts a compaction (default 100,000). */
     maxTokens: z.number().int().min(1_000).default(100_000),
+    /** About how many tokens of the latest turns are kept as they are (default 20,000). */
     keepTokens: z.number().int().min(100).default(20_000),
   })
   .refine((settings) => settings.keepTokens < settings.maxTokens, 'keepTokens must be below maxTokens');
@@ -52,9 +54,14 @@ export function summaryResultOf(answer: string | SummaryResult): SummaryResult {
   return typeof answer === 'string' ? { summary: answer } : answer;
 }
 
+/** What the `compact` update answers. */
 export interface CompactionReceipt {
+  /** False when nothing was compacted (too little to summarise, or the summary failed). */
   compacted: boolean;
+  /** How many messages the summary replaced. */
   removedMessages: number;
+  /** The transcript's estimated size before, in tokens. */
   tokensBefore: number;
+  /** The transcript's estimated size after, in tokens. */
   tokensAfter: number;
 }

@@ -5,13 +5,21 @@ import { DEFAULT_TASK_QUEUE } from './constants';
 export const ConnectionSettingsSchema = z.object({
   /** host:port of a Temporal frontend; when absent the embedded Temporal server is used. */
   address: z.string().min(1).optional(),
+  /** The Temporal namespace (TEMPORAL_NAMESPACE); `default` when absent. */
   namespace: z.string().min(1).default('default'),
+  /** The task queue workers poll and conversations run on (AGENT_TASK_QUEUE). */
   taskQueue: z.string().min(1).default(DEFAULT_TASK_QUEUE),
+  /** An API key, e.g. for Temporal Cloud (TEMPORAL_API_KEY); it implies TLS unless `tls` is false. */
   apiKey: z.string().min(1).optional(),
+  /** Connect over TLS (TEMPORAL_TLS); by default when an API key, a client certificate or a CA is given. */
   tls: z.boolean().optional(),
+  /** The client certificate for mTLS, a PEM file (TEMPORAL_TLS_CERT). */
   tlsCertPath: z.string().optional(),
+  /** The client certificate's key, a PEM file (TEMPORAL_TLS_KEY). */
   tlsKeyPath: z.string().optional(),
+  /** The CA to verify the server with, a PEM file (TEMPORAL_TLS_CA). */
   tlsCaPath: z.string().optional(),
+  /** The server name to verify the server's certificate against (TEMPORAL_TLS_SERVER_NAME). */
   tlsServerName: z.string().optional(),
   /** How long a worker or the CLI waits for a Temporal server that is still starting. */
   serverWaitMs: z.number().int().min(0).default(60_000),

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 
-export const TextContentSchema = z.object({ type: z.literal('text'), text: z.string() });
+/** A piece of text. */
+export const TextContentSchema = z.object({
+  /** Always `text`. */
+  type: z.literal('text'),
+  /** The text. */
+  text: z.string(),
+});
 export type TextContent = z.infer<typeof TextContentSchema>;
 
 /**
@@ -8,13 +14,21 @@ export type TextContent = z.infer<typeof TextContentSchema>;
  * `thinking` parts): kept on the assistant message, never part of its answer text. Absent from
  * messages recorded before it existed and from models that do not send it.
  */
-export const ThinkingContentSchema = z.object({ type: z.literal('thinking'), thinking: z.string() });
+export const ThinkingContentSchema = z.object({
+  /** Always `thinking`. */
+  type: z.literal('thinking'),
+  /** The model's thinking, as it sent it. */
+  thinking: z.string(),
+});
 export type ThinkingContent = z.infer<typeof ThinkingContentSchema>;
 
+/** An image, inline. */
 export const ImageContentSchema = z.object({
+  /** Always `image`. */
   type: z.literal('image'),
   /** base64-encoded image bytes */
   data: z.string(),
+  /** The image's type, e.g. `image/png`. */
   mimeType: z.string(),
 });
 export type ImageContent = z.infer<typeof ImageContentSchema>;

@@ -14,7 +14,9 @@ import type { RapConversationMessage, UserChoiceAnswer } from './rap';
 
 /** A user message as clients send it; unknown keys are refused. */
 export const UserMessageInputSchema = z.strictObject({
+  /** The message's text. */
   text: z.string().min(1, 'message text is empty'),
+  /** The client's id for it, unique in the conversation: how a sender finds the run that answers it. */
   messageId: z.string().min(1),
   /** Who sent it, as the caller vouches; decides whether `ownerOnly` tools may run (see `owners`). */
   sender: z.string().trim().min(1, 'sender is empty').optional(),
@@ -41,7 +43,9 @@ export const endSignal = defineSignal<[{ reason?: string }?]>('end');
  * finish. With no run in progress it starts one, like a user message.
  */
 export const steerSignal = defineSignal<[UserMessageInput]>('steer');
+/** The `steer` update's answer. */
 export interface SteerReceipt {
+  /** The steering message's id. */
   messageId: string;
   /** True when a run was in progress and is being steered; false when the message started a run. */
   interrupting: boolean;
@@ -49,10 +53,21 @@ export interface SteerReceipt {
 /** Returns once the steering message is accepted; the validator refuses an ended conversation. */
 export const steerUpdate = defineUpdate<SteerReceipt, [UserMessageInput]>('steer');
 
-export const AbortInputSchema = z.strictObject({ reason: z.string().optional(), by: z.string().optional() });
+export const AbortInputSchema = z.strictObject({
+  /** Why, for the record. */
+  reason: z.string().optional(),
+  /** Who aborts. */
+  by: z.string().optional(),
+});
+/**
+ * What the `abort` signal or update takes: an optional reason, and who asked.
+ *
+ * @useDeclaredType
+ */
 export type AbortInput = z.infer<typeof AbortInputSchema>;
 /** Cancels the model call and tools of the current run and ends it; the conversation stays usable. */
 export const abortSignal = defineSignal<[AbortInput?]>('abort');
+/** The `abort` update's answer. */
 export interface AbortReceipt {
   /** The run being aborted. */
   run: number;
@@ -62,9 +77,13 @@ export const abortUpdate = defineUpdate<AbortReceipt, [AbortInput]>('abort');
 
 /** Decides a pending approval. A signal with a decision the update would refuse is recorded as an error event. */
 export const approveSignal = defineSignal<[ApprovalDecision]>('approve');
+/** The `approve` update's answer: the decision as recorded. */
 export interface ApprovalReceipt {
+  /** The call decided on. */
   toolCallId: string;
+  /** The tool's name. */
   toolName: string;
+  /** The decision recorded. */
   decision: ApprovalDecisionKind;
   /** Under an approval policy whose quorum is not met yet: how far it is ("1 of 2 of leads have allowed"). */
   waitingFor?: string;
@@ -89,10 +108,17 @@ export const ApprovalModeInputSchema = z.strictObject({
    * worker names approver keys, carry that approver's signature (see signed-decisions.ts).
    */
   by: z.string().trim().min(1).optional(),
+  /** `by`'s Ed25519 signature (base64) over the change, where the worker names approver keys. */
   signature: z.string().trim().min(1).max(200).optional(),
   /** When the signature stops counting, in ms since the epoch. */
   signatureExpiresAt: z.number().int().positive().optional(),
 });
+/**
+ * What the `approvalMode` update takes: the new mode, who sets it, and a signature when it asks
+ * for less.
+ *
+ * @useDeclaredType
+ */
 export type ApprovalModeInput = z.infer<typeof ApprovalModeInputSchema>;
 /**
  * Sets the conversation's approval mode for the calls asked about from now on (pending ones wait
@@ -106,14 +132,16 @@ export const setApprovalModeUpdate = defineUpdate<{ mode: ApprovalModeInput['mod
 /** Tool calls waiting for a decision, oldest first. */
 export const pendingApprovalsQuery = defineQuery<PendingApproval[]>('pendingApprovals');
 
+/** `idle`: no run in progress; `running`: a run is in progress; `ended`: the conversation takes nothing more. */
 export type ConversationStatus = 'idle' | 'running' | 'ended';
 
-/** The state without the transcript and events: cheap to ask often. */
 /** Where a forked conversation came from: the conversation, the execution and the run it was forked at. */
 export interface ForkedFrom {
+  /** The original conversation. */
   conversationId: string;
   /** The Temporal run id of the execution in which run `atRun` ended; absent when not known. */
   runId?: string;
+  /** The run whose end the fork starts from. */
   atRun: number;
 }
 
@@ -132,13 +160,19 @@ export interface ForkCarried {
   forkedFrom: ForkedFrom;
 }
 
+/** The `status` query's answer: the state without the transcript and events, cheap to ask often. */
 export interface ConversationStatusSummary {
+  /** Idle, running, or ended. */
   status: ConversationStatus;
+  /** Runs started so far. */
   runCount: number;
+  /** Messages waiting for the run in progress to end. */
   queuedMessages: number;
+  /** Messages in the transcript. */
   transcriptLength: number;
   /** Sequence number of the newest event, 0 before any. */
   lastSeq: number;
+  /** Approvals waiting for a decision. */
   pendingApprovals: number;
   /** The transcript's generation (it changes when compaction replaces old turns), for `transcriptPage`; 0 when absent. */
   transcriptGeneration?: number;
@@ -160,10 +194,13 @@ export const statusQuery = defineQuery<ConversationStatusSummary>('status');
 
 /** The summary plus everything kept: the whole transcript and the latest events. */
 export interface ConversationState extends ConversationStatusSummary {
+  /** The whole transcript (of the current generation). */
   transcript: Message[];
   /** The events kept in state (the latest, bounded). */
   events: AgentEvent[];
+  /** Approvals pending, and the decisions that stand. */
   approvals: {
+    /** Tool calls waiting for a decision, oldest first. */
     pending: PendingApproval[];
     /** Decisions that hold for a tool for the rest of the conversation (allow_always, reject_always). */
     standing: Record<string, StandingDecision>;

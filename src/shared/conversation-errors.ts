@@ -3,7 +3,10 @@ import { schemaProblemList } from './schema-problems';
 
 /** No conversation has this id (no workflow with it was ever started, or it is past retention). */
 export class ConversationNotFoundError extends Error {
-  constructor(readonly conversationId: string) {
+  constructor(
+    /** The id asked for. */
+    readonly conversationId: string,
+  ) {
     super(`conversation ${conversationId} not found`);
     this.name = 'ConversationNotFoundError';
   }
@@ -11,7 +14,10 @@ export class ConversationNotFoundError extends Error {
 
 /** A conversation with this id was started before: an id names one conversation forever. */
 export class ConversationExistsError extends Error {
-  constructor(readonly conversationId: string) {
+  constructor(
+    /** The id that is taken. */
+    readonly conversationId: string,
+  ) {
     super(`conversation ${conversationId} already exists`);
     this.name = 'ConversationExistsError';
   }
@@ -20,6 +26,7 @@ export class ConversationExistsError extends Error {
 /** The conversation is over; it takes no more messages or decisions. */
 export class ConversationEndedError extends Error {
   constructor(
+    /** The conversation that has ended. */
     readonly conversationId: string,
     /** The workflow's status, lower case: completed, failed, terminated, … */
     readonly how: string,
@@ -32,8 +39,11 @@ export class ConversationEndedError extends Error {
 /** The conversation refused an update: its validator's message, e.g. an unknown toolCallId. */
 export class UpdateRefusedError extends Error {
   constructor(
+    /** The conversation that refused it. */
     readonly conversationId: string,
+    /** The update's name, e.g. `approve`. */
     readonly update: string,
+    /** Why, as the conversation's validator said. */
     readonly reason: string,
   ) {
     super(`conversation ${conversationId} refused ${update}: ${reason}`);
@@ -47,7 +57,9 @@ export class UpdateRefusedError extends Error {
  */
 export class InvalidInputError extends Error {
   constructor(
+    /** What input it was, e.g. `conversation options`. */
     readonly what: string,
+    /** What is wrong with it, one problem each. */
     readonly problems: readonly string[],
   ) {
     super(`invalid ${what}: ${problems.join('; ')}`);
@@ -62,7 +74,10 @@ export function invalidInput(what: string, error: ZodError): InvalidInputError {
 
 /** A schedule with this id exists already. */
 export class ScheduleExistsError extends Error {
-  constructor(readonly scheduleId: string) {
+  constructor(
+    /** The id that is taken. */
+    readonly scheduleId: string,
+  ) {
     super(`schedule ${scheduleId} already exists`);
     this.name = 'ScheduleExistsError';
   }
@@ -70,7 +85,10 @@ export class ScheduleExistsError extends Error {
 
 /** No schedule has this id (never created, or deleted). */
 export class ScheduleMissingError extends Error {
-  constructor(readonly scheduleId: string) {
+  constructor(
+    /** The id asked for. */
+    readonly scheduleId: string,
+  ) {
     super(`schedule ${scheduleId} not found`);
     this.name = 'ScheduleMissingError';
   }

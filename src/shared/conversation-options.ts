@@ -16,6 +16,7 @@ import { ToolProfileSchema } from './tool-catalog';
 export const ConversationOptionsSchema = z.strictObject({
   /** Model name sent to the endpoint; the worker's AGENT_MODEL when absent. */
   model: z.string().min(1).optional(),
+  /** The system prompt sent before the transcript; none when absent. */
   systemPrompt: z.string().optional(),
   /** Model calls that ask for tools before a run is stopped with an error event. */
   maxToolIterations: z.number().int().min(1).default(DEFAULT_MAX_TOOL_ITERATIONS),
@@ -74,4 +75,10 @@ export const ConversationOptionsSchema = z.strictObject({
   rerun: RerunSchema.optional(),
 });
 export type ConversationOptions = z.infer<typeof ConversationOptionsSchema>;
+/**
+ * A conversation's options as a caller gives them (defaults not yet applied): model, system
+ * prompt, tools, approvals, budget and the like.
+ *
+ * @useDeclaredType
+ */
 export type ConversationOptionsInput = z.input<typeof ConversationOptionsSchema>;

@@ -14,6 +14,7 @@ export const ConversationSpentSchema = z.object({
   runs: z.number().int().nonnegative(),
   /** Tokens the endpoint reported, its compactions' and sub-agents' included. */
   tokens: z.number().int().nonnegative(),
+  /** Tool calls run. */
   toolCalls: z.number().int().nonnegative(),
 });
 export type ConversationSpent = z.infer<typeof ConversationSpentSchema>;

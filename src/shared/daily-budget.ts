@@ -27,7 +27,9 @@ export function agentDailyBudgetWorkflowId(agentId: string, day: string): string
  * entry wins over the default). Tokens are input plus output as the endpoint reports them.
  */
 export const DailyTokenBudgetsSchema = z.strictObject({
+  /** Tokens a day for each agent id without an entry; no limit when absent. */
   default: z.number().int().positive().optional(),
+  /** Tokens a day by agent id. */
   agents: z.record(AgentIdSchema, z.number().int().positive()),
 });
 export type DailyTokenBudgets = z.infer<typeof DailyTokenBudgetsSchema>;
@@ -49,8 +51,11 @@ export type DailySpend = z.infer<typeof DailySpendSchema>;
 
 /** What the agent has spent on the ledger's day, after the spend. */
 export interface DailySpent {
+  /** The agent. */
   agentId: string;
+  /** The UTC day, `YYYY-MM-DD`. */
   day: string;
+  /** Tokens the agent has spent that day. */
   tokens: number;
 }
 

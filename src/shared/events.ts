@@ -3,7 +3,28 @@ import { ApprovalDecisionKindSchema, RiskLevelSchema } from './approvals';
 import { BUDGET_PAUSE_KINDS, type BudgetPauseKind } from './budget';
 import { ToolOutcomeFieldsSchema } from './tool-outcome';
 
-const base = { seq: z.number().int(), at: z.number(), run: z.number().int() };
+const base = {
+  /** The event's place in the conversation's log: 1 for the first, one more for each. */
+  seq: z.number().int(),
+  /** When it happened: workflow time, in ms since the epoch. */
+  at: z.number(),
+  /** The run it belongs to (1 for the conversation's first); between runs, the latest run, 0 before any. */
+  run: z.number().int(),
+};
+/** The fields of an event about one tool call. */
+const call = {
+  /** The tool call's id, as the model gave it. */
+  toolCallId: z.string(),
+  /** The tool's name. */
+  toolName: z.string(),
+};
+/** The `type` field that tells the events apart. */
+function eventType<T extends string>(type: T) {
+  return {
+    /** What kind of event it is; the other fields follow from it. */
+    type: z.literal(type),
+  };
+}
 
 /**
  * How a run ended: the model answered, ran out of tool iterations, an activity failed for good, it
@@ -20,20 +41,33 @@ export type RunFinishedOutcome = z.infer<typeof RunFinishedOutcomeSchema>;
 
 /** The event log of a conversation, snake_case as in pi-mono's agent loop. `at` is workflow time in ms. */
 export const AgentEventSchema = z.discriminatedUnion('type', [
-  z.object({ ...base, type: z.literal('run_started'), messageIds: z.array(z.string()) }),
   z.object({
     ...base,
-    type: z.literal('model_response'),
-    iteration: z.number().int(),
-    /** The start of the model's text (EVENT_TEXT_PREVIEW_CHARS); the transcript has all of it. */
-    text: z.string(),
-    toolCalls: z.array(z.object({ id: z.string(), name: z.string() })),
+    ...eventType('run_started'),
+    /** The messages the run answers. */
+    messageIds: z.array(z.string()),
   }),
   z.object({
     ...base,
-    type: z.literal('tool_execution_start'),
-    toolCallId: z.string(),
-    toolName: z.string(),
+    ...eventType('model_response'),
+    /** The turn of the run this model call was made in: 1 for the first. */
+    iteration: z.number().int(),
+    /** The start of the model's text (EVENT_TEXT_PREVIEW_CHARS); the transcript has all of it. */
+    text: z.string(),
+    /** The tool calls the model asked for. */
+    toolCalls: z.array(
+      z.object({
+        /** The call's id. */
+        id: z.string(),
+        /** The tool's name. */
+        name: z.string(),
+      }),
+    ),
+  }),
+  z.object({
+    ...base,
+    ...eventType('tool_execution_start'),
+    ...call,
     /** The arguments' first EVENT_ARGUMENTS_CHARS characters; the transcript holds them whole. */
     args: z.string(),
   }),
@@ -44,10 +78,11 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
    */
   z.object({
     ...base,
-    type: z.literal('tool_execution_update'),
-    toolCallId: z.string(),
-    toolName: z.string(),
+    ...eventType('tool_execution_update'),
+    ...call,
+    /** The tool's latest progress text. */
     text: z.string().optional(),
+    /** The tool's latest progress details, for user interfaces. */
     details: z.unknown().optional(),
   }),
   /**
@@ -59,16 +94,19 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
    */
   z.object({
     ...base,
-    type: z.literal('model_text'),
+    ...eventType('model_text'),
+    /** Which model call (and attempt) the text is of. */
     call: z.string(),
+    /** Where `text` starts in the call's text, in characters. */
     offset: z.number().int().min(0),
+    /** The call's text from `offset` on. */
     text: z.string(),
   }),
   z.object({
     ...base,
-    type: z.literal('tool_execution_end'),
-    toolCallId: z.string(),
-    toolName: z.string(),
+    ...eventType('tool_execution_end'),
+    ...call,
+    /** True when the model read the result as an error: a failure, a block, or an interruption with nothing kept. */
     isError: z.boolean(),
     /** Interrupted by steer or abort. */
     aborted: z.boolean().optional(),
@@ -87,34 +125,36 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
   }),
   z.object({
     ...base,
-    type: z.literal('approval_requested'),
-    toolCallId: z.string(),
-    toolName: z.string(),
+    ...eventType('approval_requested'),
+    ...call,
     /** The arguments' first EVENT_ARGUMENTS_CHARS characters; the pending approval holds them whole. */
     args: z.string(),
     /** SHA-256 (hex) of the whole arguments; absent in events of older workers. */
     argsSha256: z.string().optional(),
+    /** The tool's risk level. */
     risk: RiskLevelSchema,
     /** Under an approval policy: whom it asks, how many must allow, and its deadlines. */
     asks: z.string().optional(),
   }),
   z.object({
     ...base,
-    type: z.literal('approval_decided'),
-    toolCallId: z.string(),
-    toolName: z.string(),
+    ...eventType('approval_decided'),
+    ...call,
+    /** `allow_once`, `allow_always`, `reject_once` or `reject_always`. */
     decision: ApprovalDecisionKindSchema,
     /** The approver (of the earlier always-decision, when one settled the request); `timeout` when it timed out. */
     by: z.string(),
+    /** The approver's reason, when given. */
     reason: z.string().optional(),
   }),
   /** Under an approval policy: one approver's decision counted towards the request's quorum. */
   z.object({
     ...base,
-    type: z.literal('approval_counted'),
-    toolCallId: z.string(),
-    toolName: z.string(),
+    ...eventType('approval_counted'),
+    ...call,
+    /** `allow_once`, `allow_always`, `reject_once` or `reject_always`. */
     decision: ApprovalDecisionKindSchema,
+    /** The approver. */
     by: z.string(),
     /** How far the quorum has come after it: "1 of 2 of leads have allowed". */
     progress: z.string(),
@@ -122,26 +162,31 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
   /** Under an approval policy: nobody's quorum allowed in time, so the escalation group may decide too. */
   z.object({
     ...base,
-    type: z.literal('approval_escalated'),
-    toolCallId: z.string(),
-    toolName: z.string(),
+    ...eventType('approval_escalated'),
+    ...call,
     /** The escalation group, its members and how many of them must allow. */
     to: z.string(),
+    /** The escalation group's members. */
     members: z.array(z.string()),
+    /** How many of them must allow. */
     quorum: z.number().int(),
   }),
   z.object({
     ...base,
-    type: z.literal('steered'),
+    ...eventType('steered'),
+    /** The steering message's id. */
     messageId: z.string(),
+    /** The steering message's text. */
     text: z.string(),
     /** Tool calls interrupted by this steer. */
     interrupted: z.array(z.string()),
   }),
   z.object({
     ...base,
-    type: z.literal('aborted'),
+    ...eventType('aborted'),
+    /** Why, when the caller said. */
     reason: z.string().optional(),
+    /** Who aborted the run, when named. */
     by: z.string().optional(),
     /** Tool calls interrupted by this abort. */
     interrupted: z.array(z.string()),
@@ -149,28 +194,45 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
   /** A `sessions_spawn` call started a sub-agent: a child conversation, watchable by its id. */
   z.object({
     ...base,
-    type: z.literal('subagent_started'),
+    ...eventType('subagent_started'),
+    /** The `sessions_spawn` call that started it. */
     toolCallId: z.string(),
+    /** The child conversation's id. */
     conversationId: z.string(),
+    /** The task the child was given. */
     task: z.string(),
   }),
   /** The oldest messages were replaced by a summary; the transcript starts a new generation. */
   z.object({
     ...base,
-    type: z.literal('compacted'),
+    ...eventType('compacted'),
+    /** How many messages the summary replaced. */
     removedMessages: z.number().int(),
+    /** How many messages were kept as they were. */
     keptMessages: z.number().int(),
+    /** The transcript's estimated size before, in tokens. */
     tokensBefore: z.number().int(),
+    /** The transcript's estimated size after, in tokens. */
     tokensAfter: z.number().int(),
   }),
   z.object({
     ...base,
-    type: z.literal('run_finished'),
+    ...eventType('run_finished'),
+    /** The messages the run answered. */
     messageIds: z.array(z.string()),
+    /** How the run ended. */
     outcome: RunFinishedOutcomeSchema,
+    /** The model's last text; empty when the run ended without one. */
     answer: z.string(),
     /** Tokens the endpoint reported and tool calls run in this run; absent in events of older workers. */
-    usage: z.object({ tokens: z.number().int(), toolCalls: z.number().int() }).optional(),
+    usage: z
+      .object({
+        /** Tokens, input plus output, as the endpoint reported them. */
+        tokens: z.number().int(),
+        /** Tool calls run. */
+        toolCalls: z.number().int(),
+      })
+      .optional(),
   }),
   /**
    * The run reached its budget and was stopped there instead of raising it: by whom (`timeout` when
@@ -178,21 +240,27 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
    */
   z.object({
     ...base,
-    type: z.literal('budget_exhausted'),
+    ...eventType('budget_exhausted'),
+    /** The part that ran out: `tokens`, `toolCalls`, `deadlineMs` or `dailyTokens`. */
     budget: z.enum(BUDGET_PAUSE_KINDS as [BudgetPauseKind, ...BudgetPauseKind[]]),
     /** Tokens, tool calls, or ms since the conversation's start. */
     used: z.number(),
+    /** What the budget allowed of it. */
     limit: z.number(),
+    /** Who stopped the run; `timeout` when nobody decided in time. */
     by: z.string(),
+    /** Their reason, when given. */
     reason: z.string().optional(),
   }),
   /** A RAP subscription's event entered the transcript as a `receive_event__injected` call. */
   z.object({
     ...base,
-    type: z.literal('subscription_event'),
+    ...eventType('subscription_event'),
     /** The call that started the subscription. */
     toolCallId: z.string(),
+    /** The tool's name. */
     toolName: z.string(),
+    /** The event's text, as the model reads it. */
     text: z.string(),
     /** The subscription's last event. */
     final: z.boolean(),
@@ -200,35 +268,65 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
   /** A RAP tool asks the user to choose; `answerUserChoice` (or `choose` on the command line) answers. */
   z.object({
     ...base,
-    type: z.literal('user_choice_requested'),
-    toolCallId: z.string(),
-    toolName: z.string(),
+    ...eventType('user_choice_requested'),
+    ...call,
+    /** The question. */
     prompt: z.string(),
+    /** The choices, in order. */
     choices: z.array(z.string()),
+    /** The index of the choice taken when the user dismisses the question. */
     default: z.number().int(),
   }),
   z.object({
     ...base,
-    type: z.literal('user_choice_answered'),
+    ...eventType('user_choice_answered'),
+    /** The call that asked. */
     toolCallId: z.string(),
+    /** The index of the choice taken. */
     selected: z.number().int(),
+    /** Who answered, when named. */
     by: z.string().optional(),
   }),
   /** A RAP tool needs the user to authorise it at `authUrl`; the call stays pending until it answers. */
   z.object({
     ...base,
-    type: z.literal('oauth_requested'),
-    toolCallId: z.string(),
-    toolName: z.string(),
+    ...eventType('oauth_requested'),
+    ...call,
+    /** Where the user authorises the tool. */
     authUrl: z.string(),
   }),
   /** A RAP tool pushed new content for a view; the `rapViews` query has it. */
-  z.object({ ...base, type: z.literal('view_updated'), toolCallId: z.string(), viewType: z.string() }),
-  z.object({ ...base, type: z.literal('error'), message: z.string() }),
+  z.object({
+    ...base,
+    ...eventType('view_updated'),
+    /** The call whose view changed. */
+    toolCallId: z.string(),
+    /** The view's type, as the tool named it. */
+    viewType: z.string(),
+  }),
+  /** Something went wrong and the conversation went on: an activity that failed for good, an ignored signal, a failed compaction. */
+  z.object({
+    ...base,
+    ...eventType('error'),
+    /** What went wrong. */
+    message: z.string(),
+  }),
   /** Something the user should fix that did not stop anything, e.g. a tool policy entry naming no tool. */
-  z.object({ ...base, type: z.literal('warning'), message: z.string() }),
+  z.object({
+    ...base,
+    ...eventType('warning'),
+    /** What the user should fix. */
+    message: z.string(),
+  }),
 ]);
+/**
+ * One entry of a conversation's event log, told apart by `type`; `seq` orders them, `at` is
+ * workflow time in ms.
+ *
+ * @useDeclaredType
+ */
 export type AgentEvent = z.infer<typeof AgentEventSchema>;
+/** The kinds of event. */
 export type AgentEventType = AgentEvent['type'];
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

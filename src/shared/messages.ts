@@ -9,9 +9,13 @@ import { ToolOutcomeFieldsSchema } from './tool-outcome';
 
 /** A tool call as the model asked for it. `arguments` is the raw JSON text the model produced. */
 export const ToolCallSchema = z.object({
+  /** Always `toolCall`. */
   type: z.literal('toolCall'),
+  /** The call's id, as the model gave it. */
   id: z.string().min(1),
+  /** The tool's name. */
   name: z.string(),
+  /** The arguments, as the JSON text the model produced. */
   arguments: z.string(),
   /**
    * Gemini's thought signature for the call (`extra_content.google.thought_signature`), which
@@ -22,11 +26,20 @@ export const ToolCallSchema = z.object({
 });
 export type ToolCall = z.infer<typeof ToolCallSchema>;
 
-export const UsageSchema = z.object({ inputTokens: z.number(), outputTokens: z.number() });
+/** The tokens of one model call, as the endpoint reported them. */
+export const UsageSchema = z.object({
+  /** Tokens the model read. */
+  inputTokens: z.number(),
+  /** Tokens the model wrote. */
+  outputTokens: z.number(),
+});
 export type Usage = z.infer<typeof UsageSchema>;
 
+/** A message from a person (or a client on their behalf). */
 export const UserMessageSchema = z.object({
+  /** Always `user`. */
   role: z.literal('user'),
+  /** The message's text. */
   content: z.string(),
   /** Client-chosen id, so a sender can find the run that answered it. */
   messageId: z.string(),
@@ -34,32 +47,47 @@ export const UserMessageSchema = z.object({
   sender: z.string().optional(),
   /** Images sent with the text; absent when there were none. */
   images: z.array(ImageContentSchema).optional(),
+  /** When it joined the transcript: workflow time, in ms since the epoch. */
   timestamp: z.number(),
 });
 export type UserMessage = z.infer<typeof UserMessageSchema>;
 
+/** The model's answer to one call: text and tool calls. */
 export const AssistantMessageSchema = z.object({
+  /** Always `assistant`. */
   role: z.literal('assistant'),
   /** Text, tool calls, and (from reasoning models) thinking, which is never part of the answer. */
   content: z.array(z.discriminatedUnion('type', [TextContentSchema, ToolCallSchema, ThinkingContentSchema])),
+  /** Why the model stopped: done, to call tools, at its output limit, or filtered. */
   stopReason: z.enum(['stop', 'toolUse', 'length', 'contentFilter']),
+  /** The model that answered. */
   model: z.string(),
+  /** The call's tokens, when the endpoint reported them. */
   usage: UsageSchema.optional(),
+  /** When it joined the transcript: workflow time, in ms since the epoch. */
   timestamp: z.number(),
 });
 export type AssistantMessage = z.infer<typeof AssistantMessageSchema>;
 
+/** What a tool call came to, as the model reads it. */
 export const ToolResultMessageSchema = z.object({
+  /** Always `toolResult`. */
   role: z.literal('toolResult'),
+  /** The call it answers. */
   toolCallId: z.string(),
+  /** The tool's name. */
   toolName: z.string(),
+  /** What the model reads: text and images. */
   content: z.array(ToolResultContentSchema).min(1),
+  /** The tool's details, for user interfaces; the model never sees them. */
   details: z.unknown().optional(),
+  /** True when the model reads it as an error: a failure, a block, or an interruption with nothing kept. */
   isError: z.boolean(),
   /** The call was interrupted by steer or abort; `content` holds what it returned before stopping, if anything. */
   aborted: z.boolean().optional(),
   /** The outcome's fields (see tool-outcome.ts); absent in transcripts recorded before they existed: read them with `outcomeFieldsOf`. */
   ...ToolOutcomeFieldsSchema.partial().shape,
+  /** When it joined the transcript: workflow time, in ms since the epoch. */
   timestamp: z.number(),
 });
 export type ToolResultMessage = z.infer<typeof ToolResultMessageSchema>;
@@ -69,6 +97,12 @@ export const MessageSchema = z.discriminatedUnion('role', [
   AssistantMessageSchema,
   ToolResultMessageSchema,
 ]);
+/**
+ * One message of a transcript: a user's, the assistant's (text, thinking and tool calls) or a tool
+ * result, told apart by `role`.
+ *
+ * @useDeclaredType
+ */
 export type Message = z.infer<typeof MessageSchema>;
 
 export function toolCallsOf(message: AssistantMessage): ToolCall[] {

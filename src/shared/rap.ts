@@ -61,10 +61,13 @@ export const RapConversationMessageSchema = z.discriminatedUnion('type', [
 ]);
 export type RapConversationMessage = z.infer<typeof RapConversationMessageSchema>;
 
+/** A person's answer to a RAP tool's choice. */
 export const UserChoiceAnswerSchema = z.object({
+  /** The call that asked. */
   toolCallId: z.string().min(1),
   /** Index into the choices; the tool's default when absent (the prompt was dismissed). */
   selected: z.number().int().min(0).optional(),
+  /** Who answered. */
   by: z.string().optional(),
 });
 export type UserChoiceAnswer = z.infer<typeof UserChoiceAnswerSchema>;

@@ -12,11 +12,15 @@ export type RerunTools = z.infer<typeof RerunToolsSchema>;
 
 /** One tool call of the original with the result the model read. */
 export const RecordedToolCallSchema = z.strictObject({
+  /** The original's run the call was made in. */
   run: z.number().int().min(1),
+  /** The tool's name. */
   toolName: z.string(),
   /** The arguments, canonical (see canonicalArguments), so a call matches whatever its key order. */
   arguments: z.string(),
+  /** The result the model read. */
   content: z.array(ToolResultContentSchema).min(1),
+  /** Whether the model read it as an error. */
   isError: z.boolean(),
   ...ToolOutcomeFieldsSchema.partial().shape,
 });
@@ -30,7 +34,9 @@ export type RecordedToolCall = z.infer<typeof RecordedToolCallSchema>;
 export const RerunSchema = z.strictObject({
   /** The original conversation's id, for readers. */
   of: z.string(),
+  /** What to do with tool calls: `recorded`, `live` or `ask`. */
   tools: RerunToolsSchema,
+  /** The original's tool calls and their results. */
   recorded: z.array(RecordedToolCallSchema),
 });
 export type Rerun = z.infer<typeof RerunSchema>;

@@ -11,6 +11,7 @@ export const SEARCH_ATTRIBUTES = {
   lastActivity: 'DurableAgentLastActivity',
 } as const;
 
+/** A conversation's status as its search attribute shows it while it lasts. */
 export type VisibleStatus = 'idle' | 'running' | 'awaiting_approval';
 
 /** What each attribute is, as the server's operator API (and `temporal operator search-attribute create`) name types. */

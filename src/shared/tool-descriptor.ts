@@ -5,10 +5,15 @@ import { ApprovalModeSchema, RiskLevelSchema } from './approvals';
 export const ToolCategorySchema = z.enum(['files', 'search', 'commands', 'mcp', 'other']);
 export type ToolCategory = z.infer<typeof ToolCategorySchema>;
 
+/** A tool activity's retry policy. */
 export const ToolRetrySchema = z.object({
+  /** Attempts in all, the first included. */
   maximumAttempts: z.number().int().min(1),
+  /** The wait before the first retry, in ms. */
   initialIntervalMs: z.number().int().positive(),
+  /** What each wait is multiplied by for the next. */
   backoffCoefficient: z.number().min(1),
+  /** The longest wait between attempts, in ms. */
   maximumIntervalMs: z.number().int().positive(),
 });
 export type ToolRetry = z.infer<typeof ToolRetrySchema>;
@@ -18,13 +23,19 @@ export type ToolRetry = z.infer<typeof ToolRetrySchema>;
  * Produced by the worker's tool registry and recorded once per conversation.
  */
 export const ToolDescriptorSchema = z.object({
+  /** The tool's name. */
   name: z.string(),
+  /** Its human-readable name. */
   label: z.string(),
+  /** Its kind of work, which set its default timeouts and retries. */
   category: ToolCategorySchema,
   /** Safe to run again after an attempt whose outcome is unknown (read-only tools). */
   idempotent: z.boolean(),
+  /** How long one attempt may run, in ms. */
   startToCloseTimeoutMs: z.number().int().positive(),
+  /** How long an attempt may go without a heartbeat, in ms. */
   heartbeatTimeoutMs: z.number().int().positive(),
+  /** The activity's retry policy. */
   retry: ToolRetrySchema,
   /** Absent in descriptors recorded before approvals existed, which ran without asking. */
   risk: RiskLevelSchema.default('low'),

@@ -29,6 +29,7 @@ export type ToolBlocker = z.infer<typeof ToolBlockerSchema>;
 
 /** An outcome's fields besides what the model reads; each is absent where it does not apply. */
 export const ToolOutcomeFieldsSchema = z.object({
+  /** How the call ended: `ok`, `error`, `blocked` or `aborted`. */
   status: ToolOutcomeStatusSchema,
   /** `error`: what went wrong (absent only in an error recorded before outcomes had fields, its details rewritten by a hook). */
   errorKind: ToolErrorKindSchema.optional(),

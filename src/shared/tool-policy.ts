@@ -15,6 +15,12 @@ export const ToolPolicySchema = z.object({
   /** Never these tools, whatever any allow says. */
   deny: PolicyEntriesSchema.optional(),
 });
+/**
+ * Which tools may be used: `allow` and `deny` lists of tool names, `group:` names or `*` patterns;
+ * a deny wins over any allow.
+ *
+ * @useDeclaredType
+ */
 export type ToolPolicy = z.infer<typeof ToolPolicySchema>;
 
 /** One step of the tool policy pipeline (profile, global, agent, group, sandbox, sub-agent): each can only narrow what the one before kept. */

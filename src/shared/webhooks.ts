@@ -17,11 +17,19 @@ export type WebhookEventType = z.infer<typeof WebhookEventTypeSchema>;
 
 /** One webhook of the worker's configuration file; unknown keys are refused, as in the file itself. */
 export const WebhookConfigSchema = z.strictObject({
+  /** Where events are POSTed (http or https). */
   url: z.url({ protocol: /^https?$/ }),
+  /** Which kinds of event are posted. */
   events: z.array(WebhookEventTypeSchema).min(1),
   /** Signs every body (HMAC-SHA256); the receiver checks it with the same secret. */
   secret: z.string().min(16, 'a webhook secret has at least 16 characters'),
 });
+/**
+ * A webhook: the URL that receives a conversation's events, which events, and the secret that
+ * signs them.
+ *
+ * @useDeclaredType
+ */
 export type WebhookConfig = z.infer<typeof WebhookConfigSchema>;
 export const WebhookFileSchema = z.strictObject({ webhooks: z.array(WebhookConfigSchema) });
 

@@ -1,10 +1,16 @@
 /** What a Worker Deployment is routing, as `deploy list` and `deploy describe` show it. */
 export interface WorkerDeploymentListing {
+  /** The deployment's name (AGENT_DEPLOYMENT_NAME of its workers). */
   name: string;
   /** The build new conversations start on; absent while unversioned workers take them. */
   current?: string;
   /** The build that takes `percent` of new conversations instead. */
-  ramping?: { buildId: string; percent: number };
+  ramping?: {
+    /** The ramping build. */
+    buildId: string;
+    /** The share of new conversations it takes, 0 to 100. */
+    percent: number;
+  };
 }
 
 /**
@@ -15,9 +21,13 @@ export interface WorkerDeploymentListing {
  */
 export type VersionStatus = 'created' | 'inactive' | 'current' | 'ramping' | 'draining' | 'drained';
 
+/** One version (build id) of a worker deployment and its status. */
 export interface WorkerDeploymentVersionState {
+  /** The version's build id. */
   buildId: string;
+  /** Its part in routing now. */
   status: VersionStatus;
+  /** When Temporal first saw it. */
   createdAt?: Date;
   /** When it last became current: `rollback` goes back to the non-current build that did so last. */
   lastCurrentAt?: Date;
@@ -27,6 +37,7 @@ export interface WorkerDeploymentVersionState {
   pinnedOpen?: number;
 }
 
+/** A Worker Deployment with every version of it, as `deploy describe` shows it. */
 export interface WorkerDeploymentState extends WorkerDeploymentListing {
   /** Newest first. */
   versions: WorkerDeploymentVersionState[];
@@ -44,7 +55,10 @@ export interface CurrentChange {
 
 /** No Worker Deployment has this name in the namespace (no versioned worker has polled with it). */
 export class DeploymentNotFoundError extends Error {
-  constructor(readonly deploymentName: string) {
+  constructor(
+    /** The name asked for. */
+    readonly deploymentName: string,
+  ) {
     super(
       `worker deployment ${deploymentName} not found (no worker with AGENT_DEPLOYMENT_NAME=${deploymentName} has polled)`,
     );
@@ -55,7 +69,9 @@ export class DeploymentNotFoundError extends Error {
 /** `rollback` found no build that was current before the present one. */
 export class NoEarlierVersionError extends Error {
   constructor(
+    /** The deployment. */
     readonly deploymentName: string,
+    /** Its current build, if any. */
     readonly current: string | undefined,
   ) {
     super(

@@ -26,6 +26,7 @@ export const CARRIED_PARTS = [
 export const CarriedPartSchema = z.enum(CARRIED_PARTS);
 export type CarriedPart = z.infer<typeof CarriedPartSchema>;
 
+/** The limits a worker holds every conversation to, whatever its options ask: where workspaces may be, the least approval per tool, the loosest `exec` security, and which carried state a start may bring. */
 export interface WorkerFloors {
   /** Directories (real paths) a conversation's workspace must lie in. */
   workspaceRoots: string[];

@@ -29,7 +29,14 @@ export interface ToolResultFinisher {
    * result said as "(no output)", a note when it was cut off by a steer or abort, and cut to the
    * result limit. A malformed result becomes an error (see `parseToolResult`).
    */
-  shape(toolName: string, result: unknown, options?: { interrupted?: boolean }): Promise<ToolOutcome>;
+  shape(
+    toolName: string,
+    result: unknown,
+    options?: {
+      /** The call was cut off by a steer or abort: what it had is kept and marked as partial. */
+      interrupted?: boolean;
+    },
+  ): Promise<ToolOutcome>;
   /**
    * The last steps of every outcome, errors and blocks included: the tool_result_persist hooks
    * (which may rewrite it; a failing one fails closed), then control characters and terminal
@@ -38,6 +45,7 @@ export interface ToolResultFinisher {
   finish(call: ToolCallInfo, outcome: ToolOutcome): Promise<ToolOutcome>;
 }
 
+/** The finisher that runs `hooks` (in order) on every outcome; none by default. */
 export function createToolResultFinisher(hooks: readonly ToolHooks[] = []): ToolResultFinisher {
   return {
     async shape(toolName, result, options = {}) {

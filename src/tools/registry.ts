@@ -8,8 +8,17 @@ import type { ToolSource } from './tool-source';
 
 /** A function tool in the envelope OpenAI-compatible endpoints expect. */
 export interface ModelToolSchema {
+  /** Always `function`. */
   type: 'function';
-  function: { name: string; description: string; parameters: Record<string, unknown> };
+  /** The tool as the model sees it. */
+  function: {
+    /** The tool's name. */
+    name: string;
+    /** What the tool does. */
+    description: string;
+    /** The arguments' JSON schema, cleaned for the provider. */
+    parameters: Record<string, unknown>;
+  };
 }
 
 interface Entry {
@@ -39,8 +48,14 @@ export class ToolRegistry {
   private refreshing: Promise<string[]> | undefined;
   private lastEnsured = Number.NEGATIVE_INFINITY;
 
+  /**
+   * @param tools The worker's own tools; names must be unique and match `[a-zA-Z0-9_-]{1,64}` (throws otherwise).
+   * @param sources Where external tools come from.
+   * @param keepExternal Which discovered tool names to keep (the worker's tool policy); all by default.
+   */
   constructor(
     tools: RegisteredTool[],
+    /** Where external tools come from (MCP servers, RAP toolsets). */
     readonly sources: readonly ToolSource[] = [],
     private readonly keepExternal: ToolNameFilter = (names) => names,
   ) {
@@ -51,10 +66,12 @@ export class ToolRegistry {
     }
   }
 
+  /** The tool of that name, built-in or external as last discovered; undefined when there is none. */
   get(name: string): RegisteredTool | undefined {
     return this.entry(name)?.tool;
   }
 
+  /** The names of every tool: built-in ones first, then external ones as last discovered. */
   names(): string[] {
     return [...this.builtins.keys(), ...this.external.keys()];
   }
@@ -69,10 +86,12 @@ export class ToolRegistry {
     );
   }
 
+  /** The descriptor (category, risk, approval, timeouts) of the tool of that name; undefined when there is none. */
   descriptor(name: string): ToolDescriptor | undefined {
     return this.entry(name)?.descriptor;
   }
 
+  /** The descriptors of every tool, in the order of `names`. */
   descriptors(): ToolDescriptor[] {
     return [...this.builtins.values(), ...this.external.values()].map((entry) => entry.descriptor);
   }

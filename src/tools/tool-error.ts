@@ -7,12 +7,22 @@ import { TOOL_ERROR_RETRYABLE, type ToolErrorKind } from '../shared/tool-errors'
  * tool's `isError` result, is an answer and is never retried.
  */
 export class ToolError extends Error {
+  /** Whether a read-only tool's call is tried again after this error. */
   readonly retryable: boolean;
 
+  /**
+   * @param kind What went wrong, in the model's terms (`NotFound`, `InvalidArgs`, `ExecutionFailed`, …).
+   * @param message What the model reads.
+   * @param options `retryable` overrides the kind's default.
+   */
   constructor(
+    /** What went wrong, in the model's terms. */
     readonly kind: ToolErrorKind,
     message: string,
-    options: { retryable?: boolean } = {},
+    options: {
+      /** Whether a read-only tool's call is tried again; the kind's default when absent. */
+      retryable?: boolean;
+    } = {},
   ) {
     super(message);
     this.name = 'ToolError';

@@ -3,11 +3,15 @@ import type { ToolResult } from './tool';
 
 /** Which call a hook is looking at. */
 export interface ToolCallInfo {
+  /** The tool's name. */
   toolName: string;
+  /** The call's id, as the model gave it. */
   toolCallId: string;
+  /** The conversation the call belongs to. */
   conversationId: string;
 }
 
+/** What `beforeToolCall` sees: the call, before it runs. */
 export interface BeforeToolCallEvent extends ToolCallInfo {
   /** The arguments as the tool will get them: normalised, validated, defaults filled in. */
   params: Record<string, unknown>;
@@ -15,30 +19,49 @@ export interface BeforeToolCallEvent extends ToolCallInfo {
 
 /** Nothing (run as is), new `params` (validated again by the tool's schema), or a block. */
 export type BeforeToolCallResult = {
+  /** Replacement arguments. */
   params?: Record<string, unknown>;
+  /** True: the call does not run, and the model reads that it was blocked. */
   block?: boolean;
   /** What the model reads in `{"status":"blocked","tool":…,"reason":…}`. */
   blockReason?: string;
 } | void;
 
+/** What `afterToolCall` sees: a call that ran, and how it went. */
 export interface AfterToolCallEvent extends ToolCallInfo {
+  /** The arguments the tool got. */
   params: Record<string, unknown>;
   /** What the tool returned, or the error result it became. */
   result: ToolResult;
+  /** True when the result is an error the model reads. */
   isError: boolean;
+  /** How long the tool ran, in ms. */
   durationMs: number;
 }
 
+/** What `toolResultPersist` sees: a result about to be recorded in the transcript. */
 export interface ToolResultPersistEvent extends ToolCallInfo {
   /** The result about to enter the transcript (already truncated to the model's limit). */
-  result: { content: ToolResultContent[]; details?: unknown };
+  result: {
+    /** What the model will read. */
+    content: ToolResultContent[];
+    /** What user interfaces and logs will see. */
+    details?: unknown;
+  };
+  /** True when the result is an error the model reads. */
   isError: boolean;
 }
 
 /** Replacement content and details for the transcript, or nothing to keep the result as it is. */
-export type ToolResultPersistResult = { content: ToolResultContent[]; details?: unknown } | void;
+export type ToolResultPersistResult = {
+  /** The content the model reads instead. */
+  content: ToolResultContent[];
+  /** The details recorded instead. */
+  details?: unknown;
+} | void;
 
-type MaybePromise<T> = T | Promise<T>;
+/** A value, or a promise of one: a hook may be synchronous or async. */
+export type MaybePromise<T> = T | Promise<T>;
 
 /**
  * Lifecycle hooks around every tool call, registered in code by whoever runs the worker
@@ -55,7 +78,10 @@ type MaybePromise<T> = T | Promise<T>;
  *   rejections, interruptions, timeouts) carry no tool output and do not pass through it.
  */
 export interface ToolHooks {
+  /** Called before a call runs; may rewrite its arguments or block it. */
   beforeToolCall?(event: BeforeToolCallEvent): MaybePromise<BeforeToolCallResult>;
+  /** Called after a call ran, with its result or error. */
   afterToolCall?(event: AfterToolCallEvent): MaybePromise<void>;
+  /** Called before a result enters the transcript; may replace its content and details. */
   toolResultPersist?(event: ToolResultPersistEvent): MaybePromise<ToolResultPersistResult>;
 }

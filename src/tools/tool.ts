@@ -9,14 +9,20 @@ import type { Workspace } from './workspace';
 
 /** What a tool returns: `content` goes to the model, `details` to user interfaces and logs. */
 export interface ToolResult<TDetails = unknown> {
+  /** What the model reads: text and images. */
   content: ToolResultContent[];
+  /** Anything else, for user interfaces and logs; the model never sees it. */
   details?: TDetails;
 }
 
+/** A tool's progress report while it runs (passed to `execute`'s `onUpdate`): any part of a result. */
 export type ToolUpdate = Partial<ToolResult>;
 
+/** What a tool's `execute` gets besides its arguments: the workspace and the conversation it runs for. */
 export interface ToolContext {
+  /** The conversation's workspace: the directory file and exec tools work in. */
   workspace: Workspace;
+  /** The conversation the call belongs to. */
   conversationId: string;
   /** The conversation's agent: whose durable memory the memory tools use. */
   agentId: string;
@@ -36,10 +42,15 @@ export interface ToolContext {
  * failure, retried only when the tool is `idempotent`.
  */
 export interface AgentTool<TParams extends z.ZodType = z.ZodType> {
+  /** The name the model calls it by; unique in a registry. */
   name: string;
+  /** A short human-readable name, for user interfaces. */
   label: string;
+  /** What the tool does, for the model. */
   description: string;
+  /** The zod schema of the arguments: the model sees its JSON schema, and arguments are validated with it. */
   parameters: TParams;
+  /** Its kind of work, which sets its default timeouts and retry policy. */
   category: ToolCategory;
   /** Safe to run again when an attempt's outcome is unknown: read-only tools. */
   idempotent: boolean;
@@ -77,7 +88,12 @@ export interface AgentTool<TParams extends z.ZodType = z.ZodType> {
    * string parameter `idParameter` with ids ending in `-workerTag`. A call naming one runs on the
    * worker holding it: that worker also polls a task queue of its own for `workerTag`.
    */
-  workerBound?: { idParameter: string; workerTag: string };
+  workerBound?: {
+    /** The string parameter that names the thing. */
+    idParameter: string;
+    /** This worker's tag, the end of the ids it hands out. */
+    workerTag: string;
+  };
   /**
    * Short and read-only (it must be `idempotent`): the worker running the conversation runs it as a
    * local activity, inside the workflow task that scheduled it, and its result is recorded with
@@ -88,8 +104,15 @@ export interface AgentTool<TParams extends z.ZodType = z.ZodType> {
   local?: boolean;
   /** Overrides the category's default timeouts and retry policy. */
   startToCloseTimeoutMs?: number;
+  /** Overrides the category's heartbeat timeout: how long the tool may go without calling `onUpdate`. */
   heartbeatTimeoutMs?: number;
+  /** Overrides parts of the category's retry policy. */
   retry?: Partial<ToolRetry>;
+  /**
+   * Runs one call: the call's id, the validated arguments, the cancellation signal, a progress
+   * callback and the call's context. Resolves to the result; throws a `ToolError` for an error the
+   * model should read.
+   */
   execute(
     toolCallId: string,
     params: z.output<TParams>,
@@ -99,6 +122,7 @@ export interface AgentTool<TParams extends z.ZodType = z.ZodType> {
   ): Promise<ToolResult>;
 }
 
+/** Declares a tool, inferring the type of its arguments from `parameters`; returns it unchanged. */
 export function defineTool<TParams extends z.ZodType>(tool: AgentTool<TParams>): AgentTool<TParams> {
   return tool;
 }
@@ -123,6 +147,7 @@ export function runsOnWorker(tool: RegisteredTool): tool is AgentTool {
   return typeof (tool as Partial<AgentTool>).execute === 'function';
 }
 
+/** A plain-text result: `text` for the model, `details` for user interfaces and logs. */
 export function textResult(text: string, details?: unknown): ToolResult {
   return { content: [{ type: 'text', text }], details };
 }
@@ -135,9 +160,13 @@ export function textResult(text: string, details?: unknown): ToolResult {
 export async function imageResult(params: {
   /** The encoded image, as bytes or base64. */
   data: Buffer | string;
+  /** The image's type, e.g. `image/png`. */
   mimeType: string;
+  /** A line of text before the image. */
   text?: string;
+  /** Details for user interfaces and logs; the image's final size and type when absent. */
   details?: unknown;
+  /** The largest image the model gets; the worker's defaults for what is absent. */
   limits?: Partial<ImageSanitizationLimits>;
 }): Promise<ToolResult> {
   const data = typeof params.data === 'string' ? params.data : params.data.toString('base64');

@@ -1,9 +1,13 @@
 import OpenAI from 'openai';
 import { type ModelProvider, ModelProviderSchema } from '../shared/model-provider';
 
+/** Which OpenAI-compatible endpoint and model the worker calls. */
 export interface ModelSettings {
+  /** The endpoint's base URL (OPENAI_BASE_URL); OpenAI's when absent. */
   baseURL?: string;
+  /** The endpoint's API key (OPENAI_API_KEY); a placeholder for an endpoint that needs none. */
   apiKey: string;
+  /** The model conversations use unless their options name another (AGENT_MODEL, default `gpt-4o-mini`). */
   model: string;
   /** AGENT_MODEL_PROVIDER; when absent each call's model name decides (`modelProviderOf`). */
   provider?: ModelProvider;

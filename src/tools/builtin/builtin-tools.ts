@@ -16,6 +16,7 @@ import type { AgentTool, RegisteredTool } from '../tool';
 import { type WebFetchOptions, createWebFetchTool, webFetchTool } from './web-fetch';
 import { writeTool } from './write';
 
+/** What the built-in tools need; each part has a default when absent. */
 export interface BuiltinToolDeps {
   /** Where memory tools keep each agent's notes; `<data dir>/memory` (DURABLE_AGENT_DATA_DIR) when absent. */
   memory?: MemoryStore;
@@ -27,6 +28,7 @@ export interface BuiltinToolDeps {
   runtime?: RuntimeToolOptions;
 }
 
+/** The built-in tools (files, search, exec, web, memory, sessions, …), made with `deps`. */
 export function builtinTools(deps: BuiltinToolDeps = {}): RegisteredTool[] {
   return [
     ...([
