@@ -37,6 +37,11 @@ export const RunFinishedOutcomeSchema = z.enum([
   'aborted',
   'budget_exhausted',
 ]);
+/**
+ * How a run ended: answered, or why not.
+ *
+ * @useDeclaredType
+ */
 export type RunFinishedOutcome = z.infer<typeof RunFinishedOutcomeSchema>;
 
 /** The event log of a conversation, snake_case as in pi-mono's agent loop. `at` is workflow time in ms. */

@@ -34,7 +34,14 @@ export interface AgentWorkerTuning {
    * The worker's push endpoint (model text for watchers elsewhere, knocks for cancel requests):
    * where it listens and the URL others reach it at. Off when absent.
    */
-  liveEndpoint?: { host: string; port: number; advertisedUrl?: string };
+  liveEndpoint?: {
+    /** The address it listens on. */
+    host: string;
+    /** The port it listens on; 0 for any free one. */
+    port: number;
+    /** The URL other processes reach it at, when not `http://host:port`. */
+    advertisedUrl?: string;
+  };
   /**
    * What this worker takes from the task queue: `all` (the default), `workflows` (conversations and
    * their local activities, no model or tool calls) or `activities` (model and tool calls only), for

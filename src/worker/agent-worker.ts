@@ -36,6 +36,7 @@ export class AgentWorker {
     if (this.main.getState() === 'RUNNING') this.main.shutdown();
   }
 
+  /** The state of the worker of the conversation task queue (`RUNNING`, `STOPPED`, …). */
   getState(): ReturnType<Worker['getState']> {
     return this.main.getState();
   }

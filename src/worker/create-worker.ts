@@ -10,9 +10,13 @@ export { STICKY_QUEUE_TIMEOUT_MS } from './agent-plugin';
 
 /** A worker that runs nothing but durable-agent, with its activities' dependencies given in full. */
 export interface AgentWorkerOptions extends AgentWorkerTuning {
+  /** The worker's connection to Temporal. */
   connection: NativeConnection;
+  /** The namespace conversations run in. */
   namespace: string;
+  /** The task queue conversations are started on. */
   taskQueue: string;
+  /** The model and tool activities' dependencies, in full. */
   activities: ActivityDeps;
   /**
    * Traces of workflows and activities (and the model calls in them), continuing the client's. The

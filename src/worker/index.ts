@@ -1,5 +1,10 @@
-// The entry point for embedders (`durable-agent/worker`): add durable-agent to a worker of your own
-// with the plugin, or build one that runs only durable-agent. Clients import `durable-agent`.
+/**
+ * The worker API (`durable-agent/worker`): add durable-agent to a Temporal worker of your own with
+ * `DurableAgentPlugin`, or build one that runs only durable-agent; tools of your own with
+ * `defineTool`. Clients import `durable-agent`; workflow code `durable-agent/workflow`.
+ *
+ * @module durable-agent/worker
+ */
 export { DurableAgentPlugin, STICKY_QUEUE_TIMEOUT_MS } from './agent-plugin';
 export type { AgentPluginOptions, AgentWorkerTuning } from './agent-plugin-options';
 export type { ToolChoice } from './tool-selection';

@@ -28,6 +28,7 @@ import { webFetchOptionsFromEnv } from './web-fetch-settings';
 import { webhooksFromEnv } from './webhook-settings';
 import { toolPolicyFromEnv } from './worker-tool-policy';
 
+/** A worker started from the environment, running. */
 export interface RunningWorker {
   /** Settles when the worker has stopped. */
   done: Promise<void>;

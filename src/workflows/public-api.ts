@@ -1,4 +1,9 @@
-// The entry point for your own workflows (`durable-agent/workflow`): safe to import in workflow code.
+/**
+ * The workflow API (`durable-agent/workflow`): `runAgent` runs an agent conversation as a step of a
+ * workflow of yours. Safe to import in workflow code.
+ *
+ * @module durable-agent/workflow
+ */
 import {
   ChildWorkflowCancellationType,
   ParentClosePolicy,
