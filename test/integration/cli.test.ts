@@ -100,7 +100,7 @@ test('two runs share one embedded server: the one that started it leaves it runn
       return { text: ok ? `${prompt} done.` : `${prompt} failed: ${last.content as string}` };
     }
     // The second outlasts the first by far, so it still polls when the first ends, also on a loaded machine.
-    const seconds = prompt === 'first' ? 5 : 12;
+    const seconds = prompt === 'first' ? 10 : 20;
     return { toolCalls: [{ name: 'exec', arguments: { command: `sleep ${seconds}` } }] };
   };
   const shared = await startScriptedModelServer([reply, reply, reply, reply]);
