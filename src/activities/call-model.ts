@@ -6,9 +6,11 @@ import type { ModelCallInput } from '../shared/model-call';
 import type { ModelStreamTimeouts } from '../shared/model-stream-timeouts';
 import { type ModelProvider, modelProviderOf } from '../shared/model-provider';
 import type { ToolRegistry } from '../tools/registry';
-import { streamedCompletion } from './streamed-completion';
-import { toOpenAiMessages } from './openai-messages';
-import { withProviderToolCallIds, withUniqueToolCallIds } from './tool-call-ids';
+import { ApplicationFailure } from '@temporalio/activity';
+import type { ModelApi } from '../shared/model-api';
+import { type ModelWire, chatCompletionsWire } from './model-wire';
+import { streamedModelCall } from './streamed-completion';
+import { withUniqueToolCallIds } from './tool-call-ids';
 import type { ModelLimiter } from './model-lease';
 import type { DailyBudgetSpent } from '../shared/daily-budget';
 import type { DailyTokenLedger } from './daily-token-ledger';
@@ -23,6 +25,10 @@ export interface ModelDeps {
   defaultModel: string;
   /** What the endpoint serves, for tool schemas and tool call ids; from each call's model name when absent. */
   provider?: ModelProvider;
+  /** The API conversations call the model through unless their options name another; `chat` when absent. */
+  api?: ModelApi;
+  /** The wires this worker calls models through beyond Chat Completions over `openai` (Anthropic's needs its own client). */
+  wires?: Partial<Record<ModelApi, ModelWire>>;
   /** The worker's tools, whose schemas the model is offered. */
   tools: ToolRegistry;
   transcriptCache: TranscriptCache;
@@ -50,21 +56,34 @@ export function createCallModel(deps: ModelDeps) {
     const provider = deps.provider ?? modelProviderOf(model);
     await deps.tools.ensure(input.toolNames);
     const tools = deps.tools.modelSchemas(input.toolNames, provider);
-    const reply = await streamedCompletion(
-      deps.openai,
-      {
-        model,
-        messages: withProviderToolCallIds(toOpenAiMessages(messages, input.systemPrompt, provider), provider),
-        ...(tools.length ? { tools } : {}),
-      },
-      {
-        ...(deps.liveText ? { live: deps.liveText } : {}),
-        ...(deps.liveCalls ? { liveCalls: deps.liveCalls } : {}),
-        ...(deps.streamTimeouts ? { timeouts: deps.streamTimeouts } : {}),
-        ...(deps.limiter ? { limiter: deps.limiter } : {}),
-      },
-    );
+    const stream = wireFor(
+      input.api ?? deps.api ?? 'chat',
+      deps,
+    )({
+      model,
+      provider,
+      ...(input.systemPrompt !== undefined ? { systemPrompt: input.systemPrompt } : {}),
+      messages,
+      tools,
+    });
+    const reply = await streamedModelCall(model, stream, {
+      ...(deps.liveText ? { live: deps.liveText } : {}),
+      ...(deps.liveCalls ? { liveCalls: deps.liveCalls } : {}),
+      ...(deps.streamTimeouts ? { timeouts: deps.streamTimeouts } : {}),
+      ...(deps.limiter ? { limiter: deps.limiter } : {}),
+    });
     await daily?.report(reply.usage);
     return withUniqueToolCallIds(reply, messages);
   };
+}
+
+/** The wire for `api`: the worker's own, or Chat Completions over its OpenAI client. */
+export function wireFor(api: ModelApi, deps: Pick<ModelDeps, 'openai' | 'wires'>): ModelWire {
+  const given = deps.wires?.[api];
+  if (given) return given;
+  if (api === 'chat') return chatCompletionsWire(deps.openai);
+  throw ApplicationFailure.nonRetryable(
+    `this worker cannot call models through the ${api} API (set AGENT_MODEL_API or AGENT_MODEL_PROVIDER on the worker)`,
+    'ModelApiUnavailable',
+  );
 }

@@ -94,9 +94,22 @@ export async function assembleStream(
 function usageOf(chunk: Chunk): Usage | undefined {
   const { usage, x_groq } = chunk as ProviderChunk;
   const reported = usage ?? x_groq?.usage;
-  return reported
-    ? { inputTokens: reported.prompt_tokens, outputTokens: reported.completion_tokens }
-    : undefined;
+  if (!reported) return undefined;
+  const cached = reported.prompt_tokens_details?.cached_tokens;
+  const reasoning = reported.completion_tokens_details?.reasoning_tokens;
+  return {
+    inputTokens: reported.prompt_tokens,
+    outputTokens: reported.completion_tokens,
+    // OpenAI, Azure, Gemini, DeepSeek (also as prompt_cache_hit_tokens), Groq, xAI say what their cache served.
+    ...(typeof cached === 'number' ? { cachedInputTokens: cached } : cacheHitsOf(reported)),
+    ...(typeof reasoning === 'number' && reasoning > 0 ? { reasoningTokens: reasoning } : {}),
+  };
+}
+
+/** DeepSeek's own name for cached input, where it sends no `prompt_tokens_details`. */
+function cacheHitsOf(usage: object): Pick<Usage, 'cachedInputTokens'> {
+  const hits = (usage as { prompt_cache_hit_tokens?: unknown }).prompt_cache_hit_tokens;
+  return typeof hits === 'number' ? { cachedInputTokens: hits } : {};
 }
 
 /** A content delta's answer text and thinking: a string is all text; typed parts say which is which. */

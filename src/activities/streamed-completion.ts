@@ -11,27 +11,46 @@ import type { HeldModelLease, ModelLimiter } from './model-lease';
 import { recordModelCall } from '../shared/agent-metrics';
 import { withModelCallSpan } from './model-call-span';
 import { assembleStream } from './model-stream';
+import type { ModelStream } from './model-wire';
 
 type CompletionRequest = Omit<
   OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming,
   'stream' | 'stream_options'
 >;
 
-/**
- * One streamed chat completion inside a model activity: the end of the partial answer heartbeated
- * as it arrives (so watchers elsewhere see it and a dead worker is noticed), every piece of text
- * handed to `live` at once for watchers in this process, cancelled with the activity, and failures
- * classified (retryable or not) the way every model call is.
- */
+/** One streamed chat completion inside a model activity (see `streamedModelCall`). */
 export function streamedCompletion(
   openai: OpenAI,
   request: CompletionRequest,
   options: StreamOptions = {},
 ): Promise<AssistantMessage> {
-  return withModelCallSpan(request.model, () => streamOnce(openai, request, options));
+  const stream: ModelStream = async (signal, onPartial, now) =>
+    assembleStream(
+      await openai.chat.completions.create(
+        { ...request, stream: true, stream_options: { include_usage: true } },
+        { signal },
+      ),
+      onPartial,
+      now,
+    );
+  return streamedModelCall(request.model, stream, options);
 }
 
-interface StreamOptions {
+/**
+ * One streamed model call inside a model activity, through whichever API: the end of the partial
+ * answer heartbeated as it arrives (so watchers elsewhere see it and a dead worker is noticed),
+ * every piece of text handed to `live` at once for watchers in this process, cancelled with the
+ * activity, and failures classified (retryable or not) the way every model call is.
+ */
+export function streamedModelCall(
+  model: string,
+  stream: ModelStream,
+  options: StreamOptions = {},
+): Promise<AssistantMessage> {
+  return withModelCallSpan(model, () => streamOnce(model, stream, options));
+}
+
+export interface StreamOptions {
   live?: LiveModelText;
   /** This process's push endpoint's registry: watchers elsewhere read the text there as it arrives. */
   liveCalls?: LiveModelCalls;
@@ -42,8 +61,8 @@ interface StreamOptions {
 }
 
 async function streamOnce(
-  openai: OpenAI,
-  request: CompletionRequest,
+  model: string,
+  stream: ModelStream,
   { live, liveCalls, timeouts: given, limiter }: StreamOptions,
 ): Promise<AssistantMessage> {
   const context = Context.current();
@@ -79,12 +98,8 @@ async function streamOnce(
   const quiet = new QuietEndpoint();
   quiet.expect(timeouts.firstTokenMs, 'sent no first token');
   try {
-    const stream = await openai.chat.completions.create(
-      { ...request, stream: true, stream_options: { include_usage: true } },
-      { signal: AbortSignal.any([context.cancellationSignal, quiet.signal]) },
-    );
-    const reply = await assembleStream(
-      stream,
+    const reply = await stream(
+      AbortSignal.any([context.cancellationSignal, quiet.signal]),
       (partial) => {
         if (firstTokenMs !== undefined) quiet.heard();
         // Thinking counts as a token: a reasoning model may think for long before its first word.
@@ -118,7 +133,7 @@ async function streamOnce(
     // The SDK ends a stream it aborted quietly, as if the endpoint had finished.
     if (quiet.gaveUp) throw new Error(quiet.gaveUp);
     await lease?.release('ok');
-    recordModelCall(meter, request.model, {
+    recordModelCall(meter, model, {
       latencyMs: Date.now() - startedAt,
       ...(firstTokenMs !== undefined ? { firstTokenMs } : {}),
       ...(reply.usage
@@ -129,7 +144,7 @@ async function streamOnce(
   } catch (error) {
     const cancelled = context.cancellationSignal.aborted;
     await lease?.release(...leaseOutcomeOf(error));
-    recordModelCall(meter, request.model, {
+    recordModelCall(meter, model, {
       latencyMs: Date.now() - startedAt,
       errorKind: cancelled ? 'cancelled' : quiet.gaveUp ? 'timeout' : modelErrorKind(error),
     });

@@ -1,8 +1,9 @@
 import { type SummarizeInput, type SummaryResult, SUMMARY_SYSTEM_PROMPT } from '../shared/compaction';
 import { type Message, textOf } from '../shared/messages';
-import type { ModelDeps } from './call-model';
+import { type ModelDeps, wireFor } from './call-model';
+import { modelProviderOf } from '../shared/model-provider';
 import { classifyModelError } from './model-errors';
-import { streamedCompletion } from './streamed-completion';
+import { streamedModelCall } from './streamed-completion';
 import { rebuildTranscript } from './transcript-rebuild';
 
 /** Each message is cut to this many characters, and the whole text to the last MAX_INPUT_CHARS. */
@@ -18,20 +19,28 @@ export function createSummarizeTranscript(deps: ModelDeps) {
   return async function summarizeTranscript(input: SummarizeInput): Promise<string | SummaryResult> {
     const daily = deps.dailyLedger?.gateFor(input.agentId);
     const messages = await rebuildTranscript(input.transcript, deps);
-    const reply = await streamedCompletion(
-      deps.openai,
-      {
-        model: input.model ?? deps.defaultModel,
-        messages: [
-          { role: 'system', content: SUMMARY_SYSTEM_PROMPT },
-          { role: 'user', content: renderForSummary(messages.slice(0, input.upTo)) },
-        ],
-      },
-      {
-        ...(deps.streamTimeouts ? { timeouts: deps.streamTimeouts } : {}),
-        ...(deps.limiter ? { limiter: deps.limiter } : {}),
-      },
-    );
+    const model = input.model ?? deps.defaultModel;
+    const stream = wireFor(
+      input.api ?? deps.api ?? 'chat',
+      deps,
+    )({
+      model,
+      provider: deps.provider ?? modelProviderOf(model),
+      systemPrompt: SUMMARY_SYSTEM_PROMPT,
+      messages: [
+        {
+          role: 'user',
+          content: renderForSummary(messages.slice(0, input.upTo)),
+          messageId: 'summary-request',
+          timestamp: 0,
+        },
+      ],
+      tools: [],
+    });
+    const reply = await streamedModelCall(model, stream, {
+      ...(deps.streamTimeouts ? { timeouts: deps.streamTimeouts } : {}),
+      ...(deps.limiter ? { limiter: deps.limiter } : {}),
+    });
     const summary = textOf(reply).trim();
     await daily?.report(reply.usage);
     if (!summary) throw classifyModelError(new Error('the model returned an empty summary'));

@@ -1,3 +1,4 @@
+import type { ModelApi } from './model-api';
 import { z } from 'zod';
 import type { TranscriptDelta } from './model-call';
 import type { Usage } from './messages';
@@ -34,6 +35,8 @@ export interface SummarizeInput {
   transcript: TranscriptDelta;
   upTo: number;
   model?: string;
+  /** As in ModelCallInput: the API to call the model through; the worker's when absent. */
+  api?: ModelApi;
   /** Asks for a SummaryResult (text and usage) instead of the plain text workers answered before. */
   withUsage?: boolean;
   /** As in ModelCallInput: the agent whose daily ledger the summary's tokens are reported to. */

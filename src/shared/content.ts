@@ -17,8 +17,17 @@ export type TextContent = z.infer<typeof TextContentSchema>;
 export const ThinkingContentSchema = z.object({
   /** Always `thinking`. */
   type: z.literal('thinking'),
-  /** The model's thinking, as it sent it. */
+  /** The model's thinking, as it sent it ('' where the provider sent it only encrypted). */
   thinking: z.string(),
+  /** Anthropic's signature over the block, which Anthropic checks when the block comes back in a tool loop. */
+  signature: z.string().optional(),
+  /** Anthropic's `redacted_thinking` data: thinking encrypted by the provider, sent back as it came. */
+  redacted: z.string().optional(),
+  /**
+   * The Responses API's reasoning item this thinking came from: its id, and its encrypted content
+   * (asked for when responses are not stored), both sent back on the next call of a tool loop.
+   */
+  reasoningItem: z.object({ id: z.string(), encryptedContent: z.string().optional() }).optional(),
 });
 export type ThinkingContent = z.infer<typeof ThinkingContentSchema>;
 

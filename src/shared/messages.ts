@@ -32,6 +32,15 @@ export const UsageSchema = z.object({
   inputTokens: z.number(),
   /** Tokens the model wrote. */
   outputTokens: z.number(),
+  /**
+   * Of `inputTokens`, those the provider read from its prompt cache (billed at a fraction of the
+   * input price); absent when the provider did not say.
+   */
+  cachedInputTokens: z.number().optional(),
+  /** Of `inputTokens`, those written to the provider's prompt cache (Anthropic bills them above the input price). */
+  cacheWriteTokens: z.number().optional(),
+  /** Of `outputTokens`, those the model spent reasoning; absent when the provider did not say. */
+  reasoningTokens: z.number().optional(),
 });
 export type Usage = z.infer<typeof UsageSchema>;
 

@@ -1,3 +1,4 @@
+import type { ModelApi } from './model-api';
 import type { Message } from './messages';
 
 /**
@@ -19,6 +20,8 @@ export interface ModelCallInput {
   toolNames: string[];
   model?: string;
   systemPrompt?: string;
+  /** The API to call the model through; the worker's when absent. */
+  api?: ModelApi;
   /**
    * Set when the worker that admitted the conversation holds its agent to a daily token budget: the
    * call asks the agent's ledger first (and answers DailyBudgetSpent instead of calling the model

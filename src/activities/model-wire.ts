@@ -1,0 +1,50 @@
+import type OpenAI from 'openai';
+import type { AssistantMessage, Message } from '../shared/messages';
+import type { ModelProvider } from '../shared/model-provider';
+import { assembleStream, type PartialAnswer } from './model-stream';
+import { toOpenAiMessages } from './openai-messages';
+import { withProviderToolCallIds } from './tool-call-ids';
+
+/** One model call, in the transcript's own terms: each wire turns it into its API's request. */
+export interface WireRequest {
+  model: string;
+  provider: ModelProvider;
+  systemPrompt?: string;
+  messages: Message[];
+  /** The tools offered, as Chat Completions function tools (each wire reshapes them for its API). */
+  tools: OpenAI.Chat.Completions.ChatCompletionTool[];
+}
+
+/**
+ * A model call's stream: opened with the activity's abort signal, each partial answer reported as
+ * it arrives, the whole answer returned when the stream ends. Failures are the client library's own
+ * errors (APIError and the like), classified by the caller.
+ */
+export type ModelStream = (
+  signal: AbortSignal,
+  onPartial: (partial: PartialAnswer) => void,
+  now: () => number,
+) => Promise<AssistantMessage>;
+
+/** An API the model is called through: Chat Completions, the Responses API, Anthropic's Messages API. */
+export type ModelWire = (request: WireRequest) => ModelStream;
+
+/** Chat Completions, as every OpenAI-compatible endpoint serves it. */
+export function chatCompletionsWire(openai: OpenAI): ModelWire {
+  return (request) => async (signal, onPartial, now) => {
+    const stream = await openai.chat.completions.create(
+      {
+        model: request.model,
+        messages: withProviderToolCallIds(
+          toOpenAiMessages(request.messages, request.systemPrompt, request.provider),
+          request.provider,
+        ),
+        ...(request.tools.length ? { tools: request.tools } : {}),
+        stream: true,
+        stream_options: { include_usage: true },
+      },
+      { signal },
+    );
+    return assembleStream(stream, onPartial, now);
+  };
+}
