@@ -8,6 +8,7 @@ import { type ModelProvider, modelProviderOf } from '../shared/model-provider';
 import type { ToolRegistry } from '../tools/registry';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { ModelApi } from '../shared/model-api';
+import { type ModelPrices, pricedUsage } from '../shared/model-prices';
 import { type ModelWire, chatCompletionsWire } from './model-wire';
 import { streamedModelCall } from './streamed-completion';
 import { withUniqueToolCallIds } from './tool-call-ids';
@@ -41,6 +42,8 @@ export interface ModelDeps {
   streamTimeouts?: Partial<ModelStreamTimeouts>;
   /** Limits the fleet shares on the endpoint (`fleetModelLimiter`); none when absent, at no cost per call. */
   limiter?: ModelLimiter;
+  /** What each model's tokens cost (AGENT_MODEL_PRICES): each call's usage then carries its cost. */
+  prices?: ModelPrices;
   /** The operator's daily token budgets per agent (`AGENT_BUDGET_TOKENS_PER_DAY`); none when absent. */
   dailyLedger?: DailyTokenLedger;
 }
@@ -73,7 +76,9 @@ export function createCallModel(deps: ModelDeps) {
       ...(deps.limiter ? { limiter: deps.limiter } : {}),
     });
     await daily?.report(reply.usage);
-    return withUniqueToolCallIds(reply, messages);
+    // Priced by the name asked for, else the one the endpoint answered with (`gpt-4o-2024-08-06`).
+    const usage = reply.usage && pricedUsage(reply.usage, deps.prices, [model, reply.model]);
+    return withUniqueToolCallIds({ ...reply, ...(usage ? { usage } : {}) }, messages);
   };
 }
 

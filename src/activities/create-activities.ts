@@ -9,6 +9,7 @@ import { createDeliverWebhook, webhookTargets } from './deliver-webhook';
 import type { ToolListing } from '../shared/tool-descriptor';
 import type { LocalToolOutcome, ToolRunInput } from '../shared/tool-run';
 import { type ModelDeps, createCallModel } from './call-model';
+import { createComposeSystemPrompt } from './compose-system-prompt';
 import { type ToolDeps, createRunTool } from './run-tool';
 import { createSummarizeTranscript } from './summarize-transcript';
 import { TranscriptCache } from './transcript-cache';
@@ -73,6 +74,10 @@ export function createActivities(deps: ActivityDeps) {
       toolCallId: input.toolCallId,
     }),
     sendRapNotice: createSendRapNotice(deps.rapToolsets ?? []),
+    composeSystemPrompt: createComposeSystemPrompt({
+      defaultWorkspace: deps.defaultWorkspace,
+      ...(deps.floors?.workspaceRoots ? { workspaceRoots: deps.floors.workspaceRoots } : {}),
+    }),
     admitConversation: createAdmitConversation({
       defaultWorkspace: deps.defaultWorkspace,
       ...(deps.floors ? { floors: deps.floors } : {}),

@@ -5,6 +5,7 @@ import { modelProviderOf } from '../shared/model-provider';
 import { classifyModelError } from './model-errors';
 import { streamedModelCall } from './streamed-completion';
 import { rebuildTranscript } from './transcript-rebuild';
+import { pricedUsage } from '../shared/model-prices';
 
 /** Each message is cut to this many characters, and the whole text to the last MAX_INPUT_CHARS. */
 const MESSAGE_CHARS = 4_000;
@@ -45,7 +46,8 @@ export function createSummarizeTranscript(deps: ModelDeps) {
     await daily?.report(reply.usage);
     if (!summary) throw classifyModelError(new Error('the model returned an empty summary'));
     if (!input.withUsage) return summary;
-    return { summary, ...(reply.usage ? { usage: reply.usage } : {}) };
+    const usage = reply.usage && pricedUsage(reply.usage, deps.prices, [model, reply.model]);
+    return { summary, ...(usage ? { usage } : {}) };
   };
 }
 

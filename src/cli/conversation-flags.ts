@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ConversationOptionsInput } from '../shared/conversation-options';
 import { ExecSecurityModeSchema } from '../shared/exec-security';
@@ -10,6 +11,8 @@ export const CONVERSATION_OPTION_FLAGS = {
   workspace: { type: 'string' },
   model: { type: 'string' },
   system: { type: 'string' },
+  'system-prompt': { type: 'string' },
+  'append-system-prompt': { type: 'string' },
   'max-tool-iterations': { type: 'string' },
   approval: { type: 'string' },
   profile: { type: 'string' },
@@ -26,7 +29,11 @@ export const CONVERSATION_OPTION_FLAGS = {
 export interface ConversationOptionValues {
   workspace?: string;
   model?: string;
+  /** The system prompt as text; `system-prompt` reads it from a file. Either replaces the default. */
   system?: string;
+  'system-prompt'?: string;
+  /** A file whose text follows the system prompt (the default or the given one). */
+  'append-system-prompt'?: string;
   'max-tool-iterations'?: string;
   approval?: string;
   profile?: string;
@@ -76,7 +83,7 @@ export function conversationOptionsFromFlags(values: ConversationOptionValues): 
   return {
     ...(values.workspace !== undefined ? { workspace: path.resolve(values.workspace) } : {}),
     ...(values.model !== undefined ? { model: values.model } : {}),
-    ...(values.system !== undefined ? { systemPrompt: values.system } : {}),
+    ...systemPromptFromFlags(values),
     ...(values['max-tool-iterations'] !== undefined
       ? { maxToolIterations: positiveInteger(values['max-tool-iterations'], '--max-tool-iterations') }
       : {}),
@@ -89,6 +96,32 @@ export function conversationOptionsFromFlags(values: ConversationOptionValues): 
     ...(execSecurity !== undefined ? { execSecurity: execSecurity.data } : {}),
     ...budgetFromFlags(values),
   };
+}
+
+/** `--system TEXT` or `--system-prompt FILE`, and `--append-system-prompt FILE`, read now so a bad path fails before anything starts. */
+function systemPromptFromFlags(
+  values: ConversationOptionValues,
+): Pick<ConversationOptionsInput, 'systemPrompt' | 'appendSystemPrompt'> {
+  if (values.system !== undefined && values['system-prompt'] !== undefined) {
+    throw new UsageError('give the system prompt once: --system TEXT or --system-prompt FILE');
+  }
+  const systemPrompt = values.system ?? promptFile(values['system-prompt'], '--system-prompt');
+  const appendSystemPrompt = promptFile(values['append-system-prompt'], '--append-system-prompt');
+  return {
+    ...(systemPrompt !== undefined ? { systemPrompt } : {}),
+    ...(appendSystemPrompt !== undefined ? { appendSystemPrompt } : {}),
+  };
+}
+
+function promptFile(file: string | undefined, flag: string): string | undefined {
+  if (file === undefined) return undefined;
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(
+      `${flag}: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    );
+  }
 }
 
 /** `--budget-tokens`, `--budget-tool-calls`, `--deadline` as the `budget` option; none of them, no budget. */

@@ -10,7 +10,8 @@ export const ENVIRONMENT_HELP = ENVIRONMENT_HELP_TEXT;
 export const USAGE = `durable-agent: durable AI agents on Temporal
 
 Usage:
-  durable-agent run [--id ID] [--workspace DIR] [--json] [--no-worker] [--model NAME] [--system TEXT]
+  durable-agent run [--id ID] [--workspace DIR] [--json] [--no-worker] [--model NAME]
+                    [--system TEXT | --system-prompt FILE] [--append-system-prompt FILE]
                     [--max-tool-iterations N] [--approval auto|ask] [--profile minimal|coding|messaging|full]
                     [--allow LIST] [--also-allow LIST] [--deny LIST] [--owners NAMES] [--sender NAME]
                     [--exec-security full|sandbox|safe-bin] [--budget-tokens N] [--budget-tool-calls N]

@@ -11,6 +11,7 @@ export function formatStateAtRun(state: StateAtRun): string {
     `  options: ${JSON.stringify(state.options ?? {})}`,
   ];
   if (state.approvalMode !== undefined) lines.push(`  approval mode: ${state.approvalMode}`);
+  let shownPrompt: string | undefined;
   for (const call of state.modelCalls) {
     const usage = call.usage ? `, ${call.usage.inputTokens} in / ${call.usage.outputTokens} out tokens` : '';
     lines.push(
@@ -18,7 +19,8 @@ export function formatStateAtRun(state: StateAtRun): string {
       `Model call ${call.iteration} (${call.model ?? 'the worker’s model'}, ${call.outcome}${usage}; execution ${call.execution}, event ${call.eventId})`,
       `  tools offered: ${call.toolNames.length ? call.toolNames.join(', ') : 'none'}`,
     );
-    if (call.systemPrompt !== undefined) lines.push(`  system: ${oneLine(call.systemPrompt, LINE_CHARS)}`);
+    if (call.systemPrompt !== undefined) lines.push(...systemPromptLines(call.systemPrompt, shownPrompt));
+    shownPrompt = call.systemPrompt;
     call.messages.forEach((message, index) => lines.push(`  [${index + 1}] ${messageLine(message)}`));
     lines.push(call.answer ? `  → ${messageLine(call.answer)}` : '  → no answer recorded');
   }
@@ -29,6 +31,16 @@ export function formatStateAtRun(state: StateAtRun): string {
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The system prompt in full the first time (it may hold a project's AGENTS.md), then only whether
+ * it changed; its control characters dropped, since a file in a workspace may carry terminal escapes.
+ */
+function systemPromptLines(prompt: string, shown: string | undefined): string[] {
+  if (prompt === shown) return ['  system: as above'];
+  const printable = prompt.replace(/[^\P{Cc}\n\t]/gu, '');
+  return ['  system:', ...printable.split('\n').map((line) => (line ? `    ${line}` : ''))];
 }
 
 function messageLine(message: Message): string {

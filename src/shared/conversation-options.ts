@@ -16,8 +16,14 @@ import { ToolProfileSchema } from './tool-catalog';
 export const ConversationOptionsSchema = z.strictObject({
   /** Model name sent to the endpoint; the worker's AGENT_MODEL when absent. */
   model: z.string().min(1).optional(),
-  /** The system prompt sent before the transcript; none when absent. */
+  /**
+   * The system prompt sent before the transcript. When absent, the worker writes a default one at
+   * each run's start: the workspace, the date, the platform, the tools' conventions, when to stop,
+   * and the AGENTS.md files from the worker's workspace root down to the workspace.
+   */
   systemPrompt: z.string().optional(),
+  /** Added after the system prompt (the given one or the default), after a blank line. */
+  appendSystemPrompt: z.string().optional(),
   /** Model calls that ask for tools before a run is stopped with an error event. */
   maxToolIterations: z.number().int().min(1).default(DEFAULT_MAX_TOOL_ITERATIONS),
   /** Absolute path on the worker's machine that file and command tools are confined to; the worker's default when absent. */

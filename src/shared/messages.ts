@@ -41,6 +41,8 @@ export const UsageSchema = z.object({
   cacheWriteTokens: z.number().optional(),
   /** Of `outputTokens`, those the model spent reasoning; absent when the provider did not say. */
   reasoningTokens: z.number().optional(),
+  /** What the call cost in US dollars by the worker's price table (AGENT_MODEL_PRICES); absent without a price for the model. */
+  costUsd: z.number().optional(),
 });
 export type Usage = z.infer<typeof UsageSchema>;
 

@@ -38,6 +38,13 @@ export const admissionActivities = proxyLocalActivities<Pick<AgentActivities, 'a
   retry: { maximumAttempts: 5 },
 });
 
+/** Asked of the worker running the workflow task: it knows the workspace, the day and the platform. */
+export const systemPromptActivities = proxyLocalActivities<Pick<AgentActivities, 'composeSystemPrompt'>>({
+  summary: 'system prompt: the worker writes the default one',
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 5 },
+});
+
 /**
  * Webhook deliveries: each attempt bounded, retried with backoff for about half an hour, on any worker.
  * A receiver that refuses for good (400, 401, 404, …) is not tried again.

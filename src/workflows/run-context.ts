@@ -42,4 +42,6 @@ export interface PausedRun {
   senderOfRun?: string;
   /** Sub-agents the run has started so far. */
   subAgentsStarted?: number;
+  /** The default system prompt the worker wrote at the run's start, kept for the rest of the run. */
+  systemPrompt?: string;
 }

@@ -22,6 +22,8 @@ export class RunInProgress {
   private subAgents: number;
   /** A rerun's recorded tool results for this run; absent when the conversation is no rerun. */
   readonly recordedTools: RecordedToolResults | undefined;
+  /** What every model call of the run sends as its system prompt, settled at its start (and kept when the run is handed over). */
+  systemPrompt: string | undefined;
 
   constructor(
     private readonly context: RunContext,
@@ -101,6 +103,7 @@ export class RunInProgress {
       ownersRun: this.owners,
       ...(this.sender !== undefined ? { senderOfRun: this.sender } : {}),
       ...(this.subAgents ? { subAgentsStarted: this.subAgents } : {}),
+      ...(this.systemPrompt !== undefined ? { systemPrompt: this.systemPrompt } : {}),
     };
   }
 

@@ -87,6 +87,7 @@ export async function runSubAgent(
   const options: ConversationOptionsInput = {
     ...(parent.model !== undefined ? { model: parent.model } : {}),
     ...(parent.systemPrompt !== undefined ? { systemPrompt: parent.systemPrompt } : {}),
+    ...(parent.appendSystemPrompt !== undefined ? { appendSystemPrompt: parent.appendSystemPrompt } : {}),
     ...(parent.workspace !== undefined ? { workspace: parent.workspace } : {}),
     ...(parent.agentId !== undefined ? { agentId: parent.agentId } : {}),
     ...(parent.execSecurity !== undefined ? { execSecurity: parent.execSecurity } : {}),

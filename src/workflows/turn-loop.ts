@@ -16,6 +16,7 @@ import { compactIfNeeded } from './compaction';
 import type { BudgetVerdict } from './conversation-budget';
 import type { PausedRun, RunContext } from './run-context';
 import { RunInProgress } from './run-in-progress';
+import { systemPromptOfRun } from './run-system-prompt';
 import { type WorkflowToolRunner, notStartedResults, runToolCalls } from './tool-fan-out';
 import { OfferedTools } from './worker-tools';
 import { RESERVED_NAMES, workflowToolsFor } from './workflow-tools';
@@ -44,6 +45,9 @@ export async function runTurnLoop(
   const run = new RunInProgress(context, messages, resumed);
   const offered = await offeredTools(context, run, resumed !== undefined);
   if (!offered) return undefined;
+  const systemPrompt = await systemPromptOfRun(context, run, offered, resumed);
+  if (systemPrompt === 'failed') return undefined;
+  run.systemPrompt = systemPrompt.prompt;
   const workflowTools = workflowToolsFor(context, run, offered);
 
   // The outer loop: a turn is one model call and the tools it asks for.
@@ -217,7 +221,7 @@ async function askModel(
           transcript: delta,
           toolNames: offered.toModel(run.ownersRun),
           model: options.model,
-          systemPrompt: options.systemPrompt,
+          systemPrompt: run.systemPrompt,
           ...(budget.dailyBudgetAgent !== undefined ? { agentId: budget.dailyBudgetAgent } : {}),
         },
       ],

@@ -31,7 +31,9 @@ test('past the token budget the oldest turns become a summary; the model never s
   expect(model.answered).toEqual(Array.from({ length: 6 }, (_, index) => `message ${index + 1}`));
   for (const request of model.requests) expect(toolCallsPaired(request)).toBe(true);
   const afterSummary = model.requests.at(-1)!;
-  expect(afterSummary.messages[0]).toMatchObject({
+  // After the default system prompt, the summary stands where the oldest turns were.
+  expect(afterSummary.messages[0]).toMatchObject({ role: 'system' });
+  expect(afterSummary.messages[1]).toMatchObject({
     role: 'user',
     content: expect.stringMatching(
       /^\[Summary of the earlier conversation, which was compacted\]\nsummary \d+$/,

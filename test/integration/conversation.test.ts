@@ -50,8 +50,10 @@ test('two turns with parallel tool calls: results reach the model in call order'
   expect(script.requests[0]!.tools!.map((tool) => tool.function.name)).toEqual(
     [...script.requests[0]!.tools!.map((tool) => tool.function.name)].sort(),
   );
-  // The third request carries the whole conversation: both user turns, the tool round, both answers.
+  // The third request carries the whole conversation after the default system prompt: both user
+  // turns, the tool round, both answers.
   expect(script.requests[2]!.messages.map((message) => message.role)).toEqual([
+    'system',
     'user',
     'assistant',
     'tool',
@@ -78,11 +80,14 @@ test('two turns with parallel tool calls: results reach the model in call order'
   // All three tools started in one workflow task, before any of them completed: the echoes as
   // activities, and the read (a short read-only tool) as a local activity recorded by that task.
   const events = await historyEvents(id);
+  // Beside the read: admission, and each run's system prompt, all local activities too.
   const localRead = events.filter(
-    (event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity',
+    (event) =>
+      event.markerRecordedEventAttributes?.markerName === 'core_local_activity' &&
+      Buffer.from(event.userMetadata?.summary?.data ?? []).toString() === '"read notes.txt"',
   );
-  expect(localRead).toHaveLength(2); // admission, then the read
-  const toolTask = String(localRead[1]!.markerRecordedEventAttributes!.workflowTaskCompletedEventId);
+  expect(localRead).toHaveLength(1);
+  const toolTask = String(localRead[0]!.markerRecordedEventAttributes!.workflowTaskCompletedEventId);
   const runTools = events.filter(
     (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'runTool',
   );

@@ -33,8 +33,9 @@ test('history grows linearly over a 50-turn conversation with 4 KB tool outputs'
     sizes.push((await historyBytes(harness().client, id)).bytes);
   }
 
-  // The model still saw the whole conversation on the last call: 49 earlier turns of 4 messages, plus this one's 3.
-  expect(script.requests[script.requests.length - 1]!.messages).toHaveLength((TURNS - 1) * 4 + 3);
+  // The model still saw the whole conversation on the last call: the default system prompt, 49
+  // earlier turns of 4 messages, plus this one's 3.
+  expect(script.requests[script.requests.length - 1]!.messages).toHaveLength(1 + (TURNS - 1) * 4 + 3);
   expect(script.exhausted).toBe(false);
 
   const early = sizes[20]! - sizes[10]!;

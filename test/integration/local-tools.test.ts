@@ -53,7 +53,7 @@ test('a read-only tool runs inside the workflow task that scheduled it: no activ
 
   const events = (await harness().client.workflow.getHandle(id).fetchHistory()).events ?? [];
   expect(activityTypes(events)).toEqual(['listTools', 'callModel', 'callModel']);
-  expect(localActivityTypes(events)).toEqual(['admitConversation', 'runLocalTool']);
+  expect(localActivityTypes(events)).toEqual(['admitConversation', 'composeSystemPrompt', 'runLocalTool']);
   // The workflow task woken by the first model call ran the read and scheduled the second call:
   // the read's result is recorded by the same completion, before that call could start.
   const readMarker = events.find((event) => localActivityTypes([event])[0] === 'runLocalTool')!;
@@ -128,7 +128,7 @@ test('a local tool that outlasts its attempt is cut off and its call runs as an 
     expect(finished).toMatchObject({ outcome: 'answered', answer: 'Stopped counting.' });
 
     const events = (await handle.fetchHistory()).events ?? [];
-    expect(localActivityTypes(events)).toEqual(['admitConversation', 'runLocalTool']);
+    expect(localActivityTypes(events)).toEqual(['admitConversation', 'composeSystemPrompt', 'runLocalTool']);
     const attempt = events.find(
       (event) =>
         event.markerRecordedEventAttributes?.markerName === 'core_local_activity' &&

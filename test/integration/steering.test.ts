@@ -119,8 +119,8 @@ test('abort during the model call ends the run; the conversation takes the next 
 
   await harness().agent.send(id, 'Now something quick');
   const answered = await waitForEvent(handle, 'run_finished', (e) => e.run === 2);
-  // The aborted call added nothing: the model sees the two user messages (and no system prompt).
-  expect(answered).toMatchObject({ outcome: 'answered', answer: 'I see 2 messages.' });
+  // The aborted call added nothing: the model sees the default system prompt and the two user messages.
+  expect(answered).toMatchObject({ outcome: 'answered', answer: 'I see 3 messages.' });
   expect(script.requests).toHaveLength(1);
   const state = await handle.query(stateQuery);
   expect(state.transcript.map((m) => m.role)).toEqual(['user', 'user', 'assistant']);

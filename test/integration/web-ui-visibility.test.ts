@@ -92,6 +92,7 @@ test('the Web UI sees what a conversation was asked, what it runs and what it wa
   expect(summaries).toEqual([
     'admission: the worker checks the options against its floors',
     "list the worker's tools",
+    'system prompt: the worker writes the default one',
     'model (worker default): run 1, turn 1',
     'read notes.md',
     'echo: needs a yes',

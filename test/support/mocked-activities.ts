@@ -129,6 +129,7 @@ export function mockedActivities(options: MockedActivityOptions): MockedActiviti
     runLocalTool: async (input) => ({ ...(await runTool(input)), toolCallId: input.toolCallId }),
     listTools: async () => ({ tools: options.tools ?? [], warnings: [] }),
     admitConversation: async () => ({ admitted: true, approvalFloor: {} }),
+    composeSystemPrompt: async (request) => `mocked system prompt for ${request.tools.length} tools`,
     summarizeTranscript: unexpected('summarizeTranscript'),
     deliverWebhook: unexpected('deliverWebhook'),
     sendRapNotice: unexpected('sendRapNotice'),

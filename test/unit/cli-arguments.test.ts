@@ -1,3 +1,5 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { parseAbortArgs } from '../../src/cli/commands/abort';
 import { parseApproveArgs } from '../../src/cli/commands/approve';
@@ -63,6 +65,43 @@ describe('run', () => {
       maxToolIterations: 3,
       approval: { mode: 'ask' },
     });
+  });
+
+  test('--system-prompt and --append-system-prompt read their files; a missing file or both prompts is a usage error', () => {
+    const directory = mkdtempSync(path.join(os.tmpdir(), 'prompt-flags-'));
+    try {
+      writeFileSync(path.join(directory, 'system.md'), 'You review code.\n');
+      writeFileSync(path.join(directory, 'extra.md'), 'Answer in French.');
+      const run = parseRunArgs(
+        [
+          '--system-prompt',
+          path.join(directory, 'system.md'),
+          '--append-system-prompt',
+          path.join(directory, 'extra.md'),
+          'go',
+        ],
+        '/tmp',
+      );
+      expect(run.options).toMatchObject({
+        systemPrompt: 'You review code.\n',
+        appendSystemPrompt: 'Answer in French.',
+      });
+      const appendOnly = parseSendArgs([
+        'conv-1',
+        '--append-system-prompt',
+        path.join(directory, 'extra.md'),
+        'hi',
+      ]);
+      expect(appendOnly.options).toEqual({ appendSystemPrompt: 'Answer in French.' });
+      expect(() =>
+        parseRunArgs(['--system-prompt', path.join(directory, 'absent.md'), 'go'], '/tmp'),
+      ).toThrow(new UsageError(`--system-prompt: cannot read ${path.join(directory, 'absent.md')}: ENOENT`));
+      expect(() =>
+        parseRunArgs(['--system', 'x', '--system-prompt', path.join(directory, 'system.md'), 'go'], '/tmp'),
+      ).toThrow(new UsageError('give the system prompt once: --system TEXT or --system-prompt FILE'));
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 
   test('tool policy flags take comma-separated lists; --sender names who sends', () => {

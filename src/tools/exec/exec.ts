@@ -10,7 +10,7 @@ import { type RunLimits, spawnShell } from './shell-process';
 import { type ToolResult, type ToolUpdate, defineTool, textResult } from '../tool';
 import { ToolError } from '../tool-error';
 
-const DEFAULT_TIMEOUT_S = 120;
+export const DEFAULT_TIMEOUT_S = 120;
 /** Below the commands category's 300 s activity timeout, so the tool reports its own timeout with the output so far. */
 const MAX_TIMEOUT_S = 280;
 const DEFAULT_BACKGROUND_TIMEOUT_S = 1_800;
