@@ -5,7 +5,7 @@
  * run starts in a temporary directory and stops at its end. Each bench prints a table and writes
  * bench/results/<bench>.json; the run ends with bench/results/summary.md, the tables of
  * docs/benchmarks/history.md (summed up in BENCHMARKS.md). Arguments: `--quick` (fewer turns, to
- * try it out), `--only a,b` (bench names: turn, fanout, throughput, control, history, replay, text, crash, uncached, peers, fairness, memory, console), `--no-cluster` (the
+ * try it out), `--only a,b` (bench names: turn, fanout, throughput, control, history, replay, text, crash, uncached, peers, fairness, memory, console, prefix), `--no-cluster` (the
  * embedded server only), `--server-config KEY=JSON` (a dynamic config value for every embedded
  * server the run starts, repeatable: for experiments; the cluster reads
  * deploy/dynamicconfig/durable-agent.yaml).
@@ -26,6 +26,7 @@ import { crashRecovery } from './crash-recovery';
 import { fairness } from './fairness';
 import { fanOut } from './fan-out';
 import { peers } from './peers';
+import { prefixStability } from './prefix-stability';
 import { firstText } from './first-text';
 import { historyGrowth } from './history-growth';
 import { replay } from './replay';
@@ -71,6 +72,7 @@ const BENCHES: Array<{
   { name: 'fairness', title: '11. Fairness under a fleet model limit', run: fairness },
   { name: 'memory', title: '12. Memory per cached workflow', run: workflowMemory },
   { name: 'console', title: '13. Console at scale', run: consoleScale },
+  { name: 'prefix', title: '14. Stable prompt prefixes', run: prefixStability },
 ];
 
 interface Options {

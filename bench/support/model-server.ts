@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type PrefixSample, PromptCache } from './prompt-cache';
 
 /**
  * What a benchmark's user message asks the model for. The text of every bench message is
@@ -45,6 +46,7 @@ interface WireMessage {
 interface ChatRequest {
   model: string;
   messages: WireMessage[];
+  tools?: unknown[];
   stream?: boolean;
 }
 
@@ -67,6 +69,8 @@ export interface BenchModelServer {
   onAnswer: ((directive: Directive) => void) | undefined;
   /** Called as each request for a bench directive arrives. */
   onRequest: ((directive: Directive) => void) | undefined;
+  /** Every bench conversation's requests as a provider's prompt cache sees them; their usage reports it. */
+  promptCache: PromptCache;
   close(): Promise<void>;
 }
 
@@ -101,7 +105,27 @@ export function replyTo(messages: WireMessage[]): { reply: Reply; directive?: Di
   return { reply: { text: directive ? `done ${directive.c} turn ${directive.t}` : 'done' }, directive };
 }
 
-export function sseBody(reply: Reply, model: string): string {
+/** The usage a reply reports: a fixed count, or what the prompt cache says of its request. */
+interface ReportedUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details?: { cached_tokens: number };
+}
+
+const FIXED_USAGE: ReportedUsage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+
+function usageOf(sample: PrefixSample | undefined): ReportedUsage {
+  if (!sample) return FIXED_USAGE;
+  return {
+    prompt_tokens: sample.promptTokens,
+    completion_tokens: 5,
+    total_tokens: sample.promptTokens + 5,
+    prompt_tokens_details: { cached_tokens: sample.cachedTokens },
+  };
+}
+
+export function sseBody(reply: Reply, model: string, usage: ReportedUsage = FIXED_USAGE): string {
   const id = `chatcmpl-${(++callCounter).toString(36)}`;
   const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
     `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
@@ -115,7 +139,7 @@ export function sseBody(reply: Reply, model: string): string {
     });
   });
   body += chunk({}, reply.toolCalls?.length ? 'tool_calls' : 'stop');
-  body += `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model, choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } })}\n\n`;
+  body += `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model, choices: [], usage })}\n\n`;
   return `${body}data: [DONE]\n\n`;
 }
 
@@ -159,6 +183,7 @@ export async function startBenchModelServer(): Promise<BenchModelServer> {
     stats,
     onAnswer: undefined,
     onRequest: undefined,
+    promptCache: new PromptCache(),
     close: async () => undefined,
   };
   /** Turns (`c`/`t`) whose held first request has come. */
@@ -181,7 +206,8 @@ export async function startBenchModelServer(): Promise<BenchModelServer> {
       if (reply.toolCalls) stats.toolCallReplies++;
       else stats.textReplies++;
       const streamed = body.stream === true;
-      const payload = streamed ? sseBody(reply, body.model) : jsonBody(reply, body.model);
+      const sample = directive ? state.promptCache.see(directive.c, body) : undefined;
+      const payload = streamed ? sseBody(reply, body.model, usageOf(sample)) : jsonBody(reply, body.model);
       const answer = () => {
         if (response.destroyed) return;
         response.writeHead(200, {

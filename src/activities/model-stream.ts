@@ -3,9 +3,11 @@ import type { AssistantMessage, ToolCall, Usage } from '../shared/messages';
 
 type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
 
+/** A model's answer as it streams in, reported after each piece. */
 export interface PartialAnswer {
   /** The answer so far: text only, never thinking. */
   text: string;
+  /** Tool calls begun so far. */
   toolCalls: number;
   /** How much the model has thought so far (characters): a reasoning model may think long before its first word. */
   thinkingLength: number;

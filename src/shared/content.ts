@@ -27,7 +27,14 @@ export const ThinkingContentSchema = z.object({
    * The Responses API's reasoning item this thinking came from: its id, and its encrypted content
    * (asked for when responses are not stored), both sent back on the next call of a tool loop.
    */
-  reasoningItem: z.object({ id: z.string(), encryptedContent: z.string().optional() }).optional(),
+  reasoningItem: z
+    .object({
+      /** The reasoning item's id. */
+      id: z.string(),
+      /** Its encrypted content (`include: ['reasoning.encrypted_content']`), absent when the response was stored. */
+      encryptedContent: z.string().optional(),
+    })
+    .optional(),
 });
 export type ThinkingContent = z.infer<typeof ThinkingContentSchema>;
 

@@ -53,6 +53,7 @@ test('one trace follows a message from the client through the workflow to its ac
     'StartActivity:admitConversation',
     'StartActivity:callModel',
     'StartActivity:callModel',
+    'StartActivity:composeSystemPrompt',
     'StartActivity:listTools',
     'StartActivity:runTool',
   ]);

@@ -96,6 +96,7 @@ test('a worker killed while a tool runs: a new worker finishes the conversation,
   // The second model call ran on the new worker with an empty cache and still got the whole transcript.
   expect(model.script.requests).toHaveLength(2);
   expect(model.script.requests[1]!.messages.map((message) => message.role)).toEqual([
+    'system',
     'user',
     'assistant',
     'tool',
