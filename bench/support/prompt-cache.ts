@@ -25,7 +25,10 @@ export class PromptCache {
 
   /** Records the request and says what a provider would report for it. */
   see(conversation: string, request: CachedRequest): PrefixSample {
-    const input = [JSON.stringify(request.tools ?? []), ...request.messages.map((m) => JSON.stringify(m))].join('\n');
+    const input = [
+      JSON.stringify(request.tools ?? []),
+      ...request.messages.map((m) => JSON.stringify(m)),
+    ].join('\n');
     const previous = this.last.get(conversation) ?? '';
     const repeatedChars = commonPrefixLength(previous, input);
     const sample = {

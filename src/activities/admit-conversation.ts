@@ -3,6 +3,7 @@ import { Context } from '@temporalio/activity';
 import { temporal } from '@temporalio/proto';
 import path from 'node:path';
 import { type ApprovalPolicy, policyRefusal } from '../shared/approval-policy';
+import { type ModelPrices, priceOf } from '../shared/model-prices';
 import type { ApproverKeys } from '../shared/signed-decisions';
 import { type ForkVerdict, verifyForkFromHistory } from './fork-verification';
 import type { WebhookTarget } from '../shared/webhooks';
@@ -29,6 +30,9 @@ export interface AdmissionDeps {
   dailyTokenBudgets?: DailyTokenBudgets;
   /** The conversation search attributes are registered on the server (the worker checked at its start). */
   searchAttributes?: boolean;
+  /** What models cost (AGENT_MODEL_PRICES), and the model of a conversation that names none: a dollar budget needs a price. */
+  prices?: ModelPrices;
+  defaultModel?: string;
   /** How the run being admitted started; by default read from its history. */
   runStart?: () => Promise<RunStart>;
   /** Whether a client's start carrying a fork is true to the original; by default checked against history. */
@@ -111,7 +115,8 @@ export function createAdmitConversation(deps: AdmissionDeps) {
     const reason =
       workspaceProblem ??
       floorRefusal({ ...request, continued }, floors) ??
-      policyRefusal(request.approval, deps.approvalPolicy);
+      policyRefusal(request.approval, deps.approvalPolicy) ??
+      costBudgetRefusal(request, deps);
     if (reason) return { admitted: false, reason: `refused by the worker: ${reason}` };
     const dailyTokenBudget =
       request.agentId === undefined ? undefined : dailyTokensFor(deps.dailyTokenBudgets, request.agentId);
@@ -145,4 +150,12 @@ async function workspaceRefusal(workspace: string, roots: readonly string[]): Pr
     if (!outside) return undefined;
   }
   return `the workspace ${workspace} lies outside the directories this worker serves (${roots.join(', ')})`;
+}
+
+/** A dollar budget counts nothing without a price for the conversation's model: refused, rather than never pausing. */
+function costBudgetRefusal(request: AdmissionRequest, deps: AdmissionDeps): string | undefined {
+  if (!request.costBudget) return undefined;
+  const model = request.costBudget.model ?? deps.defaultModel;
+  if (model !== undefined && deps.prices && priceOf(deps.prices, model)) return undefined;
+  return `budget.usd needs a price for ${model === undefined ? "the worker's model" : `model ${model}`} in the worker's price table (AGENT_MODEL_PRICES)`;
 }

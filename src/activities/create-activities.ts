@@ -86,6 +86,8 @@ export function createActivities(deps: ActivityDeps) {
       webhooks: webhookTargets(deps.webhooks ?? []),
       ...(deps.searchAttributes ? { searchAttributes: true } : {}),
       ...(deps.dailyTokenBudgets ? { dailyTokenBudgets: deps.dailyTokenBudgets } : {}),
+      ...(deps.prices ? { prices: deps.prices } : {}),
+      defaultModel: deps.defaultModel,
     }),
     deliverWebhook: createDeliverWebhook({
       webhooks: deps.webhooks ?? [],

@@ -7,9 +7,13 @@ import { withProviderToolCallIds } from './tool-call-ids';
 
 /** One model call, in the transcript's own terms: each wire turns it into its API's request. */
 export interface WireRequest {
+  /** The model name to ask for. */
   model: string;
+  /** What the endpoint serves, for what differs between providers on Chat Completions. */
   provider: ModelProvider;
+  /** Sent before the transcript; none when absent. */
   systemPrompt?: string;
+  /** The whole transcript, oldest first. */
   messages: Message[];
   /** The tools offered, as Chat Completions function tools (each wire reshapes them for its API). */
   tools: OpenAI.Chat.Completions.ChatCompletionTool[];

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { ConversationOptionsInput } from '../shared/conversation-options';
 import { ExecSecurityModeSchema } from '../shared/exec-security';
 import { ToolProfileSchema } from '../shared/tool-catalog';
-import { durationArg, positiveInteger } from './parse-command-args';
+import { dollarAmount, durationArg, positiveInteger } from './parse-command-args';
 import { UsageError } from './usage-error';
 
 /** Flags that set a conversation's options; they count only when the message starts the conversation. */
@@ -23,6 +23,7 @@ export const CONVERSATION_OPTION_FLAGS = {
   'exec-security': { type: 'string' },
   'budget-tokens': { type: 'string' },
   'budget-tool-calls': { type: 'string' },
+  'budget-usd': { type: 'string' },
   deadline: { type: 'string' },
 } as const;
 
@@ -45,6 +46,8 @@ export interface ConversationOptionValues {
   'exec-security'?: string;
   'budget-tokens'?: string;
   'budget-tool-calls'?: string;
+  /** US dollars, priced by the worker's AGENT_MODEL_PRICES. */
+  'budget-usd'?: string;
   /** A duration from the conversation's start: `90s`, `30m`, `2h`. */
   deadline?: string;
 }
@@ -129,10 +132,13 @@ function budgetFromFlags(values: ConversationOptionValues): Pick<ConversationOpt
   const tokens = positiveInteger(values['budget-tokens'], '--budget-tokens');
   const toolCalls = positiveInteger(values['budget-tool-calls'], '--budget-tool-calls');
   const deadlineMs = values.deadline === undefined ? undefined : durationArg(values.deadline, '--deadline');
-  if (tokens === undefined && toolCalls === undefined && deadlineMs === undefined) return {};
+  const usd = dollarAmount(values['budget-usd'], '--budget-usd');
+  if (tokens === undefined && toolCalls === undefined && deadlineMs === undefined && usd === undefined)
+    return {};
   return {
     budget: {
       ...(tokens !== undefined ? { tokens } : {}),
+      ...(usd !== undefined ? { usd } : {}),
       ...(toolCalls !== undefined ? { toolCalls } : {}),
       ...(deadlineMs !== undefined ? { deadlineMs } : {}),
     },

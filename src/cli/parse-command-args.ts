@@ -51,6 +51,16 @@ export function positiveInteger(value: string | undefined, flag: string): number
   return number;
 }
 
+/** A positive amount of US dollars (`0.5`, `$2`), for the flags that budget cost. */
+export function dollarAmount(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const amount = Number(value.trim().replace(/^\$/, ''));
+  if (!Number.isFinite(amount) || amount <= 0 || value.trim() === '') {
+    throw new UsageError(`${flag} takes an amount of US dollars above 0, such as 0.50, got ${value}`);
+  }
+  return amount;
+}
+
 /** A duration given as a flag value (`90s`, `30m`, `2h`, `2d`), in whole milliseconds of at least 1. */
 export function durationArg(value: string, flag: string): number {
   let ms: number;

@@ -5,4 +5,5 @@ export const RAISE_FLAGS: Record<BudgetKind, string> = {
   tokens: '--raise-tokens N',
   toolCalls: '--raise-tool-calls N',
   deadlineMs: '--raise-deadline DURATION',
+  usd: '--raise-usd AMOUNT',
 };

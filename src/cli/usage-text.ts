@@ -15,14 +15,14 @@ Usage:
                     [--max-tool-iterations N] [--approval auto|ask] [--profile minimal|coding|messaging|full]
                     [--allow LIST] [--also-allow LIST] [--deny LIST] [--owners NAMES] [--sender NAME]
                     [--exec-security full|sandbox|safe-bin] [--budget-tokens N] [--budget-tool-calls N]
-                    [--deadline DURATION] "<prompt>"
+                    [--budget-usd AMOUNT] [--deadline DURATION] "<prompt>"
   durable-agent send ID [--no-wait] [--json] [--sender NAME] [conversation flags of run] "<text>"
   durable-agent steer ID [--no-wait] [--json] [--sender NAME] "<text>"
   durable-agent abort ID [--reason TEXT] [--by NAME] [--json]
   durable-agent end ID [--reason TEXT] [--json]
   durable-agent approve ID TOOL_CALL_ID [--always] [--reject] [--reason TEXT] [--by NAME] [--sha256 HASH]
                     [--key FILE] [--delegation FILE] [--raise-tokens N] [--raise-tool-calls N]
-                    [--raise-deadline DURATION] [--json]
+                    [--raise-deadline DURATION] [--raise-usd AMOUNT] [--json]
   durable-agent delegate --to NAME --for DURATION --key FILE [--by NAME]
   durable-agent mode ID default|ask|auto [--by NAME] [--key FILE] [--json]
   durable-agent choose ID TOOL_CALL_ID [N] [--by NAME] [--json]

@@ -12,7 +12,14 @@ function amountWords(kind: BudgetPauseKind, amount: number): string {
       return `${amount} tool calls`;
     case 'deadlineMs':
       return `${Math.round(amount / 1000)}s`;
+    case 'usd':
+      return usdWords(amount);
   }
+}
+
+/** Dollars as people read them: cents for amounts of a dollar or more, four places below that (`$0.0123`). */
+export function usdWords(amount: number): string {
+  return `$${amount >= 1 ? amount.toFixed(2) : amount.toFixed(4)}`;
 }
 
 /** What ran out (`token budget: 105 of 100 tokens`) and what an allow with no amount adds (`100 tokens more`). */
@@ -24,7 +31,10 @@ export function budgetPauseWords(pause: BudgetPause): { reached: string; default
     };
   }
   const limit = amountWords(pause.kind, pause.limit);
-  const used = pause.kind === 'deadlineMs' ? amountWords(pause.kind, pause.used) : String(pause.used);
+  const used =
+    pause.kind === 'deadlineMs' || pause.kind === 'usd'
+      ? amountWords(pause.kind, pause.used)
+      : String(pause.used);
   return {
     reached: `${budgetKindWords(pause.kind)}: ${used} of ${limit}`,
     defaultRaise: `${amountWords(pause.kind, pause.defaultRaise)} more`,
@@ -53,7 +63,9 @@ export function budgetExhaustedWords(event: Extract<AgentEvent, { type: 'budget_
       ? `${event.used} of ${amountWords(event.budget, event.limit)} used today by the agent`
       : event.budget === 'deadlineMs'
         ? `${amountWords(event.budget, event.used)} of ${amountWords(event.budget, event.limit)} since the conversation started`
-        : `${event.used} of ${amountWords(event.budget, event.limit)} used`;
+        : event.budget === 'usd'
+          ? `${amountWords(event.budget, event.used)} of ${amountWords(event.budget, event.limit)} used`
+          : `${event.used} of ${amountWords(event.budget, event.limit)} used`;
   const by = event.by === 'timeout' ? 'nobody decided in time' : `stopped by ${event.by}`;
   return `run stopped: ${budgetKindWords(event.budget)} exhausted (${amount}); ${by}${event.reason ? `: ${oneLine(event.reason, 120)}` : ''}`;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Usage } from './messages';
 
 const positiveWhole = (what: string) => z.number().int().positive(`${what} is a whole number of at least 1`);
 
@@ -13,6 +14,8 @@ export const BudgetSchema = z.strictObject({
   toolCalls: positiveWhole('budget.toolCalls').optional(),
   /** Milliseconds of workflow time from the conversation's start. */
   deadlineMs: positiveWhole('budget.deadlineMs').optional(),
+  /** US dollars across the conversation's model calls, priced by the worker's price table (AGENT_MODEL_PRICES). */
+  usd: z.number().positive('budget.usd is more than 0').finite().optional(),
 });
 export type Budget = z.infer<typeof BudgetSchema>;
 
@@ -21,12 +24,12 @@ export const BudgetRaiseSchema = BudgetSchema;
 export type BudgetRaise = Budget;
 
 /**
- * The parts of a budget: `tokens`, `toolCalls` and `deadlineMs`.
+ * The parts of a budget: `tokens`, `toolCalls`, `deadlineMs` and `usd`.
  *
  * @useDeclaredType
  */
 export type BudgetKind = keyof Budget;
-export const BUDGET_KINDS: readonly BudgetKind[] = ['tokens', 'toolCalls', 'deadlineMs'];
+export const BUDGET_KINDS: readonly BudgetKind[] = ['tokens', 'toolCalls', 'deadlineMs', 'usd'];
 
 /**
  * What a run may pause at: a part of the conversation's budget, or `dailyTokens`, its agent's
@@ -54,6 +57,8 @@ export interface BudgetLimits {
   toolCalls?: number;
   /** Workflow time (ms since the epoch) after which the conversation's runs pause. */
   deadlineAt?: number;
+  /** US dollars across the conversation. */
+  usd?: number;
 }
 
 /** What the conversation has spent. */
@@ -62,6 +67,35 @@ export interface BudgetUsage {
   tokens: number;
   /** Tool calls run. */
   toolCalls: number;
+  /** Of `tokens`, input the provider read from its prompt cache; absent until a call reports it. */
+  cachedInputTokens?: number;
+  /** Of `tokens`, output the model spent reasoning; absent until a call reports it. */
+  reasoningTokens?: number;
+  /** US dollars, by the worker's price table; absent until a call is priced. */
+  usd?: number;
+}
+
+/** What a model call (or a sub-agent, or a compaction) spent, as a conversation counts it. */
+export type Spent = Omit<BudgetUsage, 'toolCalls'>;
+
+/** A model call's usage as the conversation counts it. */
+export function spentOf(usage: Usage): Spent {
+  return {
+    tokens: usage.inputTokens + usage.outputTokens,
+    ...(usage.cachedInputTokens !== undefined ? { cachedInputTokens: usage.cachedInputTokens } : {}),
+    ...(usage.reasoningTokens !== undefined ? { reasoningTokens: usage.reasoningTokens } : {}),
+    ...(usage.costUsd !== undefined ? { usd: usage.costUsd } : {}),
+  };
+}
+
+/** Adds `spent` to `usage` in place; a part `spent` lacks stays as it was (absent stays absent). */
+export function addSpent(usage: BudgetUsage, spent: Spent): void {
+  usage.tokens += spent.tokens;
+  if (spent.cachedInputTokens !== undefined)
+    usage.cachedInputTokens = (usage.cachedInputTokens ?? 0) + spent.cachedInputTokens;
+  if (spent.reasoningTokens !== undefined)
+    usage.reasoningTokens = (usage.reasoningTokens ?? 0) + spent.reasoningTokens;
+  if (spent.usd !== undefined) usage.usd = (usage.usd ?? 0) + spent.usd;
 }
 
 /** Where a run may pause: before a model call, or before a tool call runs (which would count one). */
@@ -72,6 +106,7 @@ export function limitsOf(budget: Budget | undefined, startedAt: number): BudgetL
     ...(budget?.tokens !== undefined ? { tokens: budget.tokens } : {}),
     ...(budget?.toolCalls !== undefined ? { toolCalls: budget.toolCalls } : {}),
     ...(budget?.deadlineMs !== undefined ? { deadlineAt: startedAt + budget.deadlineMs } : {}),
+    ...(budget?.usd !== undefined ? { usd: budget.usd } : {}),
   };
 }
 
@@ -89,6 +124,7 @@ export function exhaustedBudget(
   if (limits.deadlineAt !== undefined && now > limits.deadlineAt) return 'deadlineMs';
   if (checkpoint === 'model_call' && limits.tokens !== undefined && usage.tokens >= limits.tokens)
     return 'tokens';
+  if (checkpoint === 'model_call' && limits.usd !== undefined && (usage.usd ?? 0) >= limits.usd) return 'usd';
   if (checkpoint === 'tool_call' && limits.toolCalls !== undefined && usage.toolCalls + 1 > limits.toolCalls)
     return 'toolCalls';
   return undefined;
@@ -109,6 +145,7 @@ export function raisedLimits(
   if (raise.tokens !== undefined) raised.tokens = Math.max(limits.tokens ?? 0, usage.tokens) + raise.tokens;
   if (raise.toolCalls !== undefined)
     raised.toolCalls = Math.max(limits.toolCalls ?? 0, usage.toolCalls) + raise.toolCalls;
+  if (raise.usd !== undefined) raised.usd = Math.max(limits.usd ?? 0, usage.usd ?? 0) + raise.usd;
   if (raise.deadlineMs !== undefined)
     raised.deadlineAt = Math.max(limits.deadlineAt ?? now, now) + raise.deadlineMs;
   return raised;
@@ -151,6 +188,8 @@ export function budgetKindWords(kind: BudgetPauseKind): string {
       return 'tool-call budget';
     case 'deadlineMs':
       return 'deadline';
+    case 'usd':
+      return 'cost budget';
   }
 }
 

@@ -4,6 +4,7 @@ import { ApprovalSettingsSchema } from './approvals';
 import { BudgetSchema } from './budget';
 import { CompactionSettingsSchema } from './compaction';
 import { DEFAULT_MAX_TOOL_ITERATIONS } from './constants';
+import { ModelApiSchema } from './model-api';
 import { ExecSecurityModeSchema } from './exec-security';
 import { RerunSchema } from './rerun';
 import { SubAgentLimitsSchema } from './sub-agents';
@@ -16,6 +17,8 @@ import { ToolProfileSchema } from './tool-catalog';
 export const ConversationOptionsSchema = z.strictObject({
   /** Model name sent to the endpoint; the worker's AGENT_MODEL when absent. */
   model: z.string().min(1).optional(),
+  /** The API the model is called through (`chat`, `responses`, `anthropic`); the worker's AGENT_MODEL_API when absent. */
+  modelApi: ModelApiSchema.optional(),
   /**
    * The system prompt sent before the transcript. When absent, the worker writes a default one at
    * each run's start: the workspace, the date, the platform, the tools' conventions, when to stop,

@@ -16,6 +16,10 @@ export const ConversationSpentSchema = z.object({
   tokens: z.number().int().nonnegative(),
   /** Tool calls run. */
   toolCalls: z.number().int().nonnegative(),
+  /** Of `tokens`, input read from the provider's prompt cache; absent when no call reported it. */
+  cachedInputTokens: z.number().int().nonnegative().optional(),
+  /** US dollars by the worker's price table; absent when no call was priced. */
+  usd: z.number().nonnegative().optional(),
 });
 export type ConversationSpent = z.infer<typeof ConversationSpentSchema>;
 

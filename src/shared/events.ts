@@ -236,6 +236,12 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
         tokens: z.number().int(),
         /** Tool calls run. */
         toolCalls: z.number().int(),
+        /** Of `tokens`, input read from the provider's prompt cache; absent when no call reported it. */
+        cachedInputTokens: z.number().int().optional(),
+        /** Of `tokens`, output the model spent reasoning; absent when no call reported it. */
+        reasoningTokens: z.number().int().optional(),
+        /** US dollars by the worker's price table; absent when no call was priced. */
+        usd: z.number().optional(),
       })
       .optional(),
   }),
@@ -246,9 +252,9 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
   z.object({
     ...base,
     ...eventType('budget_exhausted'),
-    /** The part that ran out: `tokens`, `toolCalls`, `deadlineMs` or `dailyTokens`. */
+    /** The part that ran out: `tokens`, `toolCalls`, `deadlineMs`, `usd` or `dailyTokens`. */
     budget: z.enum(BUDGET_PAUSE_KINDS as [BudgetPauseKind, ...BudgetPauseKind[]]),
-    /** Tokens, tool calls, or ms since the conversation's start. */
+    /** Tokens, tool calls, ms since the conversation's start, or US dollars. */
     used: z.number(),
     /** What the budget allowed of it. */
     limit: z.number(),

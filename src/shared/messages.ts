@@ -78,6 +78,11 @@ export const AssistantMessageSchema = z.object({
   /** When it joined the transcript: workflow time, in ms since the epoch. */
   timestamp: z.number(),
 });
+/**
+ * The model's answer to one call: text, thinking and tool calls, why it stopped, and its usage.
+ *
+ * @useDeclaredType
+ */
 export type AssistantMessage = z.infer<typeof AssistantMessageSchema>;
 
 /** What a tool call came to, as the model reads it. */

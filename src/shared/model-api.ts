@@ -7,4 +7,10 @@ import { z } from 'zod';
  * with thinking kept across tool calls and prompt caching marked).
  */
 export const ModelApiSchema = z.enum(['chat', 'responses', 'anthropic']);
+/**
+ * The API a model is called through: `chat` (Chat Completions), `responses` (OpenAI's Responses
+ * API) or `anthropic` (Anthropic's Messages API).
+ *
+ * @useDeclaredType
+ */
 export type ModelApi = z.infer<typeof ModelApiSchema>;

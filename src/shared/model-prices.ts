@@ -14,6 +14,11 @@ export const ModelPriceSchema = z.strictObject({
   /** Output tokens, reasoning included. */
   output: perMillion,
 });
+/**
+ * A model's price in US dollars per million tokens: `input`, `cachedInput`, `cacheWrite`, `output`.
+ *
+ * @useDeclaredType
+ */
 export type ModelPrice = z.infer<typeof ModelPriceSchema>;
 
 /**
@@ -22,6 +27,11 @@ export type ModelPrice = z.infer<typeof ModelPriceSchema>;
  * key winning; `*` alone prices every model no other key does.
  */
 export const ModelPricesSchema = z.record(z.string().min(1), ModelPriceSchema);
+/**
+ * The price table: model name (or `prefix*`, or `*`) -> its price.
+ *
+ * @useDeclaredType
+ */
 export type ModelPrices = z.infer<typeof ModelPricesSchema>;
 
 /** The price of `model`: its own entry, else the longest matching `prefix*` entry; undefined when none. */

@@ -61,6 +61,8 @@ export const AdmissionRequestSchema = z.object({
   continued: z.boolean(),
   /** The conversation's agent id, whose daily token budget the worker tells (absent from workflows before daily budgets). */
   agentId: z.string().optional(),
+  /** Set when the conversation budgets dollars: the worker must have a price for its model (its own default when absent). */
+  costBudget: z.object({ model: z.string().optional() }).optional(),
 });
 export type AdmissionRequest = z.infer<typeof AdmissionRequestSchema>;
 

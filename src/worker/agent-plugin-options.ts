@@ -4,7 +4,7 @@ import type { ToolPolicy } from '../shared/tool-policy';
 import { type BuiltinToolDeps, builtinTools } from '../tools/builtin/builtin-tools';
 import { ToolRegistry } from '../tools/registry';
 import type { ToolSource } from '../tools/tool-source';
-import { type ModelSettings, createOpenAiClient } from './model-settings';
+import { type ModelSettings, createOpenAiClient, modelWiresOf } from './model-settings';
 import { type ToolChoice, selectTools } from './tool-selection';
 
 /** How a durable-agent worker behaves as a Temporal worker; every field has a default. */
@@ -74,7 +74,10 @@ export interface AgentWorkerTuning {
 export interface AgentPluginOptions
   extends
     AgentWorkerTuning,
-    Pick<ActivityDeps, 'hooks' | 'floors' | 'approverKeys' | 'approvalPolicy' | 'webhooks' | 'gatewayUrl'> {
+    Pick<
+      ActivityDeps,
+      'hooks' | 'floors' | 'approverKeys' | 'approvalPolicy' | 'webhooks' | 'gatewayUrl' | 'prices'
+    > {
   /** The model's OpenAI-compatible endpoint, key and default model name. */
   model?: ModelSettings;
   /**
@@ -114,6 +117,7 @@ export function activityDepsFrom(options: AgentPluginOptions): { deps: ActivityD
     ...(options.approvalPolicy ? { approvalPolicy: options.approvalPolicy } : {}),
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),
     ...(options.gatewayUrl ? { gatewayUrl: options.gatewayUrl } : {}),
+    ...(options.prices ? { prices: options.prices } : {}),
     ...given,
   };
   return { deps, ownsTools: given.tools === undefined };
@@ -122,7 +126,7 @@ export function activityDepsFrom(options: AgentPluginOptions): { deps: ActivityD
 function modelDeps(
   model: ModelSettings | undefined,
   given: Partial<ActivityDeps>,
-): Pick<ActivityDeps, 'openai' | 'defaultModel' | 'provider'> {
+): Pick<ActivityDeps, 'openai' | 'defaultModel' | 'provider' | 'api' | 'wires'> {
   if (given.openai && given.defaultModel) return { openai: given.openai, defaultModel: given.defaultModel };
   if (!model) {
     throw new Error(
@@ -133,5 +137,6 @@ function modelDeps(
     openai: createOpenAiClient(model),
     defaultModel: model.model,
     ...(model.provider ? { provider: model.provider } : {}),
+    ...modelWiresOf(model),
   };
 }

@@ -14,6 +14,7 @@ export type { ActivityDeps } from '../activities/create-activities';
 export type { ModelStream, ModelWire, WireRequest } from '../activities/model-wire';
 export type { PartialAnswer } from '../activities/model-stream';
 export type { ModelApi } from '../shared/model-api';
+export type { AssistantMessage, Message } from '../shared/messages';
 export type { ModelPrice, ModelPrices } from '../shared/model-prices';
 export { type RunningWorker, type WorkerFromEnvOptions, startWorkerFromEnv } from './local-worker';
 export { connectClient, connectWorker } from './connect';

@@ -19,7 +19,8 @@ import { execEnvPassFromEnv, execLimitsFromEnv, execPolicyFromEnv } from './exec
 import { externalToolsFromEnv } from './external-tools';
 import { approvalPolicyFromEnv } from './approval-policy-settings';
 import { approverKeysFromEnv, floorsFromEnv } from './floor-settings';
-import { createOpenAiClient, modelSettingsFromEnv } from './model-settings';
+import { createOpenAiClient, modelSettingsFromEnv, modelWiresOf } from './model-settings';
+import { modelPricesFromEnv } from './model-prices-settings';
 import { liveEndpointFromEnv } from './live-endpoint-settings';
 import { modelLimiterFromEnv } from './model-limit-settings';
 import { dailyTokenBudgetsFromEnv } from './daily-budget-settings';
@@ -67,6 +68,7 @@ export async function startWorkerFromEnv(options: WorkerFromEnvOptions): Promise
   const deployment = deploymentVersionFromEnv(env);
   const modelLimiter = modelLimiterFromEnv(env);
   const dailyTokenBudgets = dailyTokenBudgetsFromEnv(env);
+  const prices = modelPricesFromEnv(env);
   const external = await externalToolsFromEnv(env, settings, address, log);
   const execPolicy = execPolicyFromEnv(env);
   if (execPolicy.security === 'sandbox') {
@@ -103,6 +105,8 @@ export async function startWorkerFromEnv(options: WorkerFromEnvOptions): Promise
       openai: createOpenAiClient(model),
       defaultModel: model.model,
       ...(model.provider ? { provider: model.provider } : {}),
+      ...modelWiresOf(model),
+      ...(prices ? { prices } : {}),
       tools,
       circuitBreakers,
       streamTimeouts: modelStreamTimeoutsFromEnv(env),

@@ -1,3 +1,5 @@
+import { type Spent, spentOf } from '../shared/budget';
+import type { ModelApi } from '../shared/model-api';
 import { isCancellation } from '@temporalio/workflow';
 import {
   type CompactionReceipt,
@@ -17,10 +19,12 @@ export interface CompactionContext {
   events: EventLog;
   settings: CompactionSettings | false;
   model?: string;
+  /** The API the summary is asked through, as the conversation's model calls are. */
+  modelApi?: ModelApi;
   /** The agent held to a daily token budget, whose ledger the summary's tokens are reported to. */
   dailyBudgetAgent?: string;
-  /** Counts the summary's tokens in the conversation's budget. */
-  tokensSpent: (tokens: number) => void;
+  /** Counts the summary's tokens (and cost) in the conversation's budget. */
+  spent: (spent: Spent) => void;
 }
 
 const NOT_COMPACTED = (tokens: number): CompactionReceipt => ({
@@ -54,6 +58,7 @@ export async function compactIfNeeded(context: CompactionContext, force = false)
           transcript: delta,
           upTo,
           model: context.model,
+          ...(context.modelApi !== undefined ? { api: context.modelApi } : {}),
           withUsage: true,
           ...(context.dailyBudgetAgent !== undefined ? { agentId: context.dailyBudgetAgent } : {}),
         },
@@ -61,7 +66,7 @@ export async function compactIfNeeded(context: CompactionContext, force = false)
     );
     const result = summaryResultOf(answer);
     summary = result.summary;
-    if (result.usage) context.tokensSpent(result.usage.inputTokens + result.usage.outputTokens);
+    if (result.usage) context.spent(spentOf(result.usage));
   } catch (error) {
     if (isCancellation(error)) throw error;
     events.record(run, {

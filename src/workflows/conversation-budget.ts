@@ -13,6 +13,9 @@ import {
   exhaustedBudget,
   limitsOf,
   raisedLimits,
+  type Spent,
+  addSpent,
+  spentOf,
 } from '../shared/budget';
 import type { DailyBudgetSpent } from '../shared/daily-budget';
 import type { Usage } from '../shared/messages';
@@ -81,10 +84,10 @@ export class ConversationBudget {
   }
 
   /** What a compaction needs to count its summary's tokens here and in the agent's day. */
-  compactionCounting(): { dailyBudgetAgent?: string; tokensSpent: (tokens: number) => void } {
+  compactionCounting(): { dailyBudgetAgent?: string; spent: (spent: Spent) => void } {
     return {
       ...(this.dailyBudgetAgent !== undefined ? { dailyBudgetAgent: this.dailyBudgetAgent } : {}),
-      tokensSpent: (tokens) => this.tokensSpent(tokens),
+      spent: (spent) => this.spentElsewhere(spent),
     };
   }
 
@@ -93,22 +96,19 @@ export class ConversationBudget {
     if (this.runUsage.run !== run) this.runUsage = { run, tokens: 0, toolCalls: 0 };
   }
 
-  /** Counts the tokens the endpoint reported for a model call (none when it reported no usage). */
+  /** Counts what the endpoint reported for a model call (nothing when it reported no usage). */
   modelReplied(usage: Usage | undefined): void {
-    if (!usage) return;
-    const tokens = usage.inputTokens + usage.outputTokens;
-    this.used.tokens += tokens;
-    this.runUsage.tokens += tokens;
+    if (usage) this.spentElsewhere(spentOf(usage));
   }
 
   /**
-   * Counts tokens spent outside the conversation's own model calls: its compactions' summaries, and
-   * the conversations of the sub-agents it started.
+   * Counts what was spent outside the conversation's own model calls: its compactions' summaries,
+   * and the conversations of the sub-agents it started.
    */
-  tokensSpent(tokens: number): void {
-    if (!(tokens > 0)) return;
-    this.used.tokens += tokens;
-    this.runUsage.tokens += tokens;
+  spentElsewhere(spent: Spent): void {
+    if (!(spent.tokens >= 0)) return;
+    addSpent(this.used, spent);
+    addSpent(this.runUsage, spent);
   }
 
   /**
@@ -172,9 +172,9 @@ export class ConversationBudget {
 
   /** What the run spent, for its `run_finished`. */
   usageOf(run: number): BudgetUsage {
-    return this.runUsage.run === run
-      ? { tokens: this.runUsage.tokens, toolCalls: this.runUsage.toolCalls }
-      : { tokens: 0, toolCalls: 0 };
+    if (this.runUsage.run !== run) return { tokens: 0, toolCalls: 0 };
+    const { run: _run, ...usage } = this.runUsage;
+    return usage;
   }
 
   status(): BudgetStatus {
@@ -259,6 +259,8 @@ export class ConversationBudget {
           limit: this.limits.deadlineAt! - this.startedAt,
           defaultRaise: raise,
         };
+      case 'usd':
+        return { kind, used: this.used.usd ?? 0, limit: this.limits.usd!, defaultRaise: raise };
     }
   }
 

@@ -66,6 +66,9 @@ export async function admit(
     carried: Object.entries(carried ?? {}).flatMap(([part, value]) => (value === undefined ? [] : [part])),
     continued: workflowInfo().continuedFromExecutionRunId !== undefined,
     agentId: options.agentId ?? DEFAULT_AGENT_ID,
+    ...(options.budget?.usd !== undefined
+      ? { costBudget: options.model !== undefined ? { model: options.model } : {} }
+      : {}),
   });
   if (!admission.admitted) throw ApplicationFailure.nonRetryable(admission.reason, 'ConversationRefused');
   self.admitted(admission);

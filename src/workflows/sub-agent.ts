@@ -1,3 +1,4 @@
+import type { Spent } from '../shared/budget';
 import type { RunFinishedOutcome } from '../shared/events';
 import {
   ChildWorkflowCancellationType,
@@ -29,7 +30,8 @@ export interface SubAgentContext {
   /** Counts the sub-agents this run started; returns the count including this one. */
   countStart: () => number;
   /** Counts a finished sub-agent's tokens in the parent's budget. */
-  tokensSpent: (tokens: number) => void;
+  /** Counts what the sub-agent's conversation spent in its parent's. */
+  spent: (spent: Spent) => void;
 }
 
 /** What a finished conversation reports; a sub-agent's answer is its last run's. */
@@ -127,7 +129,7 @@ export async function runSubAgent(
         cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
       },
     );
-    if (result.usage) context.tokensSpent(result.usage.tokens);
+    if (result.usage) context.spent(subAgentSpent(result.usage));
     if (result.outcome === 'answered') {
       return okOutcome({
         content: [{ type: 'text', text: result.answer || '(the sub-agent gave an empty answer)' }],
@@ -154,4 +156,9 @@ export async function runSubAgent(
       `the sub-agent (${childId}) failed: ${(error as Error).message}`,
     );
   }
+}
+
+/** A sub-agent's run usage without its tool calls, which its parent does not count as its own. */
+function subAgentSpent({ toolCalls: _toolCalls, ...spent }: Spent & { toolCalls?: number }): Spent {
+  return spent;
 }

@@ -21,6 +21,7 @@ export function useNockedHarness(
     | 'heartbeatThrottleMs'
     | 'cancelRequests'
     | 'registry'
+    | 'prices'
   > = {},
 ): () => TestHarness {
   let harness: TestHarness | undefined;

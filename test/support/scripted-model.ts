@@ -35,6 +35,8 @@ interface TextReply {
   chunkDelayMs?: number;
   /** The stream's finish_reason (default `stop`, or `tool_calls` with tool calls), e.g. `content_filter`. */
   finishReason?: string;
+  /** The usage the last chunk reports (default 10 prompt and 5 completion tokens). */
+  usage?: { prompt: number; completion: number; cached?: number; reasoning?: number };
 }
 
 export type ScriptStep = ScriptedReply | ((request: ChatRequest) => ScriptedReply);
@@ -169,7 +171,7 @@ function sseParts(reply: TextReply, model: string): string[] {
   });
   parts.push(chunk({}, reply.finishReason ?? (reply.toolCalls?.length ? 'tool_calls' : 'stop')));
   parts.push(
-    `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model, choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } })}\n\n`,
+    `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model, choices: [], usage: reportedUsage(reply.usage) })}\n\n`,
   );
   parts.push('data: [DONE]\n\n');
   return parts;
@@ -199,4 +201,15 @@ export function toolResultIn(request: ChatRequest, toolCallId: string): string {
   )?.content;
   if (typeof content !== 'string') throw new Error(`no result for ${toolCallId} in the request`);
   return content;
+}
+
+/** A reply's usage as an OpenAI-compatible endpoint reports it. */
+function reportedUsage(usage: TextReply['usage'] = { prompt: 10, completion: 5 }): Record<string, unknown> {
+  return {
+    prompt_tokens: usage.prompt,
+    completion_tokens: usage.completion,
+    total_tokens: usage.prompt + usage.completion,
+    ...(usage.cached !== undefined ? { prompt_tokens_details: { cached_tokens: usage.cached } } : {}),
+    ...(usage.reasoning !== undefined ? { completion_tokens_details: { reasoning_tokens: usage.reasoning } } : {}),
+  };
 }

@@ -1,3 +1,6 @@
+import type { ModelWire } from '../../src/activities/model-wire';
+import type { ModelApi } from '../../src/shared/model-api';
+import type { ModelPrices } from '../../src/shared/model-prices';
 import type { ApprovalPolicy } from '../../src/shared/approval-policy';
 import { type Tracing, tracingClientInterceptors } from '../../src/worker/tracing';
 import type { ToolCircuitBreakers } from '../../src/tools/circuit-breaker';
@@ -94,6 +97,11 @@ export async function startHarness(options: {
   modelLimiter?: ModelLimiterSettings;
   /** What the worker takes from its task queue (all by default). */
   serves?: 'all' | 'workflows' | 'activities';
+  /** The worker's price table (AGENT_MODEL_PRICES). */
+  prices?: ModelPrices;
+  /** The API the worker calls models through, and the wires beyond Chat Completions. */
+  api?: ModelApi;
+  wires?: Partial<Record<ModelApi, ModelWire>>;
 }): Promise<TestHarness> {
   const dataConverter = options.dataConverter ?? agentDataConverter();
   quietRuntime();
@@ -129,6 +137,9 @@ export async function startHarness(options: {
       ...(options.dailyTokenBudgets ? { dailyTokenBudgets: options.dailyTokenBudgets } : {}),
       ...(options.dailyTokenClock ? { dailyTokenClock: options.dailyTokenClock } : {}),
       ...(options.modelLimiter ? { limiter: fleetModelLimiter(options.modelLimiter) } : {}),
+      ...(options.prices ? { prices: options.prices } : {}),
+      ...(options.api ? { api: options.api } : {}),
+      ...(options.wires ? { wires: options.wires } : {}),
     },
     ...(options.liveEndpoint ? { liveEndpoint: { host: '127.0.0.1', port: 0 } } : {}),
     ...(options.serves ? { serves: options.serves } : {}),

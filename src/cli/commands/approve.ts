@@ -9,6 +9,7 @@ import { connectAgent } from '../connect-agent';
 import type { BudgetRaise } from '../../shared/budget';
 import {
   conversationIdArg,
+  dollarAmount,
   durationArg,
   namedPositionals,
   parseCommandArgs,
@@ -40,6 +41,7 @@ export function parseApproveArgs(args: string[], defaultBy: () => string = curre
       'raise-tokens': { type: 'string' },
       'raise-tool-calls': { type: 'string' },
       'raise-deadline': { type: 'string' },
+      'raise-usd': { type: 'string' },
       json: { type: 'boolean', default: false },
     },
   });
@@ -86,11 +88,12 @@ const DelegationFileSchema = z.strictObject({
   signature: z.string().min(1),
 });
 
-/** A run paused at its budget goes on with this much more: tokens, tool calls, or time (`30m`). */
+/** A run paused at its budget goes on with this much more: tokens, tool calls, time (`30m`) or dollars. */
 function raiseFromFlags(values: {
   'raise-tokens'?: string;
   'raise-tool-calls'?: string;
   'raise-deadline'?: string;
+  'raise-usd'?: string;
 }): BudgetRaise | undefined {
   const tokens = positiveInteger(values['raise-tokens'], '--raise-tokens');
   const toolCalls = positiveInteger(values['raise-tool-calls'], '--raise-tool-calls');
@@ -98,9 +101,12 @@ function raiseFromFlags(values: {
     values['raise-deadline'] === undefined
       ? undefined
       : durationArg(values['raise-deadline'], '--raise-deadline');
-  if (tokens === undefined && toolCalls === undefined && deadlineMs === undefined) return undefined;
+  const usd = dollarAmount(values['raise-usd'], '--raise-usd');
+  if (tokens === undefined && toolCalls === undefined && deadlineMs === undefined && usd === undefined)
+    return undefined;
   return {
     ...(tokens !== undefined ? { tokens } : {}),
+    ...(usd !== undefined ? { usd } : {}),
     ...(toolCalls !== undefined ? { toolCalls } : {}),
     ...(deadlineMs !== undefined ? { deadlineMs } : {}),
   };

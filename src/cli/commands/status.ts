@@ -1,8 +1,8 @@
 import { policySummary } from '../../shared/pending-policy';
 import type { PendingApproval } from '../../shared/approvals';
-import type { BudgetPause, BudgetStatus } from '../../shared/budget';
+import type { BudgetPause, BudgetStatus, BudgetUsage } from '../../shared/budget';
 import type { DailySpent } from '../../shared/daily-budget';
-import { budgetPauseWords, dailyBudgetPauseWords } from '../../client/budget-words';
+import { budgetPauseWords, dailyBudgetPauseWords, usdWords } from '../../client/budget-words';
 import { RAISE_FLAGS } from '../raise-flags';
 import type { ConversationStatusSummary } from '../../shared/conversation-api';
 import type { ConversationExecution } from '../../client/agent-client';
@@ -104,16 +104,27 @@ export function formatStatus(report: StatusReport): string {
   return `${lines.join('\n')}\n`;
 }
 
-const spent = (usage: { tokens: number; toolCalls: number }) =>
-  `${plural(usage.tokens, 'token')}, ${plural(usage.toolCalls, 'tool call')}`;
+/** `1200 tokens (800 cached, 40 reasoning), 3 tool calls, $0.0123`: the parts a provider reported. */
+function spent(usage: BudgetUsage): string {
+  const details = [
+    ...(usage.cachedInputTokens ? [`${usage.cachedInputTokens} cached`] : []),
+    ...(usage.reasoningTokens ? [`${usage.reasoningTokens} reasoning`] : []),
+  ];
+  return [
+    `${plural(usage.tokens, 'token')}${details.length ? ` (${details.join(', ')})` : ''}`,
+    plural(usage.toolCalls, 'tool call'),
+    ...(usage.usd !== undefined ? [usdWords(usage.usd)] : []),
+  ].join(', ');
+}
 
 /** What the conversation has spent (and its latest run), and its budget when it has one. */
 function budgetLines(budget: BudgetStatus | undefined): string[] {
   if (!budget) return [];
   const lines = [`  spent ${spent(budget.used)} (run ${budget.run.run}: ${spent(budget.run)})`];
-  const { tokens, toolCalls, deadlineAt } = budget.limits;
+  const { tokens, toolCalls, deadlineAt, usd } = budget.limits;
   const limits = [
     ...(tokens !== undefined ? [plural(tokens, 'token')] : []),
+    ...(usd !== undefined ? [usdWords(usd)] : []),
     ...(toolCalls !== undefined ? [plural(toolCalls, 'tool call')] : []),
     ...(deadlineAt !== undefined ? [`until ${new Date(deadlineAt).toISOString()}`] : []),
   ];

@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import type { PendingApproval } from '../../src/shared/approvals';
+import { assertCliBuilt, runCli } from '../support/cli-process';
+import { nockModel } from '../support/nock-model';
+import { useNockedHarness } from '../support/nocked-harness';
+import { echoTool } from '../support/test-tools';
+import { waitFor } from '../support/test-worker';
+import { waitForEvent } from '../support/wait-for-event';
+
+// The worker prices each model call by its table: US dollars per million tokens, cached input at
+// its own price. `status` shows cached tokens and cost, and a dollar budget pauses a run.
+const harness = useNockedHarness([echoTool], {
+  prices: { 'scripted-model': { input: 2, cachedInput: 0.5, output: 8 } },
+});
+const env = () => ({
+  ...process.env,
+  TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
+  AGENT_TASK_QUEUE: harness().taskQueue,
+});
+const echoCall = (id: string) => ({ id, name: 'echo', arguments: { text: id } });
+/** 200 fresh and 800 cached input tokens, 100 output: (200 × 2 + 800 × 0.5 + 100 × 8) / 1e6 = $0.0016. */
+const CALL_USAGE = { prompt: 1_000, cached: 800, completion: 100, reasoning: 30 };
+
+beforeAll(() => assertCliBuilt());
+
+test('status shows cached and reasoning tokens and what the calls cost', async () => {
+  nockModel([
+    { toolCalls: [echoCall('call_one')], usage: CALL_USAGE },
+    { text: 'Echoed.', usage: CALL_USAGE },
+  ]);
+  const id = `conv-${randomUUID()}`;
+  await harness().agent.send(id, 'Echo once.');
+  const finished = await waitForEvent(harness().client.workflow.getHandle(id), 'run_finished');
+  expect(finished.usage).toEqual({
+    tokens: 2_200,
+    toolCalls: 1,
+    cachedInputTokens: 1_600,
+    reasoningTokens: 60,
+    usd: expect.closeTo(0.0032, 10),
+  });
+
+  const status = await runCli(['status', id], env());
+  expect(status.stderr).toBe('');
+  expect(status.stdout).toContain(
+    '  spent 2200 tokens (1600 cached, 60 reasoning), 1 tool call, $0.0032 (run 1: 2200 tokens (1600 cached, 60 reasoning), 1 tool call, $0.0032)',
+  );
+});
+
+test('send --budget-usd 0.003 pauses the run once its calls cost that much; approve --raise-usd lets it go on', async () => {
+  nockModel([
+    { toolCalls: [echoCall('call_a')], usage: CALL_USAGE },
+    { toolCalls: [echoCall('call_b')], usage: CALL_USAGE },
+    { text: 'Two echoes.', usage: CALL_USAGE },
+  ]);
+  const id = `conv-${randomUUID()}`;
+  const sent = await runCli(['send', id, '--no-wait', '--budget-usd', '0.003', 'Echo twice.'], env());
+  expect(sent).toMatchObject({ code: 0, stderr: expect.stringMatching(/^started conversation /) });
+  const pause = await waitFor<PendingApproval>(
+    async () =>
+      (await harness().agent.pendingApprovals(id)).find((pending) => pending.toolCallId === 'budget-1'),
+    'the cost budget pause',
+  );
+  expect(pause.budget).toMatchObject({ kind: 'usd', limit: 0.003, defaultRaise: 0.003 });
+  expect(pause.budget!.used).toBeCloseTo(0.0032, 10);
+  const status = await runCli(['status', id], env());
+  expect(status.stdout).toContain('run 1 reached its cost budget: $0.0032 of $0.0030');
+
+  const approved = await runCli(['approve', id, 'budget-1', '--raise-usd', '0.01', '--by', 'alice'], env());
+  expect(approved.stderr).toBe('');
+  expect(approved.code).toBe(0);
+  const finished = await waitForEvent(harness().client.workflow.getHandle(id), 'run_finished');
+  expect(finished).toMatchObject({ outcome: 'answered', answer: 'Two echoes.' });
+  expect(finished.usage?.usd).toBeCloseTo(0.0048, 10);
+});
+
+test('a dollar budget for a model the worker has no price for is refused at the start, saying why', async () => {
+  const id = `conv-${randomUUID()}`;
+  await harness().agent.send(id, 'Hello.', { options: { model: 'unpriced-model', budget: { usd: 1 } } });
+  const failure = await harness()
+    .client.workflow.getHandle(id)
+    .result()
+    .then(
+      () => undefined,
+      (error: unknown) => error as Error & { cause?: Error },
+    );
+  expect(failure?.cause?.message).toBe(
+    "refused by the worker: budget.usd needs a price for model unpriced-model in the worker's price table (AGENT_MODEL_PRICES)",
+  );
+});
