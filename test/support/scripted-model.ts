@@ -210,6 +210,8 @@ function reportedUsage(usage: TextReply['usage'] = { prompt: 10, completion: 5 }
     completion_tokens: usage.completion,
     total_tokens: usage.prompt + usage.completion,
     ...(usage.cached !== undefined ? { prompt_tokens_details: { cached_tokens: usage.cached } } : {}),
-    ...(usage.reasoning !== undefined ? { completion_tokens_details: { reasoning_tokens: usage.reasoning } } : {}),
+    ...(usage.reasoning !== undefined
+      ? { completion_tokens_details: { reasoning_tokens: usage.reasoning } }
+      : {}),
   };
 }
