@@ -6,7 +6,8 @@ import type { ModelCallInput } from '../shared/model-call';
 import type { ModelStreamTimeouts } from '../shared/model-stream-timeouts';
 import { type ModelProvider, modelProviderOf } from '../shared/model-provider';
 import type { ToolRegistry } from '../tools/registry';
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { recordModelCost } from '../shared/agent-metrics';
 import type { ModelApi } from '../shared/model-api';
 import { type ModelPrices, pricedUsage } from '../shared/model-prices';
 import { type ModelWire, chatCompletionsWire } from './model-wire';
@@ -78,6 +79,7 @@ export function createCallModel(deps: ModelDeps) {
     await daily?.report(reply.usage);
     // Priced by the name asked for, else the one the endpoint answered with (`gpt-4o-2024-08-06`).
     const usage = reply.usage && pricedUsage(reply.usage, deps.prices, [model, reply.model]);
+    recordModelCost(Context.current().metricMeter, model, usage?.costUsd);
     return withUniqueToolCallIds({ ...reply, ...(usage ? { usage } : {}) }, messages);
   };
 }

@@ -137,7 +137,12 @@ async function streamOnce(
       latencyMs: Date.now() - startedAt,
       ...(firstTokenMs !== undefined ? { firstTokenMs } : {}),
       ...(reply.usage
-        ? { inputTokens: reply.usage.inputTokens, outputTokens: reply.usage.outputTokens }
+        ? {
+            inputTokens: reply.usage.inputTokens,
+            outputTokens: reply.usage.outputTokens,
+            ...(reply.usage.cachedInputTokens ? { cachedInputTokens: reply.usage.cachedInputTokens } : {}),
+            ...(reply.usage.reasoningTokens ? { reasoningTokens: reply.usage.reasoningTokens } : {}),
+          }
         : {}),
     });
     return reply;

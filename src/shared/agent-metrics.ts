@@ -34,8 +34,13 @@ export const METRIC = {
   modelCalls: 'durable_agent_model_calls',
   modelLatency: 'durable_agent_model_latency',
   modelTimeToFirstToken: 'durable_agent_model_time_to_first_token',
-  /** Tokens by `model` and `direction` (input, output), as the endpoint reported them. */
+  /**
+   * Tokens by `model` and `direction` (input, output, as the endpoint reported them; and
+   * cached_input and reasoning, the parts of input and output the provider said were cached or reasoning).
+   */
   modelTokens: 'durable_agent_model_tokens',
+  /** Millionths of a US dollar by `model`, priced by the worker's table (AGENT_MODEL_PRICES); counters are whole numbers. */
+  modelCost: 'durable_agent_model_cost_micro_usd',
   /** Failed model calls by `model` and `kind` (rejected, unavailable, cancelled, other). */
   modelErrors: 'durable_agent_model_errors',
   /** With fleet model limits: how long a model call waited for its lease, by `endpoint`. */
@@ -89,6 +94,8 @@ export function recordModelCall(
     firstTokenMs?: number;
     inputTokens?: number;
     outputTokens?: number;
+    cachedInputTokens?: number;
+    reasoningTokens?: number;
     errorKind?: string;
   },
 ): void {
@@ -103,6 +110,20 @@ export function recordModelCall(
     meter.createCounter(METRIC.modelTokens, 'tokens').add(call.inputTokens, { model, direction: 'input' });
   if (call.outputTokens)
     meter.createCounter(METRIC.modelTokens, 'tokens').add(call.outputTokens, { model, direction: 'output' });
+  if (call.cachedInputTokens)
+    meter
+      .createCounter(METRIC.modelTokens, 'tokens')
+      .add(call.cachedInputTokens, { model, direction: 'cached_input' });
+  if (call.reasoningTokens)
+    meter
+      .createCounter(METRIC.modelTokens, 'tokens')
+      .add(call.reasoningTokens, { model, direction: 'reasoning' });
   if (call.errorKind)
     meter.createCounter(METRIC.modelErrors, 'errors').add(1, { model, kind: call.errorKind });
+}
+
+/** What a model call cost, when the worker priced it. */
+export function recordModelCost(meter: MetricMeter, model: string, usd: number | undefined): void {
+  const micro = Math.round((usd ?? 0) * 1_000_000);
+  if (micro > 0) meter.createCounter(METRIC.modelCost, 'micro_usd').add(micro, { model });
 }

@@ -47,11 +47,15 @@ test('a worker started with --metrics-port serves the SDK metrics and tool, mode
         { id: 'call_missing', name: 'read', arguments: { path: 'missing.txt' } },
         { id: 'call_write', name: 'write', arguments: { path: 'out.txt', content: 'x' } },
       ],
+      usage: { prompt: 10, completion: 5, cached: 4, reasoning: 2 },
     },
     { text: 'Read one, wrote one.' },
   ]);
   const workspace = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-metrics-'));
   await writeFile(path.join(workspace, 'notes.txt'), 'a note');
+  // Dear on purpose, so each call's cost is a whole number of millionths: 2 × (10 × 1000 + 5 × 2000) / 1e6 dollars.
+  const prices = path.join(await mkdtemp(path.join(os.tmpdir(), 'durable-agent-prices-')), 'prices.json');
+  await writeFile(prices, JSON.stringify({ 'scripted-*': { input: 1000, output: 2000 } }));
   const taskQueue = `metrics-${randomUUID()}`;
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {
@@ -60,6 +64,7 @@ test('a worker started with --metrics-port serves the SDK metrics and tool, mode
     AGENT_TASK_QUEUE: taskQueue,
     OPENAI_BASE_URL: model.baseUrl,
     AGENT_MODEL: 'scripted-model',
+    AGENT_MODEL_PRICES: prices,
   };
   const worker = startCli(['worker', '--workspace', workspace, '--metrics-port', String(port)], env);
   const connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
@@ -98,9 +103,14 @@ test('a worker started with --metrics-port serves the SDK metrics and tool, mode
     ).toBe(2);
     expect(total(text, 'durable_agent_model_latency_count', { ...ours, model: 'scripted-model' })).toBe(2);
     expect(total(text, 'durable_agent_model_time_to_first_token_count', ours)).toBe(2);
-    // The scripted endpoint reports 10 tokens in and 5 out for each answer.
+    // The scripted endpoint reports 10 tokens in and 5 out for each answer; the first, 4 cached and 2 reasoning.
     expect(total(text, 'durable_agent_model_tokens_total', { ...ours, direction: 'input' })).toBe(20);
     expect(total(text, 'durable_agent_model_tokens_total', { ...ours, direction: 'output' })).toBe(10);
+    expect(total(text, 'durable_agent_model_tokens_total', { ...ours, direction: 'cached_input' })).toBe(4);
+    expect(total(text, 'durable_agent_model_tokens_total', { ...ours, direction: 'reasoning' })).toBe(2);
+    expect(
+      total(text, 'durable_agent_model_cost_micro_usd_total', { ...ours, model: 'scripted-model' }),
+    ).toBe(40_000);
     expect(total(text, 'durable_agent_approvals_requested_total', { ...ours, tool: 'write' })).toBe(1);
     expect(
       total(text, 'durable_agent_approvals_decided_total', {
