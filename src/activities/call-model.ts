@@ -10,7 +10,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { recordModelCost } from '../shared/agent-metrics';
 import type { ModelApi } from '../shared/model-api';
 import { type ModelPrices, pricedUsage } from '../shared/model-prices';
-import { type ModelWire, chatCompletionsWire } from './model-wire';
+import { type ModelWire, chatCompletionsWire, responsesWire } from './model-wire';
 import { streamedModelCall } from './streamed-completion';
 import { withUniqueToolCallIds } from './tool-call-ids';
 import type { ModelLimiter } from './model-lease';
@@ -89,6 +89,7 @@ export function wireFor(api: ModelApi, deps: Pick<ModelDeps, 'openai' | 'wires'>
   const given = deps.wires?.[api];
   if (given) return given;
   if (api === 'chat') return chatCompletionsWire(deps.openai);
+  if (api === 'responses') return responsesWire(deps.openai);
   throw ApplicationFailure.nonRetryable(
     `this worker cannot call models through the ${api} API (set AGENT_MODEL_API or AGENT_MODEL_PROVIDER on the worker)`,
     'ModelApiUnavailable',

@@ -3,6 +3,8 @@ import type { AssistantMessage, Message } from '../shared/messages';
 import type { ModelProvider } from '../shared/model-provider';
 import { assembleStream, type PartialAnswer } from './model-stream';
 import { toOpenAiMessages } from './openai-messages';
+import { toResponsesInput } from './responses-input';
+import { assembleResponsesStream } from './responses-stream';
 import { withProviderToolCallIds } from './tool-call-ids';
 
 /** One model call, in the transcript's own terms: each wire turns it into its API's request. */
@@ -50,5 +52,40 @@ export function chatCompletionsWire(openai: OpenAI): ModelWire {
       { signal },
     );
     return assembleStream(stream, onPartial, now);
+  };
+}
+
+/**
+ * OpenAI's Responses API, stateless: nothing is stored on OpenAI's side (`store: false`), so each
+ * call sends the whole transcript, and asks for reasoning encrypted to send it back next time.
+ */
+export function responsesWire(openai: OpenAI): ModelWire {
+  return (request) => async (signal, onPartial, now) => {
+    const stream = await openai.responses.create(
+      {
+        model: request.model,
+        ...(request.systemPrompt ? { instructions: request.systemPrompt } : {}),
+        input: toResponsesInput(request.messages),
+        ...(request.tools.length ? { tools: request.tools.map(responsesTool) } : {}),
+        store: false,
+        include: ['reasoning.encrypted_content'],
+        stream: true,
+      },
+      { signal },
+    );
+    return assembleResponsesStream(stream, onPartial, now);
+  };
+}
+
+/** A Chat Completions function tool as the Responses API takes it (flat, schema not strict). */
+function responsesTool(tool: OpenAI.Chat.Completions.ChatCompletionTool): OpenAI.Responses.FunctionTool {
+  if (tool.type !== 'function') throw new Error(`the Responses API takes function tools, not ${tool.type}`);
+  const { name, description, parameters } = tool.function;
+  return {
+    type: 'function',
+    name,
+    ...(description !== undefined ? { description } : {}),
+    parameters: parameters ?? { type: 'object', properties: {} },
+    strict: false,
   };
 }

@@ -1,0 +1,70 @@
+import type OpenAI from 'openai';
+import type { ImageContent } from '../shared/content';
+import type { AssistantMessage, Message, ToolResultMessage, UserMessage } from '../shared/messages';
+
+type InputItem = OpenAI.Responses.ResponseInputItem;
+
+/**
+ * The transcript as Responses API input items: user messages with their images, each assistant
+ * turn's reasoning items (sent back so the model goes on from its own reasoning in a tool loop;
+ * encrypted, since nothing is stored), text and function calls in order, and each tool result as
+ * its call's output, images included.
+ */
+export function toResponsesInput(messages: Message[]): InputItem[] {
+  return messages.flatMap((message): InputItem[] => {
+    switch (message.role) {
+      case 'user':
+        return [userItem(message)];
+      case 'assistant':
+        return assistantItems(message);
+      case 'toolResult':
+        return [toolOutputItem(message)];
+    }
+  });
+}
+
+function imagePart(image: ImageContent): OpenAI.Responses.ResponseInputImage {
+  return { type: 'input_image', image_url: `data:${image.mimeType};base64,${image.data}`, detail: 'auto' };
+}
+
+function userItem(message: UserMessage): InputItem {
+  if (!message.images?.length) return { role: 'user', content: message.content };
+  return {
+    role: 'user',
+    content: [{ type: 'input_text', text: message.content }, ...message.images.map(imagePart)],
+  };
+}
+
+function assistantItems(message: AssistantMessage): InputItem[] {
+  const items: InputItem[] = [];
+  for (const part of message.content) {
+    if (part.type === 'thinking') {
+      // Only reasoning the Responses API itself produced goes back; other providers' thinking cannot.
+      if (!part.reasoningItem) continue;
+      items.push({
+        type: 'reasoning',
+        id: part.reasoningItem.id,
+        summary: part.thinking ? [{ type: 'summary_text', text: part.thinking }] : [],
+        ...(part.reasoningItem.encryptedContent !== undefined
+          ? { encrypted_content: part.reasoningItem.encryptedContent }
+          : {}),
+      });
+    } else if (part.type === 'text') {
+      if (part.text) items.push({ role: 'assistant', content: part.text });
+    } else {
+      items.push({ type: 'function_call', call_id: part.id, name: part.name, arguments: part.arguments });
+    }
+  }
+  return items;
+}
+
+function toolOutputItem(message: ToolResultMessage): InputItem {
+  const images = message.content.filter((part): part is ImageContent => part.type === 'image');
+  const text = message.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
+  if (images.length === 0) return { type: 'function_call_output', call_id: message.toolCallId, output: text };
+  return {
+    type: 'function_call_output',
+    call_id: message.toolCallId,
+    output: [...(text ? [{ type: 'input_text' as const, text }] : []), ...images.map(imagePart)],
+  };
+}

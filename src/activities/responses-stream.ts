@@ -1,0 +1,116 @@
+import type OpenAI from 'openai';
+import type { ThinkingContent } from '../shared/content';
+import type { AssistantMessage, ToolCall, Usage } from '../shared/messages';
+import type { PartialAnswer } from './model-stream';
+
+type StreamEvent = OpenAI.Responses.ResponseStreamEvent;
+type Response = OpenAI.Responses.Response;
+
+/**
+ * Assembles a streamed Responses API call: text from its deltas, function calls from their output
+ * items (their `call_id` is the tool call's id), reasoning items kept whole (id, encrypted content,
+ * summary) as thinking for the next call of a tool loop, usage with cached and reasoning tokens.
+ * A failed response, or an error event, throws with the provider's message.
+ */
+export async function assembleResponsesStream(
+  events: AsyncIterable<StreamEvent>,
+  onPartial: (partial: PartialAnswer) => void,
+  now: () => number,
+): Promise<AssistantMessage> {
+  let text = '';
+  let thinkingLength = 0;
+  const reasoning: ThinkingContent[] = [];
+  const calls = new Map<string, ToolCall & { order: number }>();
+  let finished: Response | undefined;
+
+  for await (const event of events) {
+    switch (event.type) {
+      case 'response.output_text.delta':
+        text += event.delta;
+        break;
+      case 'response.reasoning_summary_text.delta':
+      case 'response.reasoning_text.delta':
+        thinkingLength += event.delta.length;
+        break;
+      case 'response.output_item.added':
+        if (event.item.type === 'function_call')
+          calls.set(event.item.id ?? event.item.call_id, callOf(event.item, event.output_index));
+        break;
+      case 'response.function_call_arguments.delta': {
+        const call = calls.get(event.item_id);
+        if (call) call.arguments += event.delta;
+        break;
+      }
+      case 'response.output_item.done':
+        if (event.item.type === 'function_call')
+          calls.set(event.item.id ?? event.item.call_id, callOf(event.item, event.output_index));
+        else if (event.item.type === 'reasoning') reasoning.push(thinkingOf(event.item));
+        break;
+      case 'response.completed':
+      case 'response.incomplete':
+        finished = event.response;
+        break;
+      case 'response.failed':
+        throw new Error(`the model's response failed: ${event.response.error?.message ?? 'no reason given'}`);
+      case 'error':
+        throw new Error(`the model endpoint sent an error: ${event.message}`);
+      default:
+        continue;
+    }
+    onPartial({ text, toolCalls: calls.size, thinkingLength });
+  }
+  if (!finished) throw new Error('the model endpoint ended the stream before the response completed');
+
+  const toolCalls = [...calls.values()]
+    .sort((a, b) => a.order - b.order)
+    .map(({ order: _order, ...call }) => ({
+      ...call,
+      arguments: call.arguments.trim() ? call.arguments : '{}',
+    }));
+  return {
+    role: 'assistant',
+    content: [...reasoning, ...(text ? [{ type: 'text' as const, text }] : []), ...toolCalls],
+    stopReason: stopReasonOf(finished, toolCalls.length > 0),
+    model: finished.model,
+    ...(finished.usage ? { usage: usageOf(finished.usage) } : {}),
+    timestamp: now(),
+  };
+}
+
+function callOf(
+  item: OpenAI.Responses.ResponseFunctionToolCall,
+  order: number,
+): ToolCall & { order: number } {
+  return { type: 'toolCall', id: item.call_id, name: item.name, arguments: item.arguments ?? '', order };
+}
+
+function thinkingOf(item: OpenAI.Responses.ResponseReasoningItem): ThinkingContent {
+  const summary = item.summary.map((part) => part.text).join('\n\n');
+  return {
+    type: 'thinking',
+    thinking: summary,
+    reasoningItem: {
+      id: item.id,
+      ...(item.encrypted_content ? { encryptedContent: item.encrypted_content } : {}),
+    },
+  };
+}
+
+function usageOf(usage: OpenAI.Responses.ResponseUsage): Usage {
+  const cached = usage.input_tokens_details?.cached_tokens;
+  const reasoning = usage.output_tokens_details?.reasoning_tokens;
+  return {
+    inputTokens: usage.input_tokens,
+    outputTokens: usage.output_tokens,
+    ...(typeof cached === 'number' ? { cachedInputTokens: cached } : {}),
+    ...(typeof reasoning === 'number' && reasoning > 0 ? { reasoningTokens: reasoning } : {}),
+  };
+}
+
+function stopReasonOf(response: Response, calledTools: boolean): AssistantMessage['stopReason'] {
+  if (calledTools) return 'toolUse';
+  const reason = response.incomplete_details?.reason;
+  if (reason === 'max_output_tokens') return 'length';
+  if (reason === 'content_filter') return 'contentFilter';
+  return 'stop';
+}
