@@ -24,7 +24,7 @@ export function createComposeSystemPrompt(deps: SystemPromptDeps) {
     const root = rootHolding(workspace, [...(deps.workspaceRoots ?? []), deps.defaultWorkspace]);
     return defaultSystemPrompt({
       workspace,
-      date: localDate((deps.now ?? (() => new Date()))()),
+      date: utcDate((deps.now ?? (() => new Date()))()),
       platform: `${os.platform()} ${os.arch()}`,
       tools: request.tools,
       ...(request.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: request.approvalTimeoutMs } : {}),
@@ -46,7 +46,7 @@ function rootHolding(workspace: string, roots: string[]): string {
 
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
-function localDate(now: Date): string {
-  const pad = (value: number) => String(value).padStart(2, '0');
-  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())} (${WEEKDAYS[now.getDay()]})`;
+/** The UTC day, as the conversation keeps its default prompt for a UTC day. */
+function utcDate(now: Date): string {
+  return `${now.toISOString().slice(0, 10)} (${WEEKDAYS[now.getUTCDay()]}, UTC)`;
 }

@@ -4,7 +4,7 @@ import type { AgentsFile } from './agents-files';
 /** What the default system prompt states; each fact looked up by the worker at the run's start. */
 export interface PromptFacts {
   workspace: string;
-  /** The worker's local date, YYYY-MM-DD and weekday: a day's runs send the same bytes, so the prefix stays cached. */
+  /** The UTC date, YYYY-MM-DD and weekday: a day's runs send the same bytes, so the prefix stays cached. */
   date: string;
   /** e.g. `linux x64`. */
   platform: string;

@@ -1,3 +1,4 @@
+import { DefaultPrompts } from './run-system-prompt';
 import { CancellationScope, patched, workflowInfo } from '@temporalio/workflow';
 import type { z } from 'zod';
 import { DEFAULT_AGENT_ID } from '../shared/agent-id';
@@ -60,6 +61,8 @@ export class ConversationEntity {
   /** The signature rules for approvals and policy changes alike, and the signatures already spent. */
   readonly signatures: DecisionSignatures;
   readonly compactionRequests = new CompactionRequests();
+  /** The default system prompt, written once an execution and day. */
+  readonly defaultPrompts = new DefaultPrompts();
   readonly budget: ConversationBudget;
   readonly rap: RapThread;
   private state: ConversationStatus;

@@ -53,6 +53,7 @@ function runContext(self: ConversationEntity, control: RunControl, handOver: Han
     transcript: self.transcript,
     events: self.events,
     tools: () => self.workerTools(run),
+    defaultPrompts: self.defaultPrompts,
     approvals: self.approvals,
     control,
     compactionRequests: self.compactionRequests,

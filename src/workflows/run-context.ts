@@ -7,6 +7,7 @@ import type { ConversationBudget } from './conversation-budget';
 import type { EventLog } from './event-log';
 import type { RapThread } from './rap-thread';
 import type { RunControl } from './run-control';
+import type { DefaultPrompts } from './run-system-prompt';
 import type { Transcript } from './transcript';
 
 /** What a run works with: the conversation's state and the worker's tools, and how it is steered. */
@@ -18,6 +19,8 @@ export interface RunContext {
   events: EventLog;
   /** Tools the worker offers, looked up once per conversation. */
   tools: () => Promise<ReadonlyMap<string, ToolDescriptor>>;
+  /** The default system prompt the worker wrote for this execution, kept for the day. */
+  defaultPrompts: DefaultPrompts;
   approvals: ApprovalBook;
   /** Steer and abort for this run; the loop runs inside `control.scope`. */
   control: RunControl;

@@ -55,14 +55,21 @@ test('the default prompt names the workspace and carries its AGENTS.md files, ou
 
   const [first, second] = model.script.requests.slice(0, 2).map(systemOf);
   expect(first).toContain(`Workspace: ${project}.`);
-  expect(first).toMatch(/Date: \d{4}-\d{2}-\d{2} \(\w+day\)\. Platform: /);
+  expect(first).toMatch(/Date: \d{4}-\d{2}-\d{2} \(\w+day, UTC\)\. Platform: /);
   expect(first).toContain('# When to stop');
   const rootRule = first!.indexOf('Company rule: never push to main.');
   const projectRule = first!.indexOf('Run npm test before you say you are done.');
   expect(rootRule).toBeGreaterThan(0);
   expect(projectRule).toBeGreaterThan(rootRule);
-  // A second run the same day sends the same bytes: the prefix a provider caches holds.
+  // A second run the same day sends the same bytes (the prefix a provider caches holds), and the
+  // worker wrote it once.
   expect(second).toBe(first);
+  const written = ((await handle.fetchHistory()).events ?? []).filter(
+    (event) =>
+      Buffer.from(event.userMetadata?.summary?.data ?? []).toString() ===
+      '"system prompt: the worker writes the default one"',
+  );
+  expect(written).toHaveLength(1);
 
   const history = await runCli(['history', id, '--at', '1'], env);
   expect(history.stderr).toBe('');

@@ -49,7 +49,7 @@ test('the default prompt states the workspace, the day, the platform, what asks,
   await put('AGENTS.md', 'Run npm test before you say you are done.');
   const compose = createComposeSystemPrompt({
     defaultWorkspace: root,
-    now: () => new Date(2026, 10, 28, 23, 59),
+    now: () => new Date(Date.UTC(2026, 10, 28, 23, 59)),
   });
   const prompt = await compose({
     tools: [
@@ -60,7 +60,7 @@ test('the default prompt states the workspace, the day, the platform, what asks,
     approvalTimeoutMs: 2 * 3_600_000,
   });
   expect(prompt).toContain(`Workspace: ${root}. Paths you give tools are relative to it`);
-  expect(prompt).toContain(`Date: 2026-11-28 (Saturday). Platform: ${os.platform()} ${os.arch()}.`);
+  expect(prompt).toContain(`Date: 2026-11-28 (Saturday, UTC). Platform: ${os.platform()} ${os.arch()}.`);
   expect(prompt).toContain(
     "Calls to write, exec wait for a person's approval before they run (a person has 2 h to decide).",
   );
