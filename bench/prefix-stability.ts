@@ -29,7 +29,7 @@ export interface PrefixStabilityResult {
 
 /**
  * Bench 14: one conversation of 50 turns, each a tool call and an answer, with the default system
- * prompt, against a model server that caches prompts by prefix as OpenAI, Gemini and DeepSeek do. A
+ * prompt and the built-in tools offered (as `durable-agent worker` offers them), against a model server that caches prompts by prefix as OpenAI, Gemini and DeepSeek do. A
  * runtime that keeps each request's input byte-stable except at its end (the new messages) repeats
  * every previous request whole and pays the cached price for nearly all of it; the share of a
  * request's own input that repeats is lower only while the conversation is short (its new messages
@@ -40,7 +40,7 @@ export async function prefixStability(context: BenchContext): Promise<PrefixStab
   const turns = context.quick ? 10 : 50;
   const stack = durableStack(context);
   const taskQueue = `bench-prefix-${randomUUID()}`;
-  const worker = await stack.startWorker(taskQueue);
+  const worker = await stack.startWorker(taskQueue, { BENCH_BUILTIN_TOOLS: '1' });
   const id = `prefix-${randomUUID()}`;
   try {
     const conversation = await DrivenConversation.start(context, stack, id, taskQueue);

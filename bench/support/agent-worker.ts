@@ -5,6 +5,7 @@
 import { DefaultLogger, NativeConnection, Runtime, makeTelemetryFilterString } from '@temporalio/worker';
 import OpenAI from 'openai';
 import { spawnTool } from '../../src/tools/builtin/spawn-tool';
+import { builtinTools } from '../../src/tools/builtin/builtin-tools';
 import { ToolRegistry } from '../../src/tools/registry';
 import { fleetModelLimiter } from '../../src/activities/model-lease';
 import { createAgentWorker } from '../../src/worker/create-worker';
@@ -37,6 +38,8 @@ async function main(): Promise<void> {
       tools: new ToolRegistry([
         ...benchTools(reportTool),
         ...(env.BENCH_SUB_AGENTS === '1' ? [spawnTool] : []),
+        // What a worker of `durable-agent worker` offers besides (the prompt-prefix bench).
+        ...(env.BENCH_BUILTIN_TOOLS === '1' ? builtinTools() : []),
       ]),
       defaultWorkspace: scratchDir('workspace-'),
       ...(limiter ? { limiter: fleetModelLimiter(limiter) } : {}),

@@ -55,6 +55,8 @@ export interface WorkerEnv {
   AGENT_MODEL_MAX_CONCURRENT?: string;
   /** `1`: the worker offers `sessions_spawn` too. */
   BENCH_SUB_AGENTS?: string;
+  /** `1`: the worker offers the built-in tools too, as `durable-agent worker` does. */
+  BENCH_BUILTIN_TOOLS?: string;
   /** What the worker takes from its task queue: `all` (default), `workflows` or `activities`. */
   BENCH_SERVES?: string;
   /** `1`: the worker serves its push endpoint on a loopback port. */
