@@ -46,31 +46,35 @@ test('status shows cached and reasoning tokens and what the calls cost', async (
   );
 });
 
-test('send --budget-usd 0.003 pauses the run once its calls cost that much; approve --raise-usd lets it go on', async () => {
+/** 5000 fresh input tokens and 500 output: (5000 × 2 + 500 × 8) / 1e6 = $0.014 a call. */
+const DEAR_CALL = { prompt: 5_000, completion: 500 };
+
+test('send --budget-usd 0.01 pauses the run once its calls cost that much; approve --raise-usd lets it go on', async () => {
   nockModel([
-    { toolCalls: [echoCall('call_a')], usage: CALL_USAGE },
-    { toolCalls: [echoCall('call_b')], usage: CALL_USAGE },
-    { text: 'Two echoes.', usage: CALL_USAGE },
+    { toolCalls: [echoCall('call_a')], usage: DEAR_CALL },
+    { toolCalls: [echoCall('call_b')], usage: DEAR_CALL },
+    { text: 'Two echoes.', usage: DEAR_CALL },
   ]);
   const id = `conv-${randomUUID()}`;
-  const sent = await runCli(['send', id, '--no-wait', '--budget-usd', '0.003', 'Echo twice.'], env());
+  const sent = await runCli(['send', id, '--no-wait', '--budget-usd', '0.01', 'Echo twice.'], env());
   expect(sent).toMatchObject({ code: 0, stderr: expect.stringMatching(/^started conversation /) });
   const pause = await waitFor<PendingApproval>(
     async () =>
       (await harness().agent.pendingApprovals(id)).find((pending) => pending.toolCallId === 'budget-1'),
     'the cost budget pause',
   );
-  expect(pause.budget).toMatchObject({ kind: 'usd', limit: 0.003, defaultRaise: 0.003 });
-  expect(pause.budget!.used).toBeCloseTo(0.0032, 10);
+  // The first call (nothing spent yet) went ahead; before the second, $0.014 of $0.01 is spent.
+  expect(pause.budget).toMatchObject({ kind: 'usd', limit: 0.01, defaultRaise: 0.01 });
+  expect(pause.budget!.used).toBeCloseTo(0.014, 10);
   const status = await runCli(['status', id], env());
-  expect(status.stdout).toContain('run 1 reached its cost budget: $0.0032 of $0.0030');
+  expect(status.stdout).toContain('run 1 reached its cost budget: $0.0140 of $0.0100');
 
-  const approved = await runCli(['approve', id, 'budget-1', '--raise-usd', '0.01', '--by', 'alice'], env());
+  const approved = await runCli(['approve', id, 'budget-1', '--raise-usd', '0.05', '--by', 'alice'], env());
   expect(approved.stderr).toBe('');
   expect(approved.code).toBe(0);
   const finished = await waitForEvent(harness().client.workflow.getHandle(id), 'run_finished');
   expect(finished).toMatchObject({ outcome: 'answered', answer: 'Two echoes.' });
-  expect(finished.usage?.usd).toBeCloseTo(0.0048, 10);
+  expect(finished.usage?.usd).toBeCloseTo(0.042, 10);
 });
 
 test('a dollar budget for a model the worker has no price for is refused at the start, saying why', async () => {
