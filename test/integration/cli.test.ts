@@ -64,7 +64,9 @@ test('durable-agent run answers through an embedded server and resumes the conve
     type: 'run_finished',
     answer: 'You have said 2 things.',
   });
+  // After a restart the conversation goes on whole: the default system prompt, then every turn.
   expect(model.script.requests[2]!.messages.map((m) => m.role)).toEqual([
+    'system',
     'user',
     'assistant',
     'tool',
