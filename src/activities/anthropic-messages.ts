@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ImageContent } from '../shared/content';
+import { parsedArguments } from '../shared/parsed-arguments';
 import type { AssistantMessage, Message, ToolResultMessage, UserMessage } from '../shared/messages';
 
 type ImageBlockParam = Anthropic.ImageBlockParam;
@@ -82,7 +83,12 @@ function assistantBlocks(message: AssistantMessage): SentBlock[] {
         return block.text ? [{ type: 'text', text: block.text }] : [];
       case 'toolCall':
         return [
-          { type: 'tool_use', id: toolUseId(block.id), name: block.name, input: inputOf(block.arguments) },
+          {
+            type: 'tool_use',
+            id: toolUseId(block.id),
+            name: block.name,
+            input: parsedArguments(block.arguments),
+          },
         ];
     }
   });
@@ -114,18 +120,6 @@ function imageBlock(image: ImageContent): ImageBlockParam | TextBlockParam {
       data: image.data,
     },
   };
-}
-
-/** A tool call's arguments as the object the API wants; text that is not a JSON object becomes `{}`. */
-function inputOf(args: string): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(args);
-    return parsed && typeof parsed === 'object' && !Array.isArray(parsed)
-      ? (parsed as Record<string, unknown>)
-      : {};
-  } catch {
-    return {};
-  }
 }
 
 /**
