@@ -86,7 +86,10 @@ test('the Web UI sees what a conversation was asked, what it runs and what it wa
         async (payloads, codec) => codec.decode(await payloads),
         Promise.resolve([summary]),
       );
-      summaries.push(converter.payloadConverter.fromPayload<string>(payload!));
+      const text = converter.payloadConverter.fromPayload<string>(payload!);
+      // On a loaded machine the local read can outlast its attempt and run again as an activity,
+      // under the same summary: it is one step in the UI's eyes.
+      if (summaries.at(-1) !== text) summaries.push(text);
     }
   }
   expect(summaries).toEqual([
