@@ -1,15 +1,19 @@
 import type OpenAI from 'openai';
-import type { ThinkingContent } from '../shared/content';
+import type { TextContent, ThinkingContent } from '../shared/content';
 import type { AssistantMessage, ToolCall, Usage } from '../shared/messages';
 import type { PartialAnswer } from './model-stream';
 
 type StreamEvent = OpenAI.Responses.ResponseStreamEvent;
 type Response = OpenAI.Responses.Response;
 
+type OutputPart = TextContent | ThinkingContent | ToolCall;
+
 /**
  * Assembles a streamed Responses API call: text from its deltas, function calls from their output
  * items (their `call_id` is the tool call's id), reasoning items kept whole (id, encrypted content,
  * summary) as thinking for the next call of a tool loop, usage with cached and reasoning tokens.
+ * The parts keep the order of the response's output items: sent back, each reasoning item must be
+ * followed by the item the model wrote after it, or the API refuses the request.
  * A failed response, or an error event, throws with the provider's message.
  */
 export async function assembleResponsesStream(
@@ -19,15 +23,19 @@ export async function assembleResponsesStream(
 ): Promise<AssistantMessage> {
   let text = '';
   let thinkingLength = 0;
-  const reasoning: ThinkingContent[] = [];
+  const parts = new Map<number, TextContent | ThinkingContent>();
   const calls = new Map<string, ToolCall & { order: number }>();
   let finished: Response | undefined;
 
   for await (const event of events) {
     switch (event.type) {
-      case 'response.output_text.delta':
+      case 'response.output_text.delta': {
         text += event.delta;
+        const part = parts.get(event.output_index);
+        if (part?.type === 'text') part.text += event.delta;
+        else parts.set(event.output_index, { type: 'text', text: event.delta });
         break;
+      }
       case 'response.reasoning_summary_text.delta':
       case 'response.reasoning_text.delta':
         thinkingLength += event.delta.length;
@@ -44,7 +52,7 @@ export async function assembleResponsesStream(
       case 'response.output_item.done':
         if (event.item.type === 'function_call')
           calls.set(event.item.id ?? event.item.call_id, callOf(event.item, event.output_index));
-        else if (event.item.type === 'reasoning') reasoning.push(thinkingOf(event.item));
+        else if (event.item.type === 'reasoning') parts.set(event.output_index, thinkingOf(event.item));
         break;
       case 'response.completed':
       case 'response.incomplete':
@@ -61,16 +69,17 @@ export async function assembleResponsesStream(
   }
   if (!finished) throw new Error('the model endpoint ended the stream before the response completed');
 
-  const toolCalls = [...calls.values()]
-    .sort((a, b) => a.order - b.order)
-    .map(({ order: _order, ...call }) => ({
-      ...call,
-      arguments: call.arguments.trim() ? call.arguments : '{}',
-    }));
+  const toolCalls = [...calls.values()].map(({ order, ...call }): [number, ToolCall] => [
+    order,
+    { ...call, arguments: call.arguments.trim() ? call.arguments : '{}' },
+  ]);
+  const content = [...parts.entries(), ...toolCalls]
+    .sort(([a], [b]) => a - b)
+    .map(([, part]): OutputPart => part);
   return {
     role: 'assistant',
-    content: [...reasoning, ...(text ? [{ type: 'text' as const, text }] : []), ...toolCalls],
-    stopReason: stopReasonOf(finished, toolCalls.length > 0),
+    content,
+    stopReason: stopReasonOf(finished, calls.size > 0),
     model: finished.model,
     ...(finished.usage ? { usage: usageOf(finished.usage) } : {}),
     timestamp: now(),

@@ -340,6 +340,73 @@ test('function calls whose argument deltas interleave are put together by item i
   ]);
 });
 
+test('reasoning, a preamble, more reasoning and a call keep the order the model wrote them in, there and back', async () => {
+  // Sent back out of order, a reasoning item is not followed by its own next item and the API refuses it.
+  const reasoningDone = (id: string, index: number, summary: string): StreamEvent => ({
+    type: 'response.output_item.done',
+    sequence_number: index,
+    output_index: index,
+    item: {
+      type: 'reasoning',
+      id,
+      summary: [{ type: 'summary_text', text: summary }],
+      encrypted_content: `enc-${id}`,
+    },
+  });
+  const answer = await assembleResponsesStream(
+    streamOf([
+      reasoningDone('rs_a', 0, 'first'),
+      {
+        type: 'response.output_text.delta',
+        sequence_number: 1,
+        item_id: 'msg_a',
+        output_index: 1,
+        content_index: 0,
+        delta: 'Looking at the ',
+        logprobs: [],
+      },
+      {
+        type: 'response.output_text.delta',
+        sequence_number: 2,
+        item_id: 'msg_a',
+        output_index: 1,
+        content_index: 0,
+        delta: 'notes.',
+        logprobs: [],
+      },
+      reasoningDone('rs_b', 2, 'second'),
+      {
+        type: 'response.output_item.done',
+        sequence_number: 3,
+        output_index: 3,
+        item: {
+          type: 'function_call',
+          id: 'fc_a',
+          call_id: 'call_a',
+          name: 'read',
+          arguments: '{"path":"n"}',
+        },
+      },
+      completed({ status: 'completed' }),
+    ]),
+    () => {},
+    () => 7,
+  );
+  expect(answer.content.map((part) => part.type)).toEqual(['thinking', 'text', 'thinking', 'toolCall']);
+  expect(answer.content[1]).toEqual({ type: 'text', text: 'Looking at the notes.' });
+  expect(answer.stopReason).toBe('toolUse');
+
+  const input = toResponsesInput([answer]);
+  expect(input.map((item) => ('type' in item && item.type) || ('role' in item && item.role))).toEqual([
+    'reasoning',
+    'assistant',
+    'reasoning',
+    'function_call',
+  ]);
+  expect(input[0]).toMatchObject({ id: 'rs_a', encrypted_content: 'enc-rs_a' });
+  expect(input[2]).toMatchObject({ id: 'rs_b', encrypted_content: 'enc-rs_b' });
+});
+
 test('an answer cut at max_output_tokens keeps its text and stops for length; a filtered one for contentFilter', async () => {
   const cut = await assembleResponsesStream(
     streamOf(eventsIn(fixture('incomplete-max-output-tokens'))),
