@@ -1,6 +1,11 @@
-/** Lines for the person at the terminal; stdout is kept for answers and --json events. */
+import { printable } from '../shared/printable-text';
+
+/**
+ * Lines for the person at the terminal; stdout is kept for answers and --json events. A line may
+ * quote a model, a tool or a failure, so only its printable text is written.
+ */
 export const log = (line: string): void => {
-  process.stderr.write(`${line}\n`);
+  process.stderr.write(`${printable(line)}\n`);
 };
 
 type Cleanup = () => Promise<void>;

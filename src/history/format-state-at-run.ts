@@ -1,6 +1,7 @@
 import { type Message, textOf, toolCallsOf } from '../shared/messages';
 import { oneLine } from '../shared/one-line';
 import type { StateAtRun } from './state-at-run';
+import { printable } from '../shared/printable-text';
 
 const LINE_CHARS = 200;
 
@@ -39,8 +40,12 @@ export function formatStateAtRun(state: StateAtRun): string {
  */
 function systemPromptLines(prompt: string, shown: string | undefined): string[] {
   if (prompt === shown) return ['  system: as above'];
-  const printable = prompt.replace(/[^\P{Cc}\n\t]/gu, '');
-  return ['  system:', ...printable.split('\n').map((line) => (line ? `    ${line}` : ''))];
+  return [
+    '  system:',
+    ...printable(prompt)
+      .split('\n')
+      .map((line) => (line ? `    ${line}` : '')),
+  ];
 }
 
 function messageLine(message: Message): string {

@@ -1,9 +1,8 @@
 import type { ToolResultContent } from '../shared/content';
+import { withoutEscapeSequences } from '../shared/printable-text';
 import type { ToolOutcome } from '../shared/tool-outcome';
 
 /* eslint-disable no-control-regex -- matching control characters is the point here */
-/** Terminal escape sequences (colours, cursor moves, titles): dropped whole rather than leaving `[31m` behind. */
-const ANSI_ESCAPES = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/g;
 /** ASCII control characters except tab, newline and carriage return; and DEL. */
 const CONTROL_CHARACTERS = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g;
 /* eslint-enable no-control-regex */
@@ -14,7 +13,7 @@ const CONTROL_CHARACTERS = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g;
  * transcript, where a stray NUL or escape sequence would reach the model and every reader.
  */
 export function sanitizeText(text: string): string {
-  return text.replace(ANSI_ESCAPES, '').replace(CONTROL_CHARACTERS, '');
+  return withoutEscapeSequences(text).replace(CONTROL_CHARACTERS, '');
 }
 
 /** Text blocks sanitised; images untouched (they are base64). */

@@ -196,6 +196,53 @@ describe('the command line', () => {
       await model.close();
     }
   }, 120_000);
+
+  test('what a model writes cannot drive the terminal: run, history and status show its text without escapes', async () => {
+    // A clipboard write, a retitle, a screen clear, a carriage return that would hide what came
+    // before it, an 8-bit CSI and a right-to-left override: in a tool call's arguments and streamed.
+    const hostile = `${ESC}]52;c;cm0gLXJmIH4=\x07Done${ESC}]0;owned\x07${ESC}[2J\rHidden\u202Eevil\x9b31m.`;
+    const turn = [
+      { toolCalls: [{ name: 'read', arguments: { path: `${ESC}[2Jnotes.txt` } }] },
+      { text: hostile, textChunks: 4, chunkDelayMs: 100 },
+    ];
+    const model = await startScriptedModelServer(turn);
+    try {
+      const workspace = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-tty-'));
+      const id = `hostile-${randomUUID()}`;
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
+        AGENT_TASK_QUEUE: `tty-${randomUUID()}`,
+        OPENAI_BASE_URL: model.baseUrl,
+        AGENT_MODEL: 'scripted-model',
+        TERM: 'xterm-256color',
+      };
+      delete env.NO_COLOR;
+      const ran = await runOnTerminal(['run', '--workspace', workspace, '--id', id, 'Read my notes'], env);
+      expect(ran.code).toBe(0);
+      expect(ran.screen).toContain('\x1b[36m→ read');
+      // Cut across the streamed pieces, each sequence is still dropped whole.
+      expect(ran.screen).toContain('DoneHiddenevil31m.');
+      expect(ran.screen).not.toContain('52;c;');
+      const history = await runCli(['history', id], env);
+      const atRun = await runCli(['history', id, '--at', '1'], env);
+      const status = await runCli(['status', id], env);
+      for (const shown of [ran.screen, history.stdout, atRun.stdout, status.stdout]) {
+        for (const sequence of [`${ESC}]`, `${ESC}[2J`, '\u202E', '\x9b', '\x07']) {
+          expect(shown).not.toContain(sequence);
+        }
+      }
+      expect(history.stdout).toContain('Hiddenevil31m.');
+      expect(atRun.stdout).toContain('assistant: [calls read');
+      expect(atRun.stdout).toContain('assistant: Done Hiddenevil31m.');
+      for (const printed of [history.stdout, atRun.stdout, status.stdout]) {
+        expect(printed).not.toContain(ESC);
+        expect(printed).not.toContain('\r');
+      }
+    } finally {
+      await model.close();
+    }
+  }, 120_000);
 });
 
 /** The embedded server's and its UI's ports, chosen where no other test process is handed them meanwhile. */

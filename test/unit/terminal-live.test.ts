@@ -62,6 +62,20 @@ describe('StreamedText', () => {
     expect(out.text()).toBe('Let me look.\nDone.\n');
   });
 
+  test('the model cannot drive the terminal: an escape sequence cut across pieces is dropped whole', () => {
+    const out = fakeStream(true);
+    const text = new StreamedText(out.stream);
+    const pieces = ['Safe \x1b]52;c;cm0g', 'LXJm\x07text\x1b[', '2J\r, and \x1b]0;never ended'];
+    let offset = 0;
+    for (const next of pieces) {
+      text.add(piece('c1', offset, next));
+      offset += next.length;
+    }
+    expect(text.finish(finished(pieces.join('')))).toBe(true);
+    // The unterminated title is let go at the end, without its escape.
+    expect(out.text()).toBe('Safe text, and 0;never ended\n');
+  });
+
   test('a gap is marked and the answer is then written whole', () => {
     const out = fakeStream(true);
     const text = new StreamedText(out.stream);

@@ -12,6 +12,7 @@ import { historySourceArg, readHistorySource } from '../history-source';
 import { namedPositionals, parseCommandArgs } from '../parse-command-args';
 import { connectRerunAgent } from '../rerun-worker';
 import { UsageError } from '../usage-error';
+import { printable } from '../../shared/printable-text';
 
 export interface EvalArgs {
   file: string;
@@ -125,7 +126,7 @@ export async function evalCommand(args: string[], cleanups: Cleanups): Promise<n
   await writeFile(path.join(evalArgs.out, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
   await writeFile(path.join(evalArgs.out, 'report.md'), evalMarkdown(report));
   if (!evalArgs.json) log(`report: ${path.join(evalArgs.out, 'report.md')}`);
-  process.stdout.write(evalArgs.json ? `${JSON.stringify(report)}\n` : evalMarkdown(report));
+  process.stdout.write(evalArgs.json ? `${JSON.stringify(report)}\n` : printable(evalMarkdown(report)));
   return report.passed === report.checked && results.every((result) => !result.error) ? 0 : 1;
 }
 

@@ -6,6 +6,7 @@ import type { Cleanups } from '../cleanups';
 import { connectAgent } from '../connect-agent';
 import { type HistorySource, historySourceArg, readHistorySource } from '../history-source';
 import { namedPositionals, parseCommandArgs, positiveInteger } from '../parse-command-args';
+import { printable } from '../../shared/printable-text';
 
 export interface HistoryArgs {
   /** A conversation on the server, or an exported history file. */
@@ -49,10 +50,10 @@ export async function historyCommand(args: string[], cleanups: Cleanups): Promis
   const converter = client.options.loadedDataConverter.payloadConverter;
   if (history.atRun !== undefined) {
     const state = stateAtRun(conversationId, executions, history.atRun, converter);
-    process.stdout.write(history.json ? `${JSON.stringify(state)}\n` : formatStateAtRun(state));
+    process.stdout.write(history.json ? `${JSON.stringify(state)}\n` : printable(formatStateAtRun(state)));
     return 0;
   }
   const timeline = buildTimeline(conversationId, executions, converter);
-  process.stdout.write(history.json ? `${JSON.stringify(timeline)}\n` : formatTimeline(timeline));
+  process.stdout.write(history.json ? `${JSON.stringify(timeline)}\n` : printable(formatTimeline(timeline)));
   return 0;
 }

@@ -2,6 +2,7 @@ import type { ConversationListing } from '../../client/agent-client';
 import { type Cleanups, log } from '../cleanups';
 import { connectAgent } from '../connect-agent';
 import { namedPositionals, parseCommandArgs, positiveInteger } from '../parse-command-args';
+import { printable } from '../../shared/printable-text';
 
 const DEFAULT_LIMIT = 100;
 
@@ -35,7 +36,7 @@ export async function listCommand(args: string[], cleanups: Cleanups): Promise<n
       break;
     }
     shown++;
-    process.stdout.write(`${list.json ? JSON.stringify(listing) : formatListing(listing)}\n`);
+    process.stdout.write(`${list.json ? JSON.stringify(listing) : printable(formatListing(listing))}\n`);
   }
   if (shown === 0 && !list.json) log(`no open conversations on task queue ${settings.taskQueue}`);
   return 0;

@@ -9,6 +9,7 @@ import { connectAgent } from '../connect-agent';
 import { type HistorySource, historySourceArg } from '../history-source';
 import { namedPositionals, parseCommandArgs, positiveInteger } from '../parse-command-args';
 import { readConversationHistory } from '../read-conversation-history';
+import { printable } from '../../shared/printable-text';
 
 type History = temporal.api.history.v1.IHistory;
 
@@ -120,7 +121,7 @@ export async function replayCommand(args: string[], cleanups: Cleanups): Promise
       }
     }
     process.stdout.write(
-      replay.json ? `${JSON.stringify(report)}\n` : formatReplayReport(report, outcomes.length),
+      replay.json ? `${JSON.stringify(report)}\n` : printable(formatReplayReport(report, outcomes.length)),
     );
   });
   return failures ? 1 : 0;

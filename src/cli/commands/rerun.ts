@@ -16,6 +16,7 @@ import {
   positiveInteger,
 } from '../parse-command-args';
 import { UsageError } from '../usage-error';
+import { printable } from '../../shared/printable-text';
 
 export interface RerunArgs {
   source: HistorySource;
@@ -143,7 +144,9 @@ export async function rerunCommand(args: string[], cleanups: Cleanups): Promise<
     { ...variant, ...(systemPrompt !== undefined ? { systemPrompt } : {}) },
   );
   process.stdout.write(
-    rerun.json ? report.turns.map((turn) => `${JSON.stringify(turn)}\n`).join('') : formatRerunReport(report),
+    rerun.json
+      ? report.turns.map((turn) => `${JSON.stringify(turn)}\n`).join('')
+      : printable(formatRerunReport(report)),
   );
   return report.turns.some((turn) => turn.rerun.ended !== undefined) ? 1 : 0;
 }

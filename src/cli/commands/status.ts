@@ -13,6 +13,7 @@ import { type DisabledTool, disabledTools } from '../terminal/disabled-tools';
 import { webUiLink } from '../terminal/web-ui-link';
 import { connectAgent } from '../connect-agent';
 import { conversationIdArg, namedPositionals, parseCommandArgs } from '../parse-command-args';
+import { printable } from '../../shared/printable-text';
 
 export interface StatusArgs {
   conversationId: string;
@@ -175,7 +176,7 @@ export async function statusCommand(args: string[], cleanups: Cleanups): Promise
           ...(report.agentToday ? { agentToday: report.agentToday } : {}),
           ...(webUiUrl ? { webUiUrl } : {}),
         })}\n`
-      : formatStatus(report),
+      : printable(formatStatus(report)),
   );
   return 0;
 }

@@ -12,6 +12,7 @@ import {
 import { budgetPauseWords, dailyBudgetPauseWords } from '../../client/budget-words';
 import { RAISE_FLAGS } from '../raise-flags';
 import { log } from '../cleanups';
+import { printable } from '../../shared/printable-text';
 
 type ApprovalRequest = Extract<AgentEvent, { type: 'approval_requested' }>;
 
@@ -75,7 +76,7 @@ export class TerminalApprovals {
         const approval = pending?.find((candidate) => candidate.toolCallId === request.toolCallId);
         if (pending && !approval) continue;
         // The person decides on what will run: the arguments whole, and the decision names their hash.
-        if (approval) this.output.write(argumentsShown(conversationId, approval));
+        if (approval) this.output.write(printable(argumentsShown(conversationId, approval)));
         const decision = await this.ask(asked, approval?.budget?.kind === 'dailyTokens');
         if (!decision) continue;
         await this.agent
@@ -110,9 +111,11 @@ export class TerminalApprovals {
       const where = `${request.toolCallId}${conversationId === this.conversationId ? '' : `, sub-agent ${conversationId}`}`;
       for (;;) {
         const answer = await terminal.question(
-          rejectOnly
-            ? `Stop the run (${where})? ${WAIT_OR_REJECT_CHOICES}: `
-            : `Allow ${request.toolName} (${where})? ${PROMPT_CHOICES}: `,
+          printable(
+            rejectOnly
+              ? `Stop the run (${where})? ${WAIT_OR_REJECT_CHOICES}: `
+              : `Allow ${request.toolName} (${where})? ${PROMPT_CHOICES}: `,
+          ),
           { signal: withdraw.signal },
         );
         if (rejectOnly) {

@@ -10,6 +10,7 @@ import { StreamedText } from './streamed-text';
 import { colourWanted, styledLine } from './style';
 import { TerminalApprovals } from './approvals';
 import { currentUserName } from '../user-name';
+import { printable } from '../../shared/printable-text';
 
 export interface FollowRunOptions {
   agent: AgentClient;
@@ -48,7 +49,11 @@ export async function followRun(options: FollowRunOptions): Promise<FollowedRun>
     options.quietHint && setTimeout(() => log(options.quietHint!.text), options.quietHint.afterMs);
   const live = options.json ? undefined : new LiveLine(process.stderr);
   const colour = colourWanted(process.stderr);
-  const print = (line: string) => (live ? live.print(colour ? styledLine(line) : line) : log(line));
+  const print = (text: string) => {
+    const line = printable(text);
+    if (live) live.print(colour ? styledLine(line) : line);
+    else log(line);
+  };
   const text = !options.json && process.stdout.isTTY ? new StreamedText(process.stdout, live) : undefined;
   const activity = new RunActivity();
   const events: AsyncGenerator<AgentEvent, RunEnd | void> = options.untilEnded
@@ -119,7 +124,7 @@ export function reportRunEnd(conversationId: string, followed: FollowedRun, json
   }
   const { event } = followed.end;
   if (event.outcome === 'answered') {
-    if (!json && !followed.answerShown) process.stdout.write(`${event.answer}\n`);
+    if (!json && !followed.answerShown) process.stdout.write(`${printable(event.answer)}\n`);
     return 0;
   }
   if (!json) {

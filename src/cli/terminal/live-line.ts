@@ -1,3 +1,5 @@
+import { printable } from '../../shared/printable-text';
+
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const REDRAW_MS = 100;
 const CLEAR = '\r\x1b[2K';
@@ -62,7 +64,7 @@ export class LiveLine {
     if (!this.output.isTTY || this.pausedBy.size || !this.status) return;
     const seconds = ((this.now() - this.status.since) / 1_000).toFixed(1);
     const width = Math.max(20, (this.output.columns || 80) - 1);
-    const line = `${FRAMES[this.frame++ % FRAMES.length]} ${this.status.text} · ${seconds} s`;
+    const line = `${FRAMES[this.frame++ % FRAMES.length]} ${printable(this.status.text)} · ${seconds} s`;
     this.output.write(`${CLEAR}${line.length > width ? `${line.slice(0, width - 1)}…` : line}`);
     this.drawn = true;
   }

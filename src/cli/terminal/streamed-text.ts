@@ -1,4 +1,5 @@
 import type { AgentEvent } from '../../shared/events';
+import { printable, splitAtUnfinishedEscape } from '../../shared/printable-text';
 
 type ModelText = Extract<AgentEvent, { type: 'model_text' }>;
 type RunFinished = Extract<AgentEvent, { type: 'run_finished' }>;
@@ -22,6 +23,8 @@ export class StreamedText {
   private open = false;
   /** The last call's text, for recognising its model_response. */
   private lastCallText = '';
+  /** An escape sequence the last piece ended inside of, held until the next piece shows where it ends. */
+  private held = '';
 
   constructor(
     private readonly output: NodeJS.WritableStream,
@@ -38,16 +41,18 @@ export class StreamedText {
     if (!this.open) this.pausable?.pause('text');
     this.open = true;
     if (event.offset > this.shown.length) {
+      this.release();
       this.output.write('…');
       this.whole = false;
     }
-    this.output.write(event.text);
+    this.write(event.text);
     this.shown += event.text;
   }
 
   /** The turn's text is over (it went on to call tools). */
   end(): void {
     if (this.open) {
+      this.release();
       this.output.write('\n');
       this.pausable?.resume('text');
     }
@@ -69,7 +74,9 @@ export class StreamedText {
   finish(event: RunFinished): boolean {
     const streamed = this.call !== undefined && this.whole && event.answer.startsWith(this.shown);
     if (streamed && event.outcome === 'answered') {
-      this.output.write(`${event.answer.slice(this.shown.length)}\n`);
+      this.write(event.answer.slice(this.shown.length));
+      this.release();
+      this.output.write('\n');
       this.pausable?.resume('text');
       this.open = false;
       this.call = undefined;
@@ -78,5 +85,18 @@ export class StreamedText {
     }
     this.end();
     return false;
+  }
+
+  /** The model's text as a terminal may show it: no escape sequence, even one cut across pieces. */
+  private write(text: string): void {
+    const { ready, held } = splitAtUnfinishedEscape(this.held + text);
+    this.held = held;
+    this.output.write(printable(ready));
+  }
+
+  /** What was held back, once no piece will finish it. */
+  private release(): void {
+    this.output.write(printable(this.held));
+    this.held = '';
   }
 }
