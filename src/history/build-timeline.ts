@@ -427,7 +427,10 @@ class TimelineBuilder {
     call.attempts = marker.attempt ?? 1;
     const scheduledMs = markerTimeMs(marker.original_schedule_time);
     const completedMs = markerTimeMs(marker.complete_time);
-    if (scheduledMs !== undefined && completedMs !== undefined) call.durationMs = completedMs - scheduledMs;
+    // The marker's two times are not taken from one clock (a short call can come out below zero):
+    // a difference below zero says nothing of how long the call took, so none is shown.
+    if (scheduledMs !== undefined && completedMs !== undefined && completedMs >= scheduledMs)
+      call.durationMs = completedMs - scheduledMs;
     const value = readToolOutcome(result);
     if (value) setToolOutcome(call, value);
   }

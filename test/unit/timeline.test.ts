@@ -51,6 +51,15 @@ const UNCOUNTED_RUNS: Readonly<Record<string, number>> = { 'abort-accepted-with-
 describe.each(recorded)('the timeline of %s', (name) => {
   const timeline = timelineOf(name);
 
+  test('says no call took less than no time', () => {
+    for (const item of timeline.items) {
+      if ('durationMs' in item && item.durationMs !== undefined)
+        expect(item.durationMs).toBeGreaterThanOrEqual(0);
+      if ('latencyMs' in item && item.latencyMs !== undefined)
+        expect(item.latencyMs).toBeGreaterThanOrEqual(0);
+    }
+  });
+
   test('numbers runs as the workflow did (its result counts them)', () => {
     const closed = itemsOf(timeline, 'execution_closed')[0] ?? itemsOf(timeline, 'continued_as_new')[0];
     expect(closed !== undefined).toBe(!OPEN.has(name));
