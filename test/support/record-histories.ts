@@ -530,6 +530,20 @@ const SCENARIOS: Scenario[] = [
     drive: ({ say }) => say('Look around, many times'),
   },
   {
+    // No system prompt set: the worker writes its default one with the workspace's AGENTS.md
+    // (patched 'default-system-prompt'), and the second run of the day reuses it.
+    name: 'default-system-prompt',
+    model: [
+      { toolCalls: [{ id: 'call_prompt_read', name: 'read', arguments: { path: 'notes.txt' } }] },
+      { text: 'Your notes say to remember the milk.' },
+      { text: 'Nothing else.' },
+    ],
+    drive: async ({ say }) => {
+      await say('What do my notes say?');
+      await say('Anything else?');
+    },
+  },
+  {
     // Keeps what it spent in its memo as each run finishes, and hands it to the next execution.
     name: 'spent-memo',
     options: { maxHistoryEvents: 50, approval: { mode: 'auto' } },
@@ -744,6 +758,7 @@ async function main(names: string[]) {
   const bundlePath = path.join(workspace, '..', `durable-agent-record-bundle-${process.pid}.js`);
   await writeFile(bundlePath, code);
   await writeFile(path.join(workspace, 'notes.txt'), 'remember the milk\n');
+  await writeFile(path.join(workspace, 'AGENTS.md'), 'Answer in one sentence.\n');
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection });
   try {
