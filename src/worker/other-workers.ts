@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { Connection } from '@temporalio/client';
+import { Connection, type WorkflowService } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { processAlive } from '../platform/process-alive';
 
@@ -17,22 +17,31 @@ export async function otherWorkersPoll(
 ): Promise<boolean> {
   const connection = await Connection.connect({ address, connectTimeout: 2_000 });
   try {
-    const { pollers } = await connection.workflowService.describeTaskQueue({
-      namespace,
-      taskQueue: { name: taskQueue },
-      taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-    });
-    return (pollers ?? []).some((poller) =>
-      pollerAlive(poller.identity ?? '', Number(poller.lastAccessTime?.seconds ?? 0) * 1_000, {
-        nowMs: Date.now(),
-        ownPid: process.pid,
-        host: hostname(),
-        pidAlive: processAlive,
-      }),
-    );
+    return await livePollersOf(connection.workflowService, namespace, taskQueue);
   } finally {
     await connection.close();
   }
+}
+
+/** Whether a worker of another process polls `taskQueue` for workflow tasks now, by what the server says of its pollers. */
+export async function livePollersOf(
+  service: WorkflowService,
+  namespace: string,
+  taskQueue: string,
+): Promise<boolean> {
+  const { pollers } = await service.describeTaskQueue({
+    namespace,
+    taskQueue: { name: taskQueue },
+    taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+  });
+  return (pollers ?? []).some((poller) =>
+    pollerAlive(poller.identity ?? '', Number(poller.lastAccessTime?.seconds ?? 0) * 1_000, {
+      nowMs: Date.now(),
+      ownPid: process.pid,
+      host: hostname(),
+      pidAlive: processAlive,
+    }),
+  );
 }
 
 /**

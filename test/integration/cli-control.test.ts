@@ -353,3 +353,18 @@ test('send starts a conversation with a token budget; status shows the pause and
   expect(history.code).toBe(0);
   expect(history.stdout).toContain('budget-1');
 });
+
+test('status of a running conversation no worker polls for says so at once, with its task queue', async () => {
+  const model = await startScriptedModelServer([]);
+  opened.push(model);
+  const taskQueue = `nobody-${newId()}`;
+  const env = cliEnv(model, taskQueue);
+  const id = newId();
+  expect((await runCli(['send', id, '--no-wait', 'Hello'], env)).code).toBe(0);
+  const status = await runCli(['status', id], env);
+  expect(status.code).toBe(1);
+  expect(status.stderr).toContain(`conversation ${id} is running on task queue ${taskQueue} (since `);
+  expect(status.stderr).toContain(
+    'but no worker answered for it (no worker polls it): is a worker running on that task queue? (durable-agent worker)',
+  );
+}, 120_000);

@@ -137,6 +137,20 @@ describe('the command line', () => {
     }
   }, 240_000);
 
+  /** A colour terminal's environment, on the test server's own task queue, with the scripted model. */
+  function terminalEnv(modelBaseUrl: string): NodeJS.ProcessEnv {
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
+      AGENT_TASK_QUEUE: `tty-${randomUUID()}`,
+      OPENAI_BASE_URL: modelBaseUrl,
+      AGENT_MODEL: 'scripted-model',
+      TERM: 'xterm-256color',
+    };
+    delete env.NO_COLOR;
+    return env;
+  }
+
   /** `durable-agent run` on a pseudo-terminal (util-linux `script`), as a person at a terminal sees it. */
   async function runOnTerminal(
     args: string[],
@@ -169,15 +183,7 @@ describe('the command line', () => {
     try {
       const workspace = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-tty-'));
       await writeFile(path.join(workspace, 'notes.txt'), 'a note');
-      const env: NodeJS.ProcessEnv = {
-        ...process.env,
-        TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
-        AGENT_TASK_QUEUE: `tty-${randomUUID()}`,
-        OPENAI_BASE_URL: model.baseUrl,
-        AGENT_MODEL: 'scripted-model',
-        TERM: 'xterm-256color',
-      };
-      delete env.NO_COLOR;
+      const env = terminalEnv(model.baseUrl);
       const coloured = await runOnTerminal(['run', '--workspace', workspace, 'Read my notes'], env);
       expect(coloured.code).toBe(0);
       expect(coloured.screen).toContain('waiting for the model');
@@ -206,27 +212,28 @@ describe('the command line', () => {
       { text: hostile, textChunks: 4, chunkDelayMs: 100 },
     ];
     const model = await startScriptedModelServer(turn);
+    let worker: ReturnType<typeof startCli> | undefined;
     try {
       const workspace = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-tty-'));
       const id = `hostile-${randomUUID()}`;
-      const env: NodeJS.ProcessEnv = {
-        ...process.env,
-        TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
-        AGENT_TASK_QUEUE: `tty-${randomUUID()}`,
-        OPENAI_BASE_URL: model.baseUrl,
-        AGENT_MODEL: 'scripted-model',
-        TERM: 'xterm-256color',
-      };
-      delete env.NO_COLOR;
-      const ran = await runOnTerminal(['run', '--workspace', workspace, '--id', id, 'Read my notes'], env);
+      const env = terminalEnv(model.baseUrl);
+      // A worker of its own, so that status can ask the conversation after the run.
+      worker = startCli(['worker', '--workspace', workspace], env);
+      await worker.stderrMatching(/worker on task queue/);
+      const ran = await runOnTerminal(
+        ['run', '--no-worker', '--workspace', workspace, '--id', id, 'Read my notes'],
+        env,
+      );
       expect(ran.code).toBe(0);
       expect(ran.screen).toContain('\x1b[36m→ read');
       // Cut across the streamed pieces, each sequence is still dropped whole.
       expect(ran.screen).toContain('DoneHiddenevil31m.');
       expect(ran.screen).not.toContain('52;c;');
-      const history = await runCli(['history', id], env);
-      const atRun = await runCli(['history', id, '--at', '1'], env);
-      const status = await runCli(['status', id], env);
+      const [history, atRun, status] = await Promise.all([
+        runCli(['history', id], env),
+        runCli(['history', id, '--at', '1'], env),
+        runCli(['status', id], env),
+      ]);
       for (const shown of [ran.screen, history.stdout, atRun.stdout, status.stdout]) {
         for (const sequence of [`${ESC}]`, `${ESC}[2J`, '\u202E', '\x9b', '\x07']) {
           expect(shown).not.toContain(sequence);
@@ -235,11 +242,14 @@ describe('the command line', () => {
       expect(history.stdout).toContain('Hiddenevil31m.');
       expect(atRun.stdout).toContain('assistant: [calls read');
       expect(atRun.stdout).toContain('assistant: Done Hiddenevil31m.');
+      expect(status).toMatchObject({ code: 0, stdout: expect.stringContaining(`conversation ${id}: idle`) });
       for (const printed of [history.stdout, atRun.stdout, status.stdout]) {
         expect(printed).not.toContain(ESC);
         expect(printed).not.toContain('\r');
       }
     } finally {
+      worker?.kill('SIGTERM');
+      await worker?.done;
       await model.close();
     }
   }, 120_000);

@@ -1,3 +1,4 @@
+import type { Client } from '@temporalio/client';
 import { policySummary } from '../../shared/pending-policy';
 import type { PendingApproval } from '../../shared/approvals';
 import type { BudgetPause, BudgetStatus, BudgetUsage } from '../../shared/budget';
@@ -8,12 +9,13 @@ import type { ConversationStatusSummary } from '../../shared/conversation-api';
 import type { ConversationExecution } from '../../client/agent-client';
 import { approveCommandLine } from '../approval-choices';
 import type { AgentEvent } from '../../shared/events';
-import type { Cleanups } from '../cleanups';
+import { type Cleanups, log } from '../cleanups';
 import { type DisabledTool, disabledTools } from '../terminal/disabled-tools';
 import { webUiLink } from '../terminal/web-ui-link';
 import { connectAgent } from '../connect-agent';
 import { conversationIdArg, namedPositionals, parseCommandArgs } from '../parse-command-args';
 import { printable } from '../../shared/printable-text';
+import { livePollersOf } from '../../worker/other-workers';
 
 export interface StatusArgs {
   conversationId: string;
@@ -151,17 +153,28 @@ function budgetPauseLines(id: string, approval: PendingApproval, pause: BudgetPa
 /** `status`: one conversation's state and pending approvals, on stdout. */
 export async function statusCommand(args: string[], cleanups: Cleanups): Promise<number> {
   const status = parseStatusArgs(args);
-  const { agent, settings } = await connectAgent(cleanups, { startServer: false });
+  const { agent, client, settings } = await connectAgent(cleanups, { startServer: false });
   const execution = await agent.execution(status.conversationId);
   const webUiUrl = webUiLink(settings, status.conversationId);
   const report: StatusReport = { execution, ...(webUiUrl ? { webUiUrl } : {}) };
   if (execution.executionStatus === 'RUNNING') {
+    const unanswered = await noWorkerFor(client, settings.namespace, execution.taskQueue);
     let events: AgentEvent[];
-    [report.summary, report.pendingApprovals, events] = await Promise.all([
-      agent.status(status.conversationId),
-      agent.pendingApprovals(status.conversationId),
-      agent.events(status.conversationId),
-    ]);
+    try {
+      if (unanswered) throw new Error(unanswered);
+      [report.summary, report.pendingApprovals, events] = await Promise.all([
+        agent.status(status.conversationId),
+        agent.pendingApprovals(status.conversationId),
+        agent.events(status.conversationId),
+      ]);
+    } catch (error) {
+      // Only a worker answers what a running conversation is doing; the server alone knows that it runs.
+      log(
+        `conversation ${status.conversationId} is running on task queue ${execution.taskQueue} (since ${execution.startTime.toISOString()}), ` +
+          `but no worker answered for it (${(error as Error).message}): is a worker running on that task queue? (durable-agent worker)`,
+      );
+      return 1;
+    }
     report.disabledTools = disabledTools(events, Date.now());
     const daily = report.summary.budget?.daily;
     if (daily) report.agentToday = await agent.agentSpentToday(daily.agentId);
@@ -179,4 +192,18 @@ export async function statusCommand(args: string[], cleanups: Cleanups): Promise
       : printable(formatStatus(report)),
   );
   return 0;
+}
+
+/**
+ * Why no worker will answer a query on `taskQueue`, when the server lists no live poller there: a
+ * query none takes would wait for the server's timeout. Undefined when one polls, or when the
+ * server cannot say.
+ */
+async function noWorkerFor(
+  client: Client,
+  namespace: string,
+  taskQueue: string,
+): Promise<string | undefined> {
+  const polled = await livePollersOf(client.workflowService, namespace, taskQueue).catch(() => true);
+  return polled ? undefined : 'no worker polls it';
 }
