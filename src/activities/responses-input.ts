@@ -1,5 +1,5 @@
 import type OpenAI from 'openai';
-import type { ImageContent } from '../shared/content';
+import type { ImageContent, TextContent } from '../shared/content';
 import type { AssistantMessage, Message, ToolResultMessage, UserMessage } from '../shared/messages';
 
 type InputItem = OpenAI.Responses.ResponseInputItem;
@@ -50,12 +50,30 @@ function assistantItems(message: AssistantMessage): InputItem[] {
           : {}),
       });
     } else if (part.type === 'text') {
-      if (part.text) items.push({ role: 'assistant', content: part.text });
+      if (part.text) items.push(assistantTextItem(part));
     } else {
       items.push({ type: 'function_call', call_id: part.id, name: part.name, arguments: part.arguments });
     }
   }
   return items;
+}
+
+/**
+ * Text the Responses API wrote goes back as the output message it was, id and all: a reasoning
+ * item before it is refused unless its own following item comes with it. Other text goes as a
+ * plain assistant message.
+ */
+function assistantTextItem(part: TextContent): InputItem {
+  if (!part.responseItem) return { role: 'assistant', content: part.text };
+  const { id, phase } = part.responseItem;
+  return {
+    type: 'message',
+    id,
+    role: 'assistant',
+    status: 'completed',
+    content: [{ type: 'output_text', text: part.text, annotations: [] }],
+    ...(phase === 'commentary' || phase === 'final_answer' ? { phase } : {}),
+  };
 }
 
 function toolOutputItem(message: ToolResultMessage): InputItem {

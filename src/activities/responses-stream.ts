@@ -33,7 +33,12 @@ export async function assembleResponsesStream(
         text += event.delta;
         const part = parts.get(event.output_index);
         if (part?.type === 'text') part.text += event.delta;
-        else parts.set(event.output_index, { type: 'text', text: event.delta });
+        else
+          parts.set(event.output_index, {
+            type: 'text',
+            text: event.delta,
+            responseItem: { id: event.item_id },
+          });
         break;
       }
       case 'response.reasoning_summary_text.delta':
@@ -50,7 +55,8 @@ export async function assembleResponsesStream(
         break;
       }
       case 'response.output_item.done':
-        if (event.item.type === 'function_call')
+        if (event.item.type === 'message') keepMessageItem(parts.get(event.output_index), event.item);
+        else if (event.item.type === 'function_call')
           calls.set(event.item.id ?? event.item.call_id, callOf(event.item, event.output_index));
         else if (event.item.type === 'reasoning') parts.set(event.output_index, thinkingOf(event.item));
         break;
@@ -84,6 +90,15 @@ export async function assembleResponsesStream(
     ...(finished.usage ? { usage: usageOf(finished.usage) } : {}),
     timestamp: now(),
   };
+}
+
+/** The output message's id and phase on the text streamed from it, to be sent back with it. */
+function keepMessageItem(
+  part: TextContent | ThinkingContent | undefined,
+  item: OpenAI.Responses.ResponseOutputMessage,
+): void {
+  if (part?.type !== 'text' || !item.id) return;
+  part.responseItem = { id: item.id, ...(item.phase ? { phase: item.phase } : {}) };
 }
 
 function callOf(

@@ -6,6 +6,19 @@ export const TextContentSchema = z.object({
   type: z.literal('text'),
   /** The text. */
   text: z.string(),
+  /**
+   * The Responses API's output message this text came from: its id, and its phase where the model
+   * said whether it was commentary or the final answer. Sent back with the text, since a reasoning
+   * item before it must be followed by that same item.
+   */
+  responseItem: z
+    .object({
+      /** The message item's id (`msg_…`). */
+      id: z.string(),
+      /** `commentary` or `final_answer`, as the model marked the message. */
+      phase: z.string().optional(),
+    })
+    .optional(),
 });
 export type TextContent = z.infer<typeof TextContentSchema>;
 

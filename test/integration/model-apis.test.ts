@@ -6,6 +6,7 @@ import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { anthropicWire } from '../../src/activities/anthropic-wire';
 import { type TestHarness, startHarness } from '../support/test-worker';
+import { ask } from '../support/ask';
 import { waitForEvent } from '../support/wait-for-event';
 
 // A tool loop of three model calls through OpenAI's Responses API and through Anthropic's Messages
@@ -257,6 +258,7 @@ beforeAll(async () => {
       responsesReply(1, { id: 'call_notes', path: 'notes.txt' }),
       responsesReply(2, { id: 'call_todo', path: 'todo.txt' }),
       responsesReply(3),
+      responsesReply(4),
     ],
     '/v1/messages': [
       anthropicReply(1, { id: 'toolu_notes', path: 'notes.txt' }),
@@ -315,6 +317,23 @@ test('Responses API: reasoning items go back, encrypted, on every later call of 
     reasoning(2),
     { type: 'function_call', call_id: 'call_todo', name: 'read', arguments: '{"path":"todo.txt"}' },
     { type: 'function_call_output', call_id: 'call_todo', output: expect.stringContaining('the todo list') },
+  ]);
+
+  // The answer's reasoning goes back followed by the output message it came with, id and all,
+  // as the workflow kept it: without that message the API refuses the reasoning item.
+  const next = await ask(harness.agent, id, 'Thanks.');
+  expect(next.finished.outcome).toBe('answered');
+  const fourth = requestsTo('/v1/responses')[3]!;
+  expect((fourth.input as unknown[]).slice(-3)).toEqual([
+    reasoning(3),
+    {
+      type: 'message',
+      id: 'msg_3',
+      role: 'assistant',
+      status: 'completed',
+      content: [{ type: 'output_text', text: 'Both files read.', annotations: [] }],
+    },
+    { role: 'user', content: 'Thanks.' },
   ]);
 });
 

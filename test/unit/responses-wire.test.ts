@@ -149,7 +149,11 @@ test('a tool loop of three calls: each later request carries the earlier reasoni
       content: [
         // No summary came with it: the thinking is empty, the item still goes back next time.
         { type: 'thinking', thinking: '', reasoningItem: { id: RS_3.id, encryptedContent: RS_3.encrypted } },
-        { type: 'text', text: 'Your notes say to buy milk; the todo list says to call Ana.' },
+        {
+          type: 'text',
+          text: 'Your notes say to buy milk; the todo list says to call Ana.',
+          responseItem: { id: 'msg_0a1b2c3d4e5f60030068f1a2d2' },
+        },
       ],
       stopReason: 'stop',
       model: 'gpt-5-mini-2025-08-07',
@@ -212,7 +216,7 @@ test('the transcript as input items: images as data URLs, text and calls after t
       content: [
         { type: 'thinking', thinking: 'A chart.', reasoningItem: { id: 'rs_a', encryptedContent: 'enc_a' } },
         { type: 'thinking', thinking: 'Signed elsewhere.', signature: 'sig' },
-        { type: 'text', text: 'Let me look closer.' },
+        { type: 'text', text: 'Let me look closer.', responseItem: { id: 'msg_a', phase: 'commentary' } },
         { type: 'toolCall', id: 'call_1', name: 'screenshot', arguments: '{}' },
       ],
       stopReason: 'toolUse',
@@ -242,7 +246,15 @@ test('the transcript as input items: images as data URLs, text and calls after t
       summary: [{ type: 'summary_text', text: 'A chart.' }],
       encrypted_content: 'enc_a',
     },
-    { role: 'assistant', content: 'Let me look closer.' },
+    // Back as the output message it was: the reasoning before it needs its own following item.
+    {
+      type: 'message',
+      id: 'msg_a',
+      role: 'assistant',
+      status: 'completed',
+      content: [{ type: 'output_text', text: 'Let me look closer.', annotations: [] }],
+      phase: 'commentary',
+    },
     { type: 'function_call', call_id: 'call_1', name: 'screenshot', arguments: '{}' },
     {
       type: 'function_call_output',
@@ -255,6 +267,20 @@ test('the transcript as input items: images as data URLs, text and calls after t
   ]);
 });
 
+test('text another API wrote goes back as a plain assistant message', () => {
+  expect(
+    toResponsesInput([
+      {
+        role: 'assistant',
+        content: [{ type: 'text', text: 'From the chat API.' }],
+        stopReason: 'stop',
+        model: 'gpt-4o',
+        timestamp: 1,
+      },
+    ]),
+  ).toEqual([{ role: 'assistant', content: 'From the chat API.' }]);
+});
+
 test('a text answer: the text whole, reported as it grows, no tool calls', async () => {
   const partials: PartialAnswer[] = [];
   const answer = await assembleResponsesStream(
@@ -264,7 +290,9 @@ test('a text answer: the text whole, reported as it grows, no tool calls', async
   );
   expect(answer).toEqual<AssistantMessage>({
     role: 'assistant',
-    content: [{ type: 'text', text: 'Hello, world.' }],
+    content: [
+      { type: 'text', text: 'Hello, world.', responseItem: { id: 'msg_0a1b2c3d4e5f60050068f1a2f1' } },
+    ],
     stopReason: 'stop',
     model: 'gpt-5-mini-2025-08-07',
     usage: { inputTokens: 20, outputTokens: 5, cachedInputTokens: 0 },
@@ -374,6 +402,19 @@ test('reasoning, a preamble, more reasoning and a call keep the order the model 
         delta: 'notes.',
         logprobs: [],
       },
+      {
+        type: 'response.output_item.done',
+        sequence_number: 3,
+        output_index: 1,
+        item: {
+          type: 'message',
+          id: 'msg_a',
+          role: 'assistant',
+          status: 'completed',
+          phase: 'commentary',
+          content: [{ type: 'output_text', text: 'Looking at the notes.', annotations: [] }],
+        },
+      },
       reasoningDone('rs_b', 2, 'second'),
       {
         type: 'response.output_item.done',
@@ -393,16 +434,21 @@ test('reasoning, a preamble, more reasoning and a call keep the order the model 
     () => 7,
   );
   expect(answer.content.map((part) => part.type)).toEqual(['thinking', 'text', 'thinking', 'toolCall']);
-  expect(answer.content[1]).toEqual({ type: 'text', text: 'Looking at the notes.' });
+  expect(answer.content[1]).toEqual({
+    type: 'text',
+    text: 'Looking at the notes.',
+    responseItem: { id: 'msg_a', phase: 'commentary' },
+  });
   expect(answer.stopReason).toBe('toolUse');
 
   const input = toResponsesInput([answer]);
   expect(input.map((item) => ('type' in item && item.type) || ('role' in item && item.role))).toEqual([
     'reasoning',
-    'assistant',
+    'message',
     'reasoning',
     'function_call',
   ]);
+  expect(input[1]).toMatchObject({ id: 'msg_a', phase: 'commentary' });
   expect(input[0]).toMatchObject({ id: 'rs_a', encrypted_content: 'enc-rs_a' });
   expect(input[2]).toMatchObject({ id: 'rs_b', encrypted_content: 'enc-rs_b' });
 });
