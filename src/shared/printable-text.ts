@@ -19,6 +19,21 @@ const UNFINISHED_ESCAPE = /^\x1b(?:\[[0-?]*[ -/]*|[\]PX^_][^\x07\x1b]*)?$/;
 /** How much of an unfinished escape sequence is held back for the piece that may finish it. */
 const MAX_HELD = 1_024;
 
+/**
+ * `text` with what a terminal would act on written out as escapes (`\x1b`, `\r`, `\u202e`) rather
+ * than dropped: for what a person decides on, such as a tool call's arguments, which run as they
+ * are and must be seen as they are. Newlines and tabs stay.
+ */
+export function withUnprintableShown(text: string): string {
+  return text.replace(UNPRINTABLE, (char) => {
+    const code = char.charCodeAt(0);
+    if (char === '\r') return '\\r';
+    return code <= 0xff
+      ? `\\x${code.toString(16).padStart(2, '0')}`
+      : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
 /** `text` without its terminal escape sequences. */
 export function withoutEscapeSequences(text: string): string {
   return text.replace(ESCAPE_SEQUENCES, '');

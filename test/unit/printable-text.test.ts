@@ -1,4 +1,4 @@
-import { printable, splitAtUnfinishedEscape } from '../../src/shared/printable-text';
+import { printable, splitAtUnfinishedEscape, withUnprintableShown } from '../../src/shared/printable-text';
 
 const ESC = '\x1b';
 
@@ -26,4 +26,14 @@ test('text in pieces is split where a piece ends inside an escape sequence', () 
   // Held back no further than a kilobyte: past that it is let go, and its escape dropped.
   const long = `a${ESC}]52;c;${'x'.repeat(2_000)}`;
   expect(splitAtUnfinishedEscape(long)).toEqual({ ready: long, held: '' });
+});
+
+test('what a person decides on shows its control characters written out, not dropped', () => {
+  expect(withUnprintableShown(`rm -rf ~\rls ${ESC}[2J\u202Eexe\x9b`)).toBe(
+    'rm -rf ~\\rls \\x1b[2J\\u202eexe\\x9b',
+  );
+  expect(withUnprintableShown('{"a":1}\n\tok')).toBe('{"a":1}\n\tok');
+  // Written out, nothing is left for the terminal to act on.
+  const shown = withUnprintableShown(`${ESC}]52;c;cm0g\x07`);
+  expect(printable(shown)).toBe(shown);
 });

@@ -124,6 +124,17 @@ test('arguments too long for the terminal: their start, their length, the hash a
   expect(text).toContain(`[… ${long.length - 4000} more characters not shown]`);
 });
 
+test('arguments that would drive the terminal are shown written out, as they will run', () => {
+  const hostile = '{"command":"echo hi\rrm -rf ~ \x1b]0;t\x07"}';
+  const text = argumentsShown('conv 1', {
+    ...pendingFor('call_1'),
+    arguments: hostile,
+    argumentsLength: hostile.length,
+  });
+  expect(text).toContain('{"command":"echo hi\\rrm -rf ~ \\x1b]0;t\\x07"}');
+  expect(text).not.toMatch(/[\x00-\x08\x0b-\x1f]/);
+});
+
 test('a budget pause is shown as what ran out and what allowing gives, not as arguments', () => {
   const text = argumentsShown('conv 1', {
     ...pendingFor('budget-1'),

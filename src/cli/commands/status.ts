@@ -14,7 +14,7 @@ import { type DisabledTool, disabledTools } from '../terminal/disabled-tools';
 import { webUiLink } from '../terminal/web-ui-link';
 import { connectAgent } from '../connect-agent';
 import { conversationIdArg, namedPositionals, parseCommandArgs } from '../parse-command-args';
-import { printable } from '../../shared/printable-text';
+import { printable, withUnprintableShown } from '../../shared/printable-text';
 import { livePollersOf } from '../../worker/other-workers';
 
 export interface StatusArgs {
@@ -96,7 +96,7 @@ export function formatStatus(report: StatusReport): string {
         length > STATUS_ARGUMENTS_CHARS ? ` … [${length} characters in all: --json shows them whole]` : '';
       const hash = approval.argumentsSha256 ? ` --sha256 ${approval.argumentsSha256}` : '';
       lines.push(
-        `    ${approval.toolCallId}  ${approval.toolName} (risk ${approval.risk}, asked ${new Date(approval.requestedAt).toISOString()}${expires}): ${approval.arguments.slice(0, STATUS_ARGUMENTS_CHARS)}${cut}`,
+        `    ${approval.toolCallId}  ${approval.toolName} (risk ${approval.risk}, asked ${new Date(approval.requestedAt).toISOString()}${expires}): ${withUnprintableShown(approval.arguments.slice(0, STATUS_ARGUMENTS_CHARS))}${cut}`,
         `      ${approveCommandLine(id, approval.toolCallId)}${hash} [--always] [--reject] [--reason TEXT]`,
         ...(approval.policy ? [`      ${policySummary(approval.policy)}`] : []),
       );

@@ -12,7 +12,7 @@ import {
 import { budgetPauseWords, dailyBudgetPauseWords } from '../../client/budget-words';
 import { RAISE_FLAGS } from '../raise-flags';
 import { log } from '../cleanups';
-import { printable } from '../../shared/printable-text';
+import { printable, withUnprintableShown } from '../../shared/printable-text';
 
 type ApprovalRequest = Extract<AgentEvent, { type: 'approval_requested' }>;
 
@@ -149,7 +149,9 @@ export function argumentsShown(conversationId: string, approval: PendingApproval
       return `  run ${approval.run} reached its ${reached}; ${dailyBudgetPauseWords(approval.budget)}\n`;
     return `  run ${approval.run} reached its ${reached}; allowing gives it ${defaultRaise} (or decide with durable-agent approve ${shellWord(conversationId)} ${shellWord(approval.toolCallId)} ${RAISE_FLAGS[approval.budget.kind]}), rejecting stops the run\n`;
   }
-  const { arguments: text, argumentsLength = text.length, argumentsSha256 } = approval;
+  // What runs is shown as it is: a control character or escape in it is written out, not dropped.
+  const { arguments: raw, argumentsLength = raw.length, argumentsSha256 } = approval;
+  const text = withUnprintableShown(raw);
   const hash = argumentsSha256 ? ` SHA-256 ${argumentsSha256}` : '';
   if (argumentsLength <= SHOWN_ARGUMENTS_CHARS && !approval.argumentsTruncated) {
     return `  arguments (${argumentsLength} characters${hash ? `,${hash}` : ''}):\n${text}\n`;
