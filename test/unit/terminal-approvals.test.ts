@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream';
 import type { ApprovalDecision, PendingApproval } from '../../src/shared/approvals';
 import type { AgentEvent } from '../../src/shared/events';
 import { TerminalApprovals, argumentsShown } from '../../src/cli/terminal/approvals';
+import { printable } from '../../src/shared/printable-text';
 
 type Request = Extract<AgentEvent, { type: 'approval_requested' }>;
 
@@ -132,7 +133,8 @@ test('arguments that would drive the terminal are shown written out, as they wil
     argumentsLength: hostile.length,
   });
   expect(text).toContain('{"command":"echo hi\\rrm -rf ~ \\x1b]0;t\\x07"}');
-  expect(text).not.toMatch(/[\x00-\x08\x0b-\x1f]/);
+  // Nothing is left for the terminal to act on.
+  expect(printable(text)).toBe(text);
 });
 
 test('a budget pause is shown as what ran out and what allowing gives, not as arguments', () => {
