@@ -79,14 +79,17 @@ test('a tool failing twice in a row is disabled on the worker, the model reads w
     errorKind: 'ExecutionFailed',
   });
 
-  // `status` names the disabled tool and until when, from the conversation's events.
-  const disabled = disabledTools(await harness().agent.events(id), Date.now());
+  // `status` names the disabled tool and until when, from the conversation's events: asked at a
+  // moment of the cool-down (a loaded machine may read the events after its 1.5 s), and not after it.
+  const reopensAt = breakers.snapshot()[0]!.retryAtMs!;
+  const events = await harness().agent.events(id);
+  const disabled = disabledTools(events, reopensAt - 1);
   expect(disabled).toEqual([{ tool: 'inventory', until: expect.stringMatching(/Z$/) }]);
-  expect(Date.parse(disabled[0]!.until)).toBe(breakers.snapshot()[0]!.retryAtMs);
+  expect(Date.parse(disabled[0]!.until)).toBe(reopensAt);
+  expect(disabledTools(events, reopensAt)).toEqual([]);
 
   // After the cool-down one trial call runs; it works, so the circuit closes.
   backendUp = true;
-  const reopensAt = breakers.snapshot()[0]!.retryAtMs!;
   await waitFor(async () => (Date.now() >= reopensAt ? true : undefined), 'the cool-down', 10_000);
   const second = await ask(harness().agent, id, 'And now?', options);
   expect(second.finished).toMatchObject({ outcome: 'answered', answer: 'Bolts: 12 in stock.' });
