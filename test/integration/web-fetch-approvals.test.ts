@@ -24,7 +24,7 @@ import { eventsOf, waitForEvent } from '../support/wait-for-event';
 const harness = useNockedHarness([], {
   registry: new ToolRegistry(
     builtinTools({
-      webFetch: { allowPrivateNetwork: true, timeoutMs: 5_000 },
+      webFetch: { allowPrivateNetwork: true, timeoutMs: 60_000 },
       memory: new MemoryStore(mkdtempSync(path.join(os.tmpdir(), 'durable-agent-memory-'))),
     }),
   ),
