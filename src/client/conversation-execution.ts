@@ -6,6 +6,7 @@ import { CONVERSATION_WORKFLOW_TYPE } from '../shared/constants';
 import { assertConversationId } from '../shared/ids';
 import { LOCAL_ACTIVITY_MARKER } from '../shared/local-activity-marker';
 import type { ClientContext } from './client-context';
+import { type RetryingModelCall, retryingModelCall } from './retrying-model-call';
 
 /** What Temporal knows of a conversation's workflow, without asking the workflow. */
 export interface ConversationExecution {
@@ -21,6 +22,8 @@ export interface ConversationExecution {
   taskQueue: string;
   /** `conversation` for conversations; anything else is some other workflow that happens to have this id. */
   workflowType: string;
+  /** The turn's model call, while an attempt of it has failed and Temporal tries it again. */
+  modelRetry?: RetryingModelCall;
 }
 
 /** One conversation in `AgentClient.list`: its workflow execution as Temporal's visibility store reports it. */
@@ -60,6 +63,7 @@ export async function execution(
   const description = await context.explainErrors(conversationId, () =>
     context.handle(conversationId).describe(),
   );
+  const modelRetry = retryingModelCall(description.raw.pendingActivities ?? []);
   return {
     conversationId,
     executionStatus: description.status.name,
@@ -67,6 +71,7 @@ export async function execution(
     ...(description.closeTime ? { closeTime: description.closeTime } : {}),
     taskQueue: description.taskQueue,
     workflowType: description.type,
+    ...(modelRetry ? { modelRetry } : {}),
   };
 }
 

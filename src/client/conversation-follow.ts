@@ -160,6 +160,19 @@ async function* watchFrom(
       yield { type: 'model_text', seq: lastSeq, at, run, call, offset, text };
       continue;
     }
+    if (item.kind === 'retry') {
+      const { attempt, error, givesUpAt } = item.retry;
+      yield {
+        type: 'model_retry',
+        seq: lastSeq,
+        at: Date.now(),
+        run,
+        attempt,
+        error,
+        ...(givesUpAt !== undefined ? { givesUpAt } : {}),
+      };
+      continue;
+    }
     const { progress } = item;
     if (progress.kind !== 'tool') continue;
     yield {

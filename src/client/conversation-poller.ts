@@ -9,6 +9,7 @@ import { followRemoteModelText } from './remote-model-text';
 import { LiveQueue, ModelTextSeen, takeFirstCall } from './live-text-order';
 import { EndedUnansweredError, queryWhileRunning } from './query-retry';
 import { eventLine } from './event-line';
+import { type RetryingModelCall, retryingModelCall } from './retrying-model-call';
 import { abortableCall } from './abortable-call';
 
 export type PolledItem =
@@ -20,6 +21,7 @@ export type PolledItem =
       /** When the activity last heartbeated, in ms since the epoch. */
       heartbeatAt: number;
     }
+  | { kind: 'retry'; retry: RetryingModelCall }
   | {
       kind: 'text';
       /** The model call (attempt) it belongs to; see `ModelTextDelta`. */
@@ -62,6 +64,8 @@ export async function* pollConversation(
   const lastProgress = new Map<string, Uint8Array>();
   const text = new ModelTextSeen();
   const live = new LiveQueue();
+  /** The last model retry told (activity id and attempt), so each failed attempt is told once. */
+  let retryTold = '';
   /** Model calls whose text is read from their worker's push endpoint, by call key. */
   const remote = new Map<string, { stop(): void }>();
   const unsubscribe = liveText?.subscribe(handle.workflowId, (delta) => live.push(delta));
@@ -121,6 +125,11 @@ export async function* pollConversation(
         return description.status.name;
       }
       const pending = description.raw.pendingActivities ?? [];
+      const retry = retryingModelCall(pending);
+      if (retry && `${retry.activityId}#${retry.attempt}` !== retryTold) {
+        retryTold = `${retry.activityId}#${retry.attempt}`;
+        yield { kind: 'retry', retry };
+      }
       for (const activityId of lastProgress.keys()) {
         if (!pending.some((activity) => activity.activityId === activityId)) lastProgress.delete(activityId);
       }

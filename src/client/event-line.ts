@@ -18,6 +18,14 @@ const TOOL_END_MARKS: Record<ToolOutcomeStatus, string> = { ok: '✓', error: '�
 const interruptedTools = (ids: string[]) =>
   ids.length ? ` (interrupted ${ids.length} tool${ids.length === 1 ? '' : 's'})` : '';
 
+/** `the model call failed (…); trying again: attempt 3, until …`: a retry in words, the error cut to one line. */
+export function modelRetryWords(
+  event: Pick<Extract<AgentEvent, { type: 'model_retry' }>, 'attempt' | 'error' | 'givesUpAt'>,
+): string {
+  const until = event.givesUpAt !== undefined ? `, until ${new Date(event.givesUpAt).toISOString()}` : '';
+  return `the model call failed (${oneLine(event.error, 160)}); trying again: attempt ${event.attempt}${until}`;
+}
+
 /** One line of text for an event worth seeing (a terminal shows them, a sub-agent's events become its parent's progress), or undefined for nothing. */
 export function eventLine(event: AgentEvent): string | undefined {
   switch (event.type) {
@@ -77,6 +85,8 @@ export function eventLine(event: AgentEvent): string | undefined {
       return `✓ choice ${event.selected} sent for ${event.toolCallId}${event.by ? ` by ${event.by}` : ''}`;
     case 'oauth_requested':
       return `🔑 ${event.toolName} needs authorisation (call ${event.toolCallId}): open ${event.authUrl}`;
+    case 'model_retry':
+      return `↻ ${modelRetryWords(event)}`;
     case 'view_updated':
     case 'model_text':
       return undefined;

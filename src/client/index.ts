@@ -18,6 +18,7 @@ export {
   type WatchOptions,
 } from './agent-client';
 export { type RunEnd, type RunFinishedEvent, type RunSought, endsRun, learnRun } from './run-end';
+export type { RetryingModelCall } from './retrying-model-call';
 export {
   ConversationEndedError,
   ConversationExistsError,

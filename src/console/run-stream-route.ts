@@ -2,6 +2,7 @@ import { DEFAULT_MAX_STREAMS_PER_TOKEN } from '../gateway/gateway-deps';
 import { streamEvents } from '../gateway/event-stream';
 import { streamCounter } from '../gateway/stream-counter';
 import type { AgentEvent } from '../shared/events';
+import { modelRetryWords } from '../client/event-line';
 import { type ConsoleKit, idOf, signedIn } from './console-kit';
 
 /**
@@ -49,6 +50,8 @@ export function runStreamFrame(event: AgentEvent): string {
       return frame('text', { call: event.call, offset: event.offset, text: event.text });
     case 'tool_execution_update':
       return frame('progress', { toolName: event.toolName, text: event.text ?? '' });
+    case 'model_retry':
+      return frame('progress', { toolName: 'model', text: modelRetryWords(event) });
     default:
       return frame('changed', { type: event.type });
   }

@@ -76,6 +76,12 @@ export const ConversationOptionsSchema = z.strictObject({
   /** The conversation ends after this long without a message; never when absent. */
   idleTimeoutMs: z.number().int().positive().optional(),
   /**
+   * How long one model call, its retries included, may take before the run ends with an error:
+   * transient failures (429, 5xx, timeouts, lost connections, a dead worker) are tried again, with
+   * backoff up to a minute apart, until then. DEFAULT_MODEL_RETRY_MS (30 minutes) when absent.
+   */
+  modelRetryMs: z.number().int().min(10_000).optional(),
+  /**
    * What the conversation's runs may spend (tokens, tool calls, time from its start) before one
    * pauses with a pending decision: raise the budget, or stop the run. Unlimited when absent.
    */

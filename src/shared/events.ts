@@ -107,6 +107,21 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
     /** The call's text from `offset` on. */
     text: z.string(),
   }),
+  /**
+   * A model call whose last attempt failed for a passing reason (429, 5xx, a timeout, a lost
+   * connection, a dead worker) and that is tried again. Like `model_text`, made by watchers (from
+   * the pending model activity) and never kept; one per failed attempt a watcher sees.
+   */
+  z.object({
+    ...base,
+    ...eventType('model_retry'),
+    /** The attempt that comes next: 2 after the first failure. */
+    attempt: z.number().int().min(2),
+    /** Why the last attempt failed. */
+    error: z.string(),
+    /** When the run gives up on the call and ends with an error, in ms since the epoch. */
+    givesUpAt: z.number().optional(),
+  }),
   z.object({
     ...base,
     ...eventType('tool_execution_end'),

@@ -12,6 +12,13 @@ export const HEARTBEAT_TIMEOUT_MS = 3_000;
 export const FIRST_RETRY_INTERVAL_MS = 500;
 
 /**
+ * How long a model call that keeps failing for a passing reason (a provider's outage, rate limits,
+ * workers killed under it) is tried again before its run ends with an error. Bounded by time, not
+ * attempts: every lost worker costs an attempt, and a provider's outage lasts minutes, not tries.
+ */
+export const DEFAULT_MODEL_RETRY_MS = 30 * 60_000;
+
+/**
  * How long a short read-only tool may run inside the workflow task of its conversation (a local
  * activity). A steer or abort reaches the workflow only once that task is done, so this bounds how
  * long one waits behind a local tool; a call that has not answered by then is cut off and runs as

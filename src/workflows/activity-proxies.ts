@@ -1,5 +1,6 @@
 import {
   ActivityCancellationType,
+  type ActivityOptions,
   type ActivityInterfaceFor,
   type RetryPolicy,
   proxyActivities,
@@ -21,15 +22,22 @@ function doublingRetry(
 }
 
 /**
- * The model call retries transient failures (429, 5xx, timeouts, lost connections) with backoff;
- * the activity marks 4xx rejections non-retryable. The heartbeat timeout only notices a dead
- * worker: the activity heartbeats on a timer while it waits for the first token.
+ * The model activities retry transient failures (429, 5xx, timeouts, lost connections) with
+ * backoff; the activity marks 4xx rejections non-retryable. The heartbeat timeout only notices a
+ * dead worker: the activity heartbeats on a timer while it waits for the first token. A turn's
+ * model call is retried for a time rather than a number of attempts (`modelCallBound`); these
+ * attempts bound the transcript summary, which a run can do without.
  */
 export const modelActivities = proxyActivities<Pick<AgentActivities, 'callModel' | 'summarizeTranscript'>>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
   retry: doublingRetry('1 minute', 8, FIRST_RETRY_INTERVAL_MS),
 });
+
+/** A turn's model call: as many attempts as fit in `retryMs` from its first (schedule to close). */
+export function modelCallBound(retryMs: number): Pick<ActivityOptions, 'scheduleToCloseTimeout' | 'retry'> {
+  return { scheduleToCloseTimeout: retryMs, retry: { maximumAttempts: Number.POSITIVE_INFINITY } };
+}
 
 /** Asked of the worker running the workflow task itself: its floors and keys are what hold. */
 export const admissionActivities = proxyLocalActivities<Pick<AgentActivities, 'admitConversation'>>({

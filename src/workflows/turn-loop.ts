@@ -1,4 +1,5 @@
-import { allHandlersFinished, condition, patched } from '@temporalio/workflow';
+import { RetryState } from '@temporalio/common';
+import { ActivityFailure, allHandlersFinished, condition, patched } from '@temporalio/workflow';
 import { modelCallSummary } from '../shared/activity-summary';
 import { EVENT_TEXT_PREVIEW_CHARS } from '../shared/constants';
 import {
@@ -11,7 +12,8 @@ import {
 import type { ToolResultMessage } from '../shared/messages';
 import { type DailyBudgetSpent, isDailyBudgetSpent } from '../shared/daily-budget';
 import type { TranscriptDelta } from '../shared/model-call';
-import { modelActivities } from './activity-proxies';
+import { DEFAULT_MODEL_RETRY_MS } from '../shared/liveness';
+import { modelActivities, modelCallBound } from './activity-proxies';
 import { compactIfNeeded } from './compaction';
 import type { BudgetVerdict } from './conversation-budget';
 import type { PausedRun, RunContext } from './run-context';
@@ -214,9 +216,13 @@ async function askModel(
   delta: TranscriptDelta,
 ): Promise<AssistantMessage | DailyBudgetSpent | undefined> {
   const { options, budget } = context;
+  const retryMs = options.modelRetryMs ?? DEFAULT_MODEL_RETRY_MS;
   try {
     return await modelActivities.callModel.executeWithOptions(
-      { summary: modelCallSummary(options.model, run.run, turn) },
+      {
+        summary: modelCallSummary(options.model, run.run, turn),
+        ...modelCallBound(retryMs),
+      },
       [
         {
           transcript: delta,
@@ -229,9 +235,17 @@ async function askModel(
       ],
     );
   } catch (error) {
-    run.fail('model call failed', error);
+    run.fail(modelFailureWhat(error, retryMs), error);
     return undefined;
   }
+}
+
+/** `model call failed`, saying how long it was tried when its time ran out (rather than being refused). */
+function modelFailureWhat(error: unknown, retryMs: number): string {
+  if (!(error instanceof ActivityFailure) || error.retryState !== RetryState.TIMEOUT)
+    return 'model call failed';
+  const tried = retryMs % 60_000 === 0 ? `${retryMs / 60_000} min` : `${Math.round(retryMs / 1_000)} s`;
+  return `model call failed, tried again for ${tried} (the conversation's modelRetryMs)`;
 }
 
 /**

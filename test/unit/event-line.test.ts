@@ -32,6 +32,20 @@ test.each<[AgentEvent, string | undefined]>([
   ],
   [{ ...base, type: 'model_response', iteration: 2, text: 'The answer.', toolCalls: [] }, undefined],
   [
+    { ...base, type: 'model_retry', attempt: 3, error: 'the model endpoint answered 429:\nslow down' },
+    '↻ the model call failed (the model endpoint answered 429: slow down); trying again: attempt 3',
+  ],
+  [
+    {
+      ...base,
+      type: 'model_retry',
+      attempt: 2,
+      error: 'socket hang up',
+      givesUpAt: Date.parse('2026-01-01T00:30:00Z'),
+    },
+    '↻ the model call failed (socket hang up); trying again: attempt 2, until 2026-01-01T00:30:00.000Z',
+  ],
+  [
     { ...base, type: 'tool_execution_start', toolCallId: 'c', toolName: 'read', args: '{"path":\n"a.txt"}' },
     '→ read {"path": "a.txt"}',
   ],

@@ -218,3 +218,22 @@ test('a forked conversation says where it came from', () => {
   expect(text).toContain('\n  forked from conv-0 at run 2 (execution run-9)\n');
   expect(formatStatus({ execution, summary })).not.toContain('forked from');
 });
+
+test('a model call that is being tried again shows its attempt, the last error and when the run gives up', () => {
+  const text = formatStatus({
+    execution: {
+      ...execution,
+      modelRetry: {
+        activityId: '7',
+        attempt: 4,
+        error: 'the model endpoint answered 503: overloaded',
+        givesUpAt: Date.parse('2025-03-01T10:35:00Z'),
+      },
+    },
+    summary,
+    pendingApprovals: [],
+  });
+  expect(text.split('\n')).toContain(
+    '  the model call failed (the model endpoint answered 503: overloaded); trying again: attempt 4, until 2025-03-01T10:35:00.000Z',
+  );
+});

@@ -139,6 +139,17 @@ describe('RunActivity', () => {
     ).toBe('waiting for the model');
     expect(activity.after(finished('ok'))).toBeUndefined();
   });
+
+  test('a model call tried again says its attempt until the model answers', () => {
+    const activity = new RunActivity();
+    activity.after({ ...base, type: 'run_started', messageIds: ['m'] });
+    const retry = { ...base, type: 'model_retry' as const, error: 'the model endpoint answered 503' };
+    expect(activity.after({ ...retry, attempt: 2 })).toBe('waiting for the model (attempt 2)');
+    expect(activity.after({ ...retry, attempt: 3 })).toBe('waiting for the model (attempt 3)');
+    expect(activity.after({ ...base, type: 'model_response', iteration: 1, text: 'hi', toolCalls: [] })).toBe(
+      'waiting for the model',
+    );
+  });
 });
 
 describe('LiveLine', () => {

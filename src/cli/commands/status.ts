@@ -12,6 +12,7 @@ import type { AgentEvent } from '../../shared/events';
 import { type Cleanups, log } from '../cleanups';
 import { type DisabledTool, disabledTools } from '../terminal/disabled-tools';
 import { webUiLink } from '../terminal/web-ui-link';
+import { modelRetryWords } from '../../client/event-line';
 import { connectAgent } from '../connect-agent';
 import { conversationIdArg, namedPositionals, parseCommandArgs } from '../parse-command-args';
 import { printable, withUnprintableShown } from '../../shared/printable-text';
@@ -71,6 +72,7 @@ export function formatStatus(report: StatusReport): string {
   if (summary.approvalMode && summary.approvalMode !== 'default') {
     lines.push(`  approval mode: ${summary.approvalMode}`);
   }
+  if (execution.modelRetry) lines.push(`  ${modelRetryWords(execution.modelRetry)}`);
   lines.push(...budgetLines(summary.budget));
   const daily = summary.budget?.daily;
   if (daily && report.agentToday) {

@@ -8,11 +8,19 @@ export class RunActivity {
   private running = false;
   private readonly tools = new Map<string, string>();
   private readonly approvals = new Map<string, string>();
+  /** The model call's attempt while it is being tried again after a failure. */
+  private modelAttempt: number | undefined;
 
   after(event: AgentEvent): string | undefined {
     switch (event.type) {
       case 'run_started':
         this.running = true;
+        break;
+      case 'model_retry':
+        this.modelAttempt = event.attempt;
+        break;
+      case 'model_response':
+        this.modelAttempt = undefined;
         break;
       case 'tool_execution_start':
         this.running = true;
@@ -30,6 +38,7 @@ export class RunActivity {
         break;
       case 'run_finished':
         this.running = false;
+        this.modelAttempt = undefined;
         this.tools.clear();
         this.approvals.clear();
         break;
@@ -48,6 +57,8 @@ export class RunActivity {
     if (this.approvals.size)
       return `waiting for approval of ${[...new Set(this.approvals.values())].join(', ')}`;
     if (this.tools.size) return `running ${[...new Set(this.tools.values())].join(', ')}`;
-    return 'waiting for the model';
+    return this.modelAttempt
+      ? `waiting for the model (attempt ${this.modelAttempt})`
+      : 'waiting for the model';
   }
 }

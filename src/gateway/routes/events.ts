@@ -49,7 +49,8 @@ async function writeEvents(
   // Workflow events carry their sequence number as the SSE id, so a client resumes from the
   // last one; model text and tool progress, made by watching and never kept, carry none.
   for await (const event of agent.watch(id, { afterSeq, signal: stop, ...(pollMs ? { pollMs } : {}) })) {
-    const synthetic = event.type === 'model_text' || event.type === 'tool_execution_update';
+    const synthetic =
+      event.type === 'model_text' || event.type === 'tool_execution_update' || event.type === 'model_retry';
     write(`${synthetic ? '' : `id: ${event.seq}\n`}event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
   }
   if (stop.aborted) return;
