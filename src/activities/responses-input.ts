@@ -65,12 +65,12 @@ function assistantItems(message: AssistantMessage): InputItem[] {
  */
 function assistantTextItem(part: TextContent): InputItem {
   if (!part.responseItem) return { role: 'assistant', content: part.text };
-  const { id, phase } = part.responseItem;
+  const { id, phase, incomplete } = part.responseItem;
   return {
     type: 'message',
     id,
     role: 'assistant',
-    status: 'completed',
+    status: incomplete ? 'incomplete' : 'completed',
     content: [{ type: 'output_text', text: part.text, annotations: [] }],
     ...(phase === 'commentary' || phase === 'final_answer' ? { phase } : {}),
   };

@@ -92,13 +92,17 @@ export async function assembleResponsesStream(
   };
 }
 
-/** The output message's id and phase on the text streamed from it, to be sent back with it. */
+/** The output message's id, phase and whether it was cut off, on the text streamed from it, to be sent back with it. */
 function keepMessageItem(
   part: TextContent | ThinkingContent | undefined,
   item: OpenAI.Responses.ResponseOutputMessage,
 ): void {
   if (part?.type !== 'text' || !item.id) return;
-  part.responseItem = { id: item.id, ...(item.phase ? { phase: item.phase } : {}) };
+  part.responseItem = {
+    id: item.id,
+    ...(item.phase ? { phase: item.phase } : {}),
+    ...(item.status === 'incomplete' ? { incomplete: true as const } : {}),
+  };
 }
 
 function callOf(

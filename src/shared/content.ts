@@ -17,6 +17,8 @@ export const TextContentSchema = z.object({
       id: z.string(),
       /** `commentary` or `final_answer`, as the model marked the message. */
       phase: z.string().optional(),
+      /** The message was cut off (at the output token limit): it goes back as `incomplete`, not `completed`. */
+      incomplete: z.literal(true).optional(),
     })
     .optional(),
 });

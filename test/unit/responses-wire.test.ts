@@ -464,6 +464,16 @@ test('an answer cut at max_output_tokens keeps its text and stops for length; a 
     stopReason: 'length',
     usage: { inputTokens: 50, outputTokens: 16 },
   });
+  // Sent back, the cut message says it was cut, as the API wrote it.
+  expect(toResponsesInput([cut])).toEqual([
+    {
+      type: 'message',
+      id: 'msg_0a1b2c3d4e5f60060068f1a301',
+      role: 'assistant',
+      status: 'incomplete',
+      content: [{ type: 'output_text', text: 'The list goes on and', annotations: [] }],
+    },
+  ]);
 
   const filtered = await assembleResponsesStream(
     streamOf([
