@@ -7,7 +7,7 @@ import type { ActivityProgress } from '../shared/tool-run';
 import { type ModelTextSource, modelCallKey } from './live-model-text';
 import { followRemoteModelText } from './remote-model-text';
 import { LiveQueue, ModelTextSeen, takeFirstCall } from './live-text-order';
-import { EndedUnansweredError, queryWhileRunning } from './query-retry';
+import { EndedUnansweredError, describeWhileUnreachable, queryWhileRunning } from './query-retry';
 import { eventLine } from './event-line';
 import { type RetryingModelCall, retryingModelCall } from './retrying-model-call';
 import { abortableCall } from './abortable-call';
@@ -114,7 +114,7 @@ export async function* pollConversation(
       yield* text.fromLive(before);
       live.putBack(during);
       for (const toolCallId of subAgents.keys()) yield* subAgentEvents(toolCallId);
-      const description = await rpc(() => handle.describe());
+      const description = await describeWhileUnreachable(handle, signal);
       if (description.status.name !== 'RUNNING') {
         // Events recorded by the workflow's last task, between the query above and its closing.
         const last = await rpc(() => handle.query(eventsQuery, seq)).catch((error: unknown) => {

@@ -1,4 +1,4 @@
-import { ServiceError, type WorkflowHandle } from '@temporalio/client';
+import { ServiceError, type WorkflowExecutionDescription, type WorkflowHandle } from '@temporalio/client';
 import { abortableCall } from './abortable-call';
 
 /**
@@ -83,6 +83,28 @@ export async function queryWhileRunning<T>(
         endedSince ??= now;
         if (now - endedSince >= afterEndMs) throw new EndedUnansweredError(handle.workflowId, error);
       }
+      await new Promise((resolve) => setTimeout(resolve, retryPause(attempt)));
+    }
+  }
+}
+
+/**
+ * The workflow's description, asked again while the server does not answer (a frontend restarting,
+ * a connection being made again) for up to WATCH_QUERY_RETRY_MS, as a watch's queries are; other
+ * failures (no such workflow) are thrown at once.
+ */
+export async function describeWhileUnreachable(
+  handle: WorkflowHandle,
+  signal?: AbortSignal,
+): Promise<WorkflowExecutionDescription> {
+  let unreachableSince: number | undefined;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await abortableCall(handle, signal, () => handle.describe());
+    } catch (error) {
+      if (signal?.aborted || !(error instanceof ServiceError)) throw error;
+      unreachableSince ??= Date.now();
+      if (Date.now() - unreachableSince >= WATCH_QUERY_RETRY_MS) throw error;
       await new Promise((resolve) => setTimeout(resolve, retryPause(attempt)));
     }
   }

@@ -1,5 +1,9 @@
 import { ServiceError, type WorkflowHandle } from '@temporalio/client';
-import { EndedUnansweredError, queryWhileRunning } from '../../src/client/query-retry';
+import {
+  EndedUnansweredError,
+  describeWhileUnreachable,
+  queryWhileRunning,
+} from '../../src/client/query-retry';
 
 /** A handle whose query and describe answer from scripts: a value, or a failure of the server. */
 function fakeHandle(queries: Array<string | 'fail'>, statuses: Array<string | 'fail'>) {
@@ -63,4 +67,25 @@ test('a query that fails while no worker answers is answered within half a secon
   await jest.advanceTimersByTimeAsync(8_000);
   expect(answered).toBeDefined();
   expect(answered! - answersFrom).toBeLessThanOrEqual(500);
+});
+
+test("a watch's look at the workflow rides out a server that does not answer for a moment, and no longer", async () => {
+  const { handle } = fakeHandle([], ['fail', 'fail', 'fail', 'RUNNING']);
+  const described = describeWhileUnreachable(handle);
+  await jest.advanceTimersByTimeAsync(5_000);
+  await expect(described).resolves.toEqual({ status: { name: 'RUNNING' } });
+
+  const gone = describeWhileUnreachable(fakeHandle([], ['fail']).handle);
+  const failed = expect(gone).rejects.toThrow(ServiceError);
+  await jest.advanceTimersByTimeAsync(40_000);
+  await failed;
+});
+
+test('a look at a workflow that fails otherwise (no such workflow) fails at once', async () => {
+  const handle = {
+    workflowId: 'conv-1',
+    client: { withAbortSignal: <T>(_signal: AbortSignal, call: () => Promise<T>) => call() },
+    describe: () => Promise.reject(new Error('workflow not found')),
+  } as unknown as WorkflowHandle;
+  await expect(describeWhileUnreachable(handle)).rejects.toThrow('workflow not found');
 });
