@@ -51,14 +51,24 @@ export class ClientContext {
     }
   }
 
-  /** A query, asked again for a while when the worker that had the conversation cached is gone. */
+  /** A query, asked again for up to READ_QUERY_RETRY_MS when the worker that had the conversation cached is gone. */
   read<Args extends unknown[], T>(
     conversationId: string,
     query: QueryDefinition<T, Args>,
     ...args: Args
   ): Promise<T> {
+    return this.readWithin(READ_QUERY_RETRY_MS, conversationId, query, ...args);
+  }
+
+  /** `read`, asked again for up to `withinMs`. */
+  readWithin<Args extends unknown[], T>(
+    withinMs: number,
+    conversationId: string,
+    query: QueryDefinition<T, Args>,
+    ...args: Args
+  ): Promise<T> {
     const handle = this.handle(conversationId);
-    return queryRetried(() => handle.query(query, ...args), { withinMs: READ_QUERY_RETRY_MS });
+    return queryRetried(() => handle.query(query, ...args), { withinMs });
   }
 
   /** Temporal says "not found" both for an unknown workflow and, to updates and signals, a closed one: say which. */

@@ -27,6 +27,7 @@ import type { ClientContext } from './client-context';
 import { execution } from './conversation-execution';
 import { status } from './conversation-reads';
 import { assertClientStart } from './conversation-start';
+import { SEND_QUERY_RETRY_MS } from './query-retry';
 
 /** Options of `AgentClient.send`. */
 export interface SendOptions {
@@ -101,7 +102,11 @@ export async function send(
   let started = true;
   try {
     await context.assertRunning(conversationId);
-    ({ lastSeq: afterSeq, runCount: afterRun } = await context.read(conversationId, statusQuery));
+    ({ lastSeq: afterSeq, runCount: afterRun } = await context.readWithin(
+      SEND_QUERY_RETRY_MS,
+      conversationId,
+      statusQuery,
+    ));
     started = false;
   } catch (error) {
     if (!(error instanceof ConversationNotFoundError) || sendOptions.start === false) throw error;

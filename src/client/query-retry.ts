@@ -125,3 +125,9 @@ const QUERY_RETRY_PAUSE_MAX_MS = 500;
 export const WATCH_QUERY_RETRY_MS = 30_000;
 /** How long a single read (status, state, approvals) keeps asking. */
 export const READ_QUERY_RETRY_MS = 10_000;
+/**
+ * How long `send` keeps asking where a running conversation stands before it sends: its worker may
+ * be being replaced, and a query then waits for the server's timeout (30 s) before it fails, so a
+ * read that gave up after that one try would fail a message another worker takes moments later.
+ */
+export const SEND_QUERY_RETRY_MS = 60_000;
