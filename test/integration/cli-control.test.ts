@@ -368,3 +368,23 @@ test('status of a running conversation no worker polls for says so at once, with
     'but no worker answered for it (no worker polls it): is a worker running on that task queue? (durable-agent worker)',
   );
 }, 120_000);
+
+test('watch of a running conversation no worker polls for says so, waits, and follows the run once a worker comes', async () => {
+  const model = await startScriptedModelServer([{ text: 'Here now.' }]);
+  opened.push(model);
+  const taskQueue = `later-${newId()}`;
+  const env = cliEnv(model, taskQueue);
+  const id = newId();
+  expect((await runCli(['send', id, '--no-wait', 'Hello'], env)).code).toBe(0);
+  const watch = track(startCli(['watch', id], env));
+  await watch.stderrMatching(
+    new RegExp(
+      `no worker polls task queue ${taskQueue}, where conversation ${id} runs: waiting until one does`,
+    ),
+  );
+
+  opened.push(await startHarness({ modelBaseUrl: model.baseUrl, taskQueue }));
+  const watched = await watch.done;
+  expect(watched.code).toBe(0);
+  expect(watched.stdout).toContain('Here now.');
+}, 120_000);

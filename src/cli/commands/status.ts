@@ -1,4 +1,3 @@
-import type { Client } from '@temporalio/client';
 import { policySummary } from '../../shared/pending-policy';
 import type { PendingApproval } from '../../shared/approvals';
 import type { BudgetPause, BudgetStatus, BudgetUsage } from '../../shared/budget';
@@ -16,7 +15,7 @@ import { modelRetryWords } from '../../client/event-line';
 import { connectAgent } from '../connect-agent';
 import { conversationIdArg, namedPositionals, parseCommandArgs } from '../parse-command-args';
 import { printable, withUnprintableShown } from '../../shared/printable-text';
-import { livePollersOf } from '../../worker/other-workers';
+import { noWorkerFor } from '../worker-presence';
 
 export interface StatusArgs {
   conversationId: string;
@@ -194,18 +193,4 @@ export async function statusCommand(args: string[], cleanups: Cleanups): Promise
       : printable(formatStatus(report)),
   );
   return 0;
-}
-
-/**
- * Why no worker will answer a query on `taskQueue`, when the server lists no live poller there: a
- * query none takes would wait for the server's timeout. Undefined when one polls, or when the
- * server cannot say.
- */
-async function noWorkerFor(
-  client: Client,
-  namespace: string,
-  taskQueue: string,
-): Promise<string | undefined> {
-  const polled = await livePollersOf(client.workflowService, namespace, taskQueue).catch(() => true);
-  return polled ? undefined : 'no worker polls it';
 }

@@ -2,6 +2,7 @@ import type { AgentClient, RunToFollow } from '../../client/agent-client';
 import { ConversationEndedError } from '../../shared/conversation-errors';
 import { type Cleanups, log } from '../cleanups';
 import { connectAgent } from '../connect-agent';
+import { noWorkerFor } from '../worker-presence';
 import { followRun, reportRunEnd } from '../terminal/follow-run';
 import { conversationIdArg, namedPositionals, parseCommandArgs } from '../parse-command-args';
 
@@ -57,10 +58,16 @@ export function runWatched(conversationId: string, start: WatchStart): RunToFoll
  */
 export async function watchCommand(args: string[], cleanups: Cleanups): Promise<number> {
   const watch = parseWatchArgs(args);
-  const { agent } = await connectAgent(cleanups, { startServer: false });
-  const { executionStatus } = await agent.execution(watch.conversationId);
+  const { agent, client, settings } = await connectAgent(cleanups, { startServer: false });
+  const { executionStatus, taskQueue } = await agent.execution(watch.conversationId);
   if (executionStatus !== 'RUNNING') {
     throw new ConversationEndedError(watch.conversationId, executionStatus.toLowerCase());
+  }
+  // Watching waits for a worker (one may be starting); the person is told rather than left waiting blind.
+  if (await noWorkerFor(client, settings.namespace, taskQueue)) {
+    log(
+      `no worker polls task queue ${taskQueue}, where conversation ${watch.conversationId} runs: waiting until one does (durable-agent worker)`,
+    );
   }
   const start = await watchStart(agent, watch.conversationId);
   log(
