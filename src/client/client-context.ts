@@ -12,7 +12,7 @@ import {
   UpdateRefusedError,
 } from '../shared/conversation-errors';
 import type { ModelTextSource } from './live-model-text';
-import { READ_QUERY_RETRY_MS, queryRetried } from './query-retry';
+import { READ_QUERY_RETRY_MS, describeWhileUnreachable, queryRetried } from './query-retry';
 
 /**
  * What every call `AgentClient` makes shares: the Temporal client, the task queue conversations
@@ -35,7 +35,7 @@ export class ClientContext {
   /** ConversationNotFoundError or ConversationEndedError unless the conversation runs. */
   async assertRunning(conversationId: string): Promise<void> {
     const description = await this.explainErrors(conversationId, () =>
-      this.handle(conversationId).describe(),
+      describeWhileUnreachable(this.handle(conversationId)),
     );
     if (description.status.name !== 'RUNNING') {
       throw new ConversationEndedError(conversationId, description.status.name.toLowerCase());

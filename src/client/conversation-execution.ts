@@ -6,6 +6,7 @@ import { CONVERSATION_WORKFLOW_TYPE } from '../shared/constants';
 import { assertConversationId } from '../shared/ids';
 import { LOCAL_ACTIVITY_MARKER } from '../shared/local-activity-marker';
 import type { ClientContext } from './client-context';
+import { describeWhileUnreachable } from './query-retry';
 import { type RetryingModelCall, retryingModelCall } from './retrying-model-call';
 
 /** What Temporal knows of a conversation's workflow, without asking the workflow. */
@@ -61,7 +62,7 @@ export async function execution(
   conversationId: string,
 ): Promise<ConversationExecution> {
   const description = await context.explainErrors(conversationId, () =>
-    context.handle(conversationId).describe(),
+    describeWhileUnreachable(context.handle(conversationId)),
   );
   const modelRetry = retryingModelCall(description.raw.pendingActivities ?? []);
   return {

@@ -1,4 +1,9 @@
-import { ServiceError, type WorkflowExecutionDescription, type WorkflowHandle } from '@temporalio/client';
+import {
+  ServiceError,
+  type WorkflowExecutionDescription,
+  type WorkflowHandle,
+  isGrpcServiceError,
+} from '@temporalio/client';
 import { abortableCall } from './abortable-call';
 
 /**
@@ -90,8 +95,9 @@ export async function queryWhileRunning<T>(
 
 /**
  * The workflow's description, asked again while the server does not answer (a frontend restarting,
- * a connection being made again) for up to WATCH_QUERY_RETRY_MS, as a watch's queries are; other
- * failures (no such workflow) are thrown at once.
+ * a connection being made again: gRPC UNAVAILABLE or DEADLINE_EXCEEDED) for up to
+ * WATCH_QUERY_RETRY_MS, as a watch's queries are; other failures (no such workflow, a refusal) are
+ * thrown at once. A read, so asking again changes nothing.
  */
 export async function describeWhileUnreachable(
   handle: WorkflowHandle,
@@ -102,13 +108,21 @@ export async function describeWhileUnreachable(
     try {
       return await abortableCall(handle, signal, () => handle.describe());
     } catch (error) {
-      if (signal?.aborted || !(error instanceof ServiceError)) throw error;
+      if (signal?.aborted || !serverUnreachable(error)) throw error;
       unreachableSince ??= Date.now();
       if (Date.now() - unreachableSince >= WATCH_QUERY_RETRY_MS) throw error;
       await new Promise((resolve) => setTimeout(resolve, retryPause(attempt)));
     }
   }
 }
+
+/** The server did not answer the call (as opposed to answering it with a refusal). */
+function serverUnreachable(error: unknown): boolean {
+  if (!(error instanceof ServiceError) || !isGrpcServiceError(error.cause)) return false;
+  return error.cause.code === GRPC_UNAVAILABLE || error.cause.code === GRPC_DEADLINE_EXCEEDED;
+}
+const GRPC_UNAVAILABLE = 14;
+const GRPC_DEADLINE_EXCEEDED = 4;
 
 /**
  * The pause before asking again: a quarter second, then half a second. A query fails while the

@@ -69,19 +69,43 @@ test('a query that fails while no worker answers is answered within half a secon
   expect(answered! - answersFrom).toBeLessThanOrEqual(500);
 });
 
-test("a watch's look at the workflow rides out a server that does not answer for a moment, and no longer", async () => {
-  const { handle } = fakeHandle([], ['fail', 'fail', 'fail', 'RUNNING']);
-  const described = describeWhileUnreachable(handle);
+/** A failure of a call the server did not answer (gRPC `code`), as the Temporal client throws it. */
+function serviceFailure(code: number): ServiceError {
+  const grpc = Object.assign(new Error(`${code} no connection`), {
+    code,
+    details: 'no connection',
+    metadata: {},
+  });
+  return new ServiceError('Failed to describe workflow', { cause: grpc });
+}
+
+/** A handle whose describe fails with each of `failures` (gRPC codes) in turn, then answers RUNNING. */
+function describing(failures: number[]) {
+  return {
+    workflowId: 'conv-1',
+    client: { withAbortSignal: <T>(_signal: AbortSignal, call: () => Promise<T>) => call() },
+    describe: () => {
+      const code = failures.shift();
+      return code === undefined
+        ? Promise.resolve({ status: { name: 'RUNNING' } })
+        : Promise.reject(serviceFailure(code));
+    },
+  } as unknown as WorkflowHandle;
+}
+
+test('a look at the workflow rides out a server that does not answer for a moment (UNAVAILABLE, DEADLINE_EXCEEDED), and no longer', async () => {
+  const described = describeWhileUnreachable(describing([14, 4, 14]));
   await jest.advanceTimersByTimeAsync(5_000);
   await expect(described).resolves.toEqual({ status: { name: 'RUNNING' } });
 
-  const gone = describeWhileUnreachable(fakeHandle([], ['fail']).handle);
+  const gone = describeWhileUnreachable(describing(Array.from({ length: 1_000 }, () => 14)));
   const failed = expect(gone).rejects.toThrow(ServiceError);
   await jest.advanceTimersByTimeAsync(40_000);
   await failed;
 });
 
-test('a look at a workflow that fails otherwise (no such workflow) fails at once', async () => {
+test('a look at a workflow that the server refuses, or that does not exist, fails at once', async () => {
+  await expect(describeWhileUnreachable(describing([7]))).rejects.toThrow('Failed to describe workflow');
   const handle = {
     workflowId: 'conv-1',
     client: { withAbortSignal: <T>(_signal: AbortSignal, call: () => Promise<T>) => call() },
