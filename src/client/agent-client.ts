@@ -64,9 +64,15 @@ export class AgentClient {
   /**
    * Starts a conversation that waits for its first message; returns its id. Refuses an id already
    * used (ConversationExistsError) and options or an id a client may not give (InvalidInputError).
+   * With `requestKey`, a start repeated with the same key (a retry) is answered as done; one with
+   * another key still finds the id used.
    */
-  start(conversationId = `conv-${randomUUID()}`, options: ConversationOptionsInput = {}): Promise<string> {
-    return starts.start(this.context, conversationId, options);
+  start(
+    conversationId = `conv-${randomUUID()}`,
+    options: ConversationOptionsInput = {},
+    startOptions: starts.StartOptions = {},
+  ): Promise<string> {
+    return starts.start(this.context, conversationId, options, startOptions);
   }
 
   /**

@@ -1,7 +1,7 @@
 // A user message into a conversation: sent (starting the conversation when it may), steering the
 // run in progress, or a plain signal to one that runs; each says where following its run begins.
 import { randomUUID } from 'node:crypto';
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { QueryNotRegisteredError, WorkflowNotFoundError } from '@temporalio/client';
 import { conversationSummary } from '../shared/activity-summary';
 import { CONVERSATION_WORKFLOW_TYPE } from '../shared/constants';
 import type { ImageContent } from '../shared/content';
@@ -9,6 +9,7 @@ import {
   type SteerReceipt,
   type UserMessageInput,
   UserMessageInputSchema,
+  messageReceiptQuery,
   statusQuery,
   steerSignal,
   steerUpdate,
@@ -17,17 +18,19 @@ import {
 import {
   ConversationEndedError,
   ConversationNotFoundError,
+  MessageIdConflictError,
   invalidInput,
 } from '../shared/conversation-errors';
 import { type ConversationOptionsInput, ConversationOptionsSchema } from '../shared/conversation-options';
 import { conversationFairnessKey } from '../shared/fairness-key';
 import { assertConversationId } from '../shared/ids';
+import { messageFingerprint } from '../shared/message-fingerprint';
 import { WORKFLOW_TASK_TIMEOUT_MS } from '../shared/workflow-task-bounds';
 import type { ClientContext } from './client-context';
 import { execution } from './conversation-execution';
 import { status } from './conversation-reads';
 import { assertClientStart } from './conversation-start';
-import { SEND_QUERY_RETRY_MS } from './query-retry';
+import { SEND_QUERY_RETRY_MS, SEND_RETRY_MS, whileUnreachable } from './query-retry';
 
 /** Options of `AgentClient.send`. */
 export interface SendOptions {
@@ -59,6 +62,11 @@ export interface Sent {
   afterRun: number;
   /** True when this message started the conversation. */
   started: boolean;
+  /**
+   * True when the conversation had taken a message with this id (this one retried): it was not
+   * taken again, and where to follow its run is where the first delivery stood.
+   */
+  duplicate?: boolean;
 }
 
 /** Options of `AgentClient.steer`. */
@@ -88,48 +96,95 @@ export async function send(
   sendOptions: SendOptions,
 ): Promise<Sent> {
   assertConversationId(conversationId);
-  const message = UserMessageInputSchema.safeParse({
-    text,
-    messageId: sendOptions.messageId ?? randomUUID(),
-    ...(sendOptions.sender !== undefined ? { sender: sendOptions.sender } : {}),
-    ...(sendOptions.images?.length ? { images: sendOptions.images } : {}),
-  });
-  if (!message.success) throw invalidInput('message', message.error);
+  const message = checkedMessage('message', text, sendOptions);
   const options = ConversationOptionsSchema.safeParse(sendOptions.options ?? {});
   if (!options.success) throw invalidInput('conversation options', options.error);
-  let afterSeq = 0;
-  let afterRun = 0;
-  let started = true;
+  const place = await whereItStands(context, conversationId, sendOptions.start !== false);
+  const sent = { conversationId, messageId: message.messageId, ...place };
+  // Only an id the caller chose can be a retry of an earlier delivery.
+  if (!place.started && sendOptions.messageId !== undefined) {
+    const earlier = await earlierDelivery(context, conversationId, message);
+    if (earlier) return { ...sent, ...earlier, duplicate: true };
+  }
+  if (place.started) assertClientStart(conversationId, sendOptions.options ?? {});
+  const handle = context.handle(conversationId);
+  await whileUnreachable<unknown>(
+    () =>
+      sendOptions.start === false
+        ? // A plain signal: it can never start a workflow, even if this one closed since we looked.
+          context.explainErrors(conversationId, () => handle.signal(userMessageSignal, message))
+        : context.client.workflow.signalWithStart(CONVERSATION_WORKFLOW_TYPE, {
+            workflowId: conversationId,
+            taskQueue: context.taskQueue,
+            args: [{ options: options.data }],
+            signal: userMessageSignal,
+            signalArgs: [message],
+            workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT_MS,
+            priority: { fairnessKey: conversationFairnessKey(conversationId, options.data.agentId) },
+            // Shown by the Web UI for the conversation; only used when this call starts it.
+            staticSummary: conversationSummary(text),
+          }),
+    { withinMs: SEND_RETRY_MS },
+  );
+  return sent;
+}
+
+/** The message as the conversation reads it, its id the caller's or a new one; InvalidInputError otherwise. */
+function checkedMessage(
+  what: string,
+  text: string,
+  options: Pick<SendOptions, 'messageId' | 'sender' | 'images'>,
+): UserMessageInput {
+  const message = UserMessageInputSchema.safeParse({
+    text,
+    messageId: options.messageId ?? randomUUID(),
+    ...(options.sender !== undefined ? { sender: options.sender } : {}),
+    ...(options.images?.length ? { images: options.images } : {}),
+  });
+  if (!message.success) throw invalidInput(what, message.error);
+  return message.data;
+}
+
+/**
+ * Where a message sent now stands: after the events and runs the conversation has, or first in a
+ * conversation it starts (when it may start one; otherwise ConversationNotFoundError).
+ */
+async function whereItStands(
+  context: ClientContext,
+  conversationId: string,
+  mayStart: boolean,
+): Promise<Pick<Sent, 'afterSeq' | 'afterRun' | 'started'>> {
   try {
     await context.assertRunning(conversationId);
-    ({ lastSeq: afterSeq, runCount: afterRun } = await context.readWithin(
-      SEND_QUERY_RETRY_MS,
-      conversationId,
-      statusQuery,
-    ));
-    started = false;
+    const { lastSeq, runCount } = await context.readWithin(SEND_QUERY_RETRY_MS, conversationId, statusQuery);
+    return { afterSeq: lastSeq, afterRun: runCount, started: false };
   } catch (error) {
-    if (!(error instanceof ConversationNotFoundError) || sendOptions.start === false) throw error;
+    if (!(error instanceof ConversationNotFoundError) || !mayStart) throw error;
+    return { afterSeq: 0, afterRun: 0, started: true };
   }
-  if (started && sendOptions.start !== false) assertClientStart(conversationId, sendOptions.options ?? {});
-  if (sendOptions.start === false) {
-    // A plain signal: it can never start a workflow, even if this one closed since we looked.
-    const handle = context.handle(conversationId);
-    await context.explainErrors(conversationId, () => handle.signal(userMessageSignal, message.data));
-    return { conversationId, messageId: message.data.messageId, afterSeq, afterRun, started: false };
+}
+
+/**
+ * Where the conversation took this message before, when it did: a retry is answered as the first
+ * delivery was and not sent again. MessageIdConflictError when the id was taken for another message.
+ * Undefined from workers that keep no receipts (they take every delivery).
+ */
+async function earlierDelivery(
+  context: ClientContext,
+  conversationId: string,
+  message: UserMessageInput,
+): Promise<Pick<Sent, 'afterSeq' | 'afterRun'> | undefined> {
+  const receipt = await context
+    .readWithin(SEND_QUERY_RETRY_MS, conversationId, messageReceiptQuery, message.messageId)
+    .catch((error: unknown) => {
+      if (error instanceof QueryNotRegisteredError) return null;
+      throw error;
+    });
+  if (!receipt) return undefined;
+  if (receipt.fingerprint !== messageFingerprint(message)) {
+    throw new MessageIdConflictError(conversationId, message.messageId);
   }
-  await context.client.workflow.signalWithStart(CONVERSATION_WORKFLOW_TYPE, {
-    workflowId: conversationId,
-    taskQueue: context.taskQueue,
-    args: [{ options: options.data }],
-    signal: userMessageSignal,
-    signalArgs: [message.data],
-    workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT_MS,
-    priority: { fairnessKey: conversationFairnessKey(conversationId, options.data.agentId) },
-    // Shown by the Web UI for the conversation; only used when this call starts it.
-    staticSummary: conversationSummary(text),
-  });
-  return { conversationId, messageId: message.data.messageId, afterSeq, afterRun, started };
+  return { afterSeq: receipt.afterSeq, afterRun: receipt.afterRun };
 }
 
 export async function steer(
@@ -138,12 +193,7 @@ export async function steer(
   text: string,
   steerOptions: SteerOptions,
 ): Promise<Steered> {
-  const message = UserMessageInputSchema.safeParse({
-    text,
-    messageId: steerOptions.messageId ?? randomUUID(),
-    ...(steerOptions.sender !== undefined ? { sender: steerOptions.sender } : {}),
-  });
-  if (!message.success) throw invalidInput('steering message', message.error);
+  const message = checkedMessage('steering message', text, steerOptions);
   await context.assertRunning(conversationId);
   const { lastSeq, runCount } = await status(context, conversationId);
   const handle = context.handle(conversationId);
@@ -151,19 +201,30 @@ export async function steer(
   const afterRun = Math.max(0, runCount - 1);
   const sent = {
     conversationId,
-    messageId: message.data.messageId,
+    messageId: message.messageId,
     afterSeq: lastSeq,
     afterRun,
     started: false,
   };
+  if (steerOptions.messageId !== undefined) {
+    const earlier = await earlierDelivery(context, conversationId, message);
+    if (earlier) return { ...sent, ...earlier, duplicate: true, interrupting: false };
+  }
   if (steerOptions.wait === false) {
-    await context.explainErrors(conversationId, () => handle.signal(steerSignal, message.data));
+    await whileUnreachable(
+      () => context.explainErrors(conversationId, () => handle.signal(steerSignal, message)),
+      { withinMs: SEND_RETRY_MS },
+    );
     return sent;
   }
+  // The update's id is the message's: the server answers a repeat of it within this execution.
   const receipt: SteerReceipt = await context.update(conversationId, 'steer', () =>
-    handle.executeUpdate(steerUpdate, { args: [message.data] }),
+    whileUnreachable(
+      () => handle.executeUpdate(steerUpdate, { args: [message], updateId: `steer-${message.messageId}` }),
+      { withinMs: SEND_RETRY_MS },
+    ),
   );
-  return { ...sent, interrupting: receipt.interrupting };
+  return { ...sent, interrupting: receipt.interrupting, ...(receipt.duplicate ? { duplicate: true } : {}) };
 }
 
 export async function signalMessage(

@@ -12,13 +12,40 @@ import { conversationFairnessKey } from '../shared/fairness-key';
 import { assertConversationId } from '../shared/ids';
 import { WORKFLOW_TASK_TIMEOUT_MS } from '../shared/workflow-task-bounds';
 import type { ClientContext } from './client-context';
+import { SEND_RETRY_MS, describeWhileUnreachable, whileUnreachable } from './query-retry';
+
+/** Options of `AgentClient.start`. */
+export interface StartOptions {
+  /**
+   * What names this start request (a digest of it, chosen by the caller; at most 128 characters),
+   * kept with the conversation: a start repeated with the same key is answered as done, so a caller
+   * may retry one whose answer it never got.
+   */
+  requestKey?: string;
+}
+
+/** Where a conversation keeps the key of the request that started it. */
+const START_REQUEST_MEMO = 'startRequest';
 
 export async function start(
   context: ClientContext,
   conversationId: string,
   options: ConversationOptionsInput,
+  { requestKey }: StartOptions = {},
 ): Promise<string> {
-  await startWorkflow(context, conversationId, { options: startOptions(conversationId, options) });
+  if (requestKey !== undefined && (requestKey.length === 0 || requestKey.length > 128)) {
+    throw new InvalidInputError('start request key', ['it is 1 to 128 characters']);
+  }
+  const input = { options: startOptions(conversationId, options) };
+  const attempt = () => startWorkflow(context, conversationId, input, requestKey);
+  try {
+    // With a key a start may reach the server twice: the second finds its own key.
+    await (requestKey === undefined ? attempt() : whileUnreachable(attempt, { withinMs: SEND_RETRY_MS }));
+  } catch (error) {
+    if (!(error instanceof ConversationExistsError) || requestKey === undefined) throw error;
+    const { memo } = await describeWhileUnreachable(context.handle(conversationId));
+    if (memo?.[START_REQUEST_MEMO] !== requestKey) throw error;
+  }
   return conversationId;
 }
 
@@ -62,12 +89,14 @@ async function startWorkflow(
   context: ClientContext,
   conversationId: string,
   input: { options: ConversationOptions; carried?: Record<string, unknown> },
+  requestKey?: string,
 ): Promise<void> {
   try {
     await context.client.workflow.start(CONVERSATION_WORKFLOW_TYPE, {
       workflowId: conversationId,
       taskQueue: context.taskQueue,
       args: [input],
+      ...(requestKey !== undefined ? { memo: { [START_REQUEST_MEMO]: requestKey } } : {}),
       // A conversation id names one conversation forever, so events and transcripts never mix.
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT_MS,

@@ -24,6 +24,7 @@ export {
   ConversationExistsError,
   ConversationNotFoundError,
   InvalidInputError,
+  MessageIdConflictError,
   ScheduleExistsError,
   ScheduleMissingError,
   UpdateRefusedError,

@@ -99,18 +99,33 @@ export async function queryWhileRunning<T>(
  * WATCH_QUERY_RETRY_MS, as a watch's queries are; other failures (no such workflow, a refusal) are
  * thrown at once. A read, so asking again changes nothing.
  */
-export async function describeWhileUnreachable(
+export function describeWhileUnreachable(
   handle: WorkflowHandle,
   signal?: AbortSignal,
 ): Promise<WorkflowExecutionDescription> {
+  return whileUnreachable(() => abortableCall(handle, signal, () => handle.describe()), {
+    withinMs: WATCH_QUERY_RETRY_MS,
+    signal,
+  });
+}
+
+/**
+ * A call made again while the server does not answer it (UNAVAILABLE or DEADLINE_EXCEEDED), for up
+ * to `withinMs` from the first failure; other failures are thrown at once. Only for calls that may
+ * reach the server twice: a read, or a message the conversation takes once by its id.
+ */
+export async function whileUnreachable<T>(
+  call: () => Promise<T>,
+  { withinMs, signal }: { withinMs: number; signal?: AbortSignal | undefined },
+): Promise<T> {
   let unreachableSince: number | undefined;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await abortableCall(handle, signal, () => handle.describe());
+      return await call();
     } catch (error) {
       if (signal?.aborted || !serverUnreachable(error)) throw error;
       unreachableSince ??= Date.now();
-      if (Date.now() - unreachableSince >= WATCH_QUERY_RETRY_MS) throw error;
+      if (Date.now() - unreachableSince >= withinMs) throw error;
       await new Promise((resolve) => setTimeout(resolve, retryPause(attempt)));
     }
   }
@@ -145,3 +160,9 @@ export const READ_QUERY_RETRY_MS = 10_000;
  * read that gave up after that one try would fail a message another worker takes moments later.
  */
 export const SEND_QUERY_RETRY_MS = 60_000;
+/**
+ * How long `send` and `steer` keep delivering a message while the server does not answer (a
+ * frontend restarting or being replaced): the conversation takes a message id once, so a delivery
+ * that did reach it before the failure is not taken twice.
+ */
+export const SEND_RETRY_MS = 60_000;

@@ -4,6 +4,7 @@ import {
   ConversationExistsError,
   ConversationNotFoundError,
   InvalidInputError,
+  MessageIdConflictError,
   UpdateRefusedError,
 } from '../shared/conversation-errors';
 import { GatewayAuthError } from './gateway-tokens';
@@ -32,6 +33,7 @@ export function statusOf(error: Error & { statusCode?: number }): [number, strin
   if (
     error instanceof ConversationEndedError ||
     error instanceof ConversationExistsError ||
+    error instanceof MessageIdConflictError ||
     error instanceof UpdateRefusedError
   )
     return [409, error.message];

@@ -7,7 +7,25 @@ import {
   StartConversationBodySchema,
 } from './gateway-api';
 
-type Operation = { summary: string; action: string; body?: z.ZodType; stream?: boolean; status?: number };
+type Operation = {
+  summary: string;
+  action: string;
+  body?: z.ZodType;
+  stream?: boolean;
+  status?: number;
+  /** Takes an `Idempotency-Key` header: a retry is answered as the first request was. */
+  keyed?: boolean;
+};
+
+/** The `Idempotency-Key` header of the routes that send a message. */
+const IDEMPOTENCY_KEY = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    "The caller's name for this request (1 to 255 printable ASCII characters), sent again unchanged when it retries: the message is taken once, a retry is answered as the first request was (with `Idempotent-Replayed: true`), and the same key with another body is refused with 409. Instead of the body's `messageId`, not with it.",
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+};
 
 const ROUTES: Record<string, Record<'get' | 'post', Operation | undefined>> = {
   '/v1/conversations': {
@@ -16,6 +34,7 @@ const ROUTES: Record<string, Record<'get' | 'post', Operation | undefined>> = {
       action: 'start',
       body: StartConversationBodySchema,
       status: 201,
+      keyed: true,
     },
     get: undefined,
   },
@@ -25,15 +44,22 @@ const ROUTES: Record<string, Record<'get' | 'post', Operation | undefined>> = {
   },
   '/v1/conversations/{id}/messages': {
     post: {
-      summary: 'Send a message (queued during a run)',
+      summary: 'Send a message (queued during a run); a message id is taken once',
       action: 'send',
       body: MessageBodySchema,
       status: 202,
+      keyed: true,
     },
     get: undefined,
   },
   '/v1/conversations/{id}/steer': {
-    post: { summary: 'Steer the run in progress', action: 'steer', body: MessageBodySchema, status: 202 },
+    post: {
+      summary: 'Steer the run in progress; a message id is taken once',
+      action: 'steer',
+      body: MessageBodySchema,
+      status: 202,
+      keyed: true,
+    },
     get: undefined,
   },
   '/v1/conversations/{id}/abort': {
@@ -88,7 +114,7 @@ export function openApiDocument(): Record<string, unknown> {
       paths[route][method] = {
         summary: operation.summary,
         description: `Needs a token allowed to ${operation.action}.`,
-        parameters,
+        parameters: operation.keyed ? [...parameters, IDEMPOTENCY_KEY] : parameters,
         ...(operation.body
           ? {
               requestBody: {
@@ -108,7 +134,7 @@ export function openApiDocument(): Record<string, unknown> {
           '404': { description: 'no such conversation' },
           '409': {
             description:
-              'the conversation refused it (ended, nothing pending, a decision for other arguments, …)',
+              'the conversation refused it (ended, nothing pending, a decision for other arguments, a message id or Idempotency-Key used before for another message, …)',
           },
           ...(operation.stream
             ? { '429': { description: 'the token has as many event streams open as it may' } }

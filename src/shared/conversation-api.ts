@@ -49,6 +49,8 @@ export interface SteerReceipt {
   messageId: string;
   /** True when a run was in progress and is being steered; false when the message started a run. */
   interrupting: boolean;
+  /** True when a message with this id had been taken already: this one was dropped (`interrupting` is then false). */
+  duplicate?: boolean;
 }
 /** Returns once the steering message is accepted; the validator refuses an ended conversation. */
 export const steerUpdate = defineUpdate<SteerReceipt, [UserMessageInput]>('steer');
@@ -191,6 +193,21 @@ export interface ConversationStatusSummary {
   budget?: BudgetStatus;
 }
 export const statusQuery = defineQuery<ConversationStatusSummary>('status');
+
+/**
+ * What a conversation remembers of a message it took, by the message's id: a message delivered
+ * again under that id is dropped, so a sender may always retry.
+ */
+export interface MessageReceipt {
+  /** `messageFingerprint` of the message taken: a retry matches it; another message under the same id does not. */
+  fingerprint: string;
+  /** Events up to here came before the message. */
+  afterSeq: number;
+  /** Runs numbered up to here did not take the message. */
+  afterRun: number;
+}
+/** The receipt of the message taken under this id, or null when none was (or it is too old to be remembered). */
+export const messageReceiptQuery = defineQuery<MessageReceipt | null, [string]>('messageReceipt');
 
 /** The summary plus everything kept: the whole transcript and the latest events. */
 export interface ConversationState extends ConversationStatusSummary {

@@ -36,6 +36,23 @@ export class ConversationEndedError extends Error {
   }
 }
 
+/**
+ * A message was sent under an id the conversation had taken for another message (another text,
+ * sender or images): it is not taken. A retry of the same message is not this error; it is answered
+ * as the first delivery was.
+ */
+export class MessageIdConflictError extends Error {
+  constructor(
+    /** The conversation that took the id. */
+    readonly conversationId: string,
+    /** The id sent twice with different messages. */
+    readonly messageId: string,
+  ) {
+    super(`conversation ${conversationId} took message ${messageId} before, with other content`);
+    this.name = 'MessageIdConflictError';
+  }
+}
+
 /** The conversation refused an update: its validator's message, e.g. an unknown toolCallId. */
 export class UpdateRefusedError extends Error {
   constructor(

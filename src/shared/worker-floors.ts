@@ -22,6 +22,7 @@ export const CARRIED_PARTS = [
   'usedSignatures',
   'budget',
   'forkedFrom',
+  'takenMessages',
 ] as const;
 export const CarriedPartSchema = z.enum(CARRIED_PARTS);
 export type CarriedPart = z.infer<typeof CarriedPartSchema>;

@@ -6,6 +6,7 @@ import type { CarriedBudget } from './conversation-budget';
 import type { UsedSignatures } from './decision-signatures';
 import type { CarriedEvents } from './event-log';
 import type { CarriedRapThread } from './rap-thread';
+import type { CarriedTakenMessages } from './taken-messages';
 import type { CarriedTranscript } from './transcript';
 import type { PausedRun } from './run-context';
 
@@ -33,6 +34,8 @@ export interface CarriedConversation {
   usedSignatures?: UsedSignatures;
   /** Spending, the budget as raised, and the conversation's start; absent in runs from before budgets. */
   budget?: CarriedBudget;
+  /** The ids of the latest messages taken, so a repeat is dropped after the hand-over too; absent before that memory. */
+  takenMessages?: CarriedTakenMessages;
   /**
    * Set on a conversation started by `fork` (its transcript is another conversation's up to a run)
    * and handed on by its continue-as-new; absent otherwise.

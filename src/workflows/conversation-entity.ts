@@ -25,6 +25,7 @@ import type { CarriedConversation } from './conversation-carry';
 import { EventLog } from './event-log';
 import { RapThread } from './rap-thread';
 import { RunControl } from './run-control';
+import { type Intake, TakenMessages } from './taken-messages';
 import { Transcript } from './transcript';
 import { WebhookOutbox } from './webhook-outbox';
 import { lookUpTools } from './worker-tools';
@@ -32,6 +33,8 @@ import { workflowTime } from './workflow-time';
 
 /** Marks executions whose model calls consult and report to their agent's daily ledger. */
 const AGENT_DAILY_BUDGET_PATCH = 'agent-daily-budget';
+/** Marks executions that take a message id once and drop its repeats. */
+const MESSAGE_ONCE_PATCH = 'message-once';
 
 /** Events handed to the next run, so watchers and the `state` query still see recent history. */
 const EVENTS_CARRIED = 100;
@@ -65,6 +68,8 @@ export class ConversationEntity {
   readonly defaultPrompts = new DefaultPrompts();
   readonly budget: ConversationBudget;
   readonly rap: RapThread;
+  /** The ids of the messages taken, so a message delivered again is dropped. */
+  readonly taken: TakenMessages;
   private state: ConversationStatus;
   private runs: number;
   private endAsked: boolean;
@@ -101,6 +106,20 @@ export class ConversationEntity {
     );
     this.rap = new RapThread(this.events, carried?.rap);
     this.budget = new ConversationBudget(options.budget, this.approvals, this.events, carried?.budget);
+    this.taken = new TakenMessages(patched(MESSAGE_ONCE_PATCH), carried?.takenMessages);
+  }
+
+  /**
+   * Takes a message into the conversation unless its id was taken before: a repeat of the same
+   * message is dropped, another message under that id is a conflict. A new message's receipt says
+   * where following its run begins: steering joins the run in progress, a message waits for the next.
+   */
+  takeMessage(input: UserMessageInput, as: 'message' | 'steering'): Intake {
+    const joinsRun = as === 'steering' && this.running !== undefined;
+    return this.taken.take(input, {
+      afterSeq: this.events.lastSeq,
+      afterRun: joinsRun ? this.runs - 1 : this.runs,
+    });
   }
 
   get status(): ConversationStatus {
@@ -243,6 +262,7 @@ export class ConversationEntity {
 
   /** Everything the next execution needs to go on, the queue emptied into it. */
   carry(paused?: CarriedConversation['paused']): CarriedConversation {
+    const takenMessages = this.taken.carry();
     return {
       transcript: this.transcript.carry(),
       events: this.events.carry(EVENTS_CARRIED),
@@ -255,6 +275,7 @@ export class ConversationEntity {
       ...(paused ? { paused } : {}),
       usedSignatures: this.signatures.carry(),
       budget: this.budget.carry(),
+      ...(takenMessages ? { takenMessages } : {}),
       ...(this.carried?.forkedFrom ? { forkedFrom: this.carried.forkedFrom } : {}),
     };
   }

@@ -6,6 +6,7 @@ import {
   compactUpdate,
   endSignal,
   eventsQuery,
+  messageReceiptQuery,
   pendingApprovalsQuery,
   stateQuery,
   statusQuery,
@@ -16,6 +17,7 @@ import { installApprovalHandlers } from './approval-handlers';
 import { type ConversationEntity, userMessageOf } from './conversation-entity';
 import { installRapHandlers } from './rap-handlers';
 import { installRunControlHandlers } from './run-control-handlers';
+import { takenForAnother } from './taken-messages';
 
 /**
  * Every signal, update and query that reaches a conversation, registered in this order before the
@@ -32,7 +34,10 @@ export function installHandlers(self: ConversationEntity): void {
   installRapHandlers(self);
 }
 
-/** A user's message, queued for the next run, and the request to end the conversation. */
+/**
+ * A user's message, queued for the next run unless its id was taken before (a delivery repeated by
+ * a retrying sender is dropped), and the request to end the conversation.
+ */
 function installMessageHandlers(self: ConversationEntity): void {
   setHandler(userMessageSignal, (message) => {
     const parsed = self.inputs.safeParse(UserMessageInputSchema, message);
@@ -40,7 +45,9 @@ function installMessageHandlers(self: ConversationEntity): void {
       self.ignored('userMessage', parsed.error.message);
       return;
     }
-    self.queue.push(userMessageOf(parsed.data));
+    const intake = self.takeMessage(parsed.data, 'message');
+    if (intake.kind === 'conflict') self.ignored('userMessage', takenForAnother(parsed.data.messageId));
+    if (intake.kind === 'new') self.queue.push(userMessageOf(parsed.data));
   });
   setHandler(endSignal, () => self.requestEnd());
 }
@@ -66,6 +73,7 @@ function installCompactionHandler(self: ConversationEntity): void {
 /** What clients read: the status, the whole state, pending approvals, events, a page of the transcript. */
 function installQueryHandlers(self: ConversationEntity): void {
   setHandler(statusQuery, () => self.summary());
+  setHandler(messageReceiptQuery, (messageId) => self.taken.receipt(messageId) ?? null);
   setHandler(stateQuery, () => ({
     ...self.summary(),
     transcript: self.transcript.all(),

@@ -52,7 +52,9 @@ export async function conversation(input: ConversationInput = {}): Promise<Conve
   const { carried } = input;
   const self = new ConversationEntity(options, carried, inputs);
   // Before any signal: a scheduled conversation's prompt comes first. Never carried by continue-as-new.
-  if (initialMessage) self.queue.push(userMessageOf(initialMessage));
+  if (initialMessage && self.takeMessage(initialMessage, 'message').kind === 'new') {
+    self.queue.push(userMessageOf(initialMessage));
+  }
   installHandlers(self);
   const spent = new SpentMemo(() => ({ runs: self.runCount, ...self.budget.status().used }));
   const handOver = new HandOver(self, input, spent);

@@ -11,6 +11,7 @@ import {
 } from '../shared/conversation-api';
 import { type ConversationEntity, userMessageOf } from './conversation-entity';
 import { setUpdateHandlerHeldOnReplay } from './held-on-replay';
+import { takenForAnother } from './taken-messages';
 
 /**
  * Steer and abort, each as a signal and as an update: a steer interrupts the run in progress (or,
@@ -19,9 +20,17 @@ import { setUpdateHandlerHeldOnReplay } from './held-on-replay';
 export function installRunControlHandlers(self: ConversationEntity): void {
   const checkSteer = (input: unknown): UserMessageInput => {
     if (self.ending) throw new Error('the conversation is ending');
-    return self.parse(UserMessageInputSchema, input);
+    const message = self.parse(UserMessageInputSchema, input);
+    if (self.taken.check(message).kind === 'conflict') {
+      throw new Error(takenForAnother(message.messageId));
+    }
+    return message;
   };
   const steer = (input: UserMessageInput): SteerReceipt => {
+    // checkSteer refused a conflict: what is not new here is a repeat, answered and dropped.
+    if (self.takeMessage(input, 'steering').kind !== 'new') {
+      return { messageId: input.messageId, interrupting: false, duplicate: true };
+    }
     const message = userMessageOf(input);
     const run = self.current;
     if (run) run.steer(message);

@@ -481,6 +481,20 @@ const SCENARIOS: Scenario[] = [
     },
   },
   {
+    // A message delivered three times (twice at once, once after its run) is taken once; the next
+    // message runs as the second run.
+    name: 'message-once',
+    model: [{ text: 'Taken once.' }, { text: 'And the next.' }],
+    drive: async ({ agent, id, handle, runFinished, say }) => {
+      const once: UserMessageInput = { text: 'Say it once', messageId: 'history-message-once' };
+      await agent.start(id);
+      await Promise.all([handle.signal(userMessageSignal, once), handle.signal(userMessageSignal, once)]);
+      await runFinished(1);
+      await handle.signal(userMessageSignal, once);
+      await say('And now something else');
+    },
+  },
+  {
     // Pinned to build-1, a run waits for an approval while build-2 becomes current: it ends on
     // build-1, then the conversation continues as new onto build-2, where the next run answers.
     name: 'deploy-new-build',

@@ -1,9 +1,29 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ConversationNotFoundError } from '../../shared/conversation-errors';
 import { AbortBodySchema, EndBodySchema, MessageBodySchema } from '../gateway-api';
 import type { GatewayAccess } from '../gateway-access';
 import type { GatewayDeps } from '../gateway-deps';
+import { BadRequest } from '../gateway-errors';
+import { idempotencyKeyOf, keyedMessageId } from '../idempotency-key';
 import { idOf, parseBody } from '../gateway-request';
+
+/**
+ * The id a message is sent under: the body's `messageId`, or one made from the request's
+ * `Idempotency-Key` (the same for every retry), or none (the client library picks a new one). Either
+ * makes a retry safe: the conversation takes a message id once.
+ */
+function messageIdOf(
+  request: FastifyRequest,
+  tokenName: string,
+  bodyId: string | undefined,
+): string | undefined {
+  const key = idempotencyKeyOf(request);
+  if (key === undefined) return bodyId;
+  if (bodyId !== undefined) {
+    throw new BadRequest('name the message by its messageId or by an Idempotency-Key header, not both');
+  }
+  return keyedMessageId(tokenName, key);
+}
 
 /** Messages and steering as the token's identity, aborting the run in progress, ending the conversation. */
 export function registerControlRoutes(app: FastifyInstance, { agent }: GatewayDeps, access: GatewayAccess) {
@@ -27,11 +47,14 @@ export function registerControlRoutes(app: FastifyInstance, { agent }: GatewayDe
         if (!(start && error instanceof ConversationNotFoundError)) throw error;
       }
       const body = parseBody(MessageBodySchema, request.body);
-      const options = { sender: token.name, ...(body.messageId ? { messageId: body.messageId } : {}) };
+      const messageId = messageIdOf(request, token.name, body.messageId);
+      const options = { sender: token.name, ...(messageId !== undefined ? { messageId } : {}) };
       const taken =
         action === 'send'
           ? await agent.send(id, body.text, { ...options, start })
           : await agent.steer(id, body.text, options);
+      // A retry of a message taken before is answered as the first delivery was, and says so.
+      if (taken.duplicate) void reply.header('idempotent-replayed', 'true');
       return reply.status(202).send({
         conversationId: id,
         messageId: taken.messageId,

@@ -5,6 +5,12 @@ import { StartConversationBodySchema } from '../gateway-api';
 import type { GatewayAccess } from '../gateway-access';
 import type { GatewayDeps } from '../gateway-deps';
 import { idOf, parseBody } from '../gateway-request';
+import {
+  idempotencyKeyOf,
+  keyedConversationSuffix,
+  keyedMessageId,
+  startRequestKey,
+} from '../idempotency-key';
 
 /** Starting a conversation (with a first message, when the body has one) and reading its status. */
 export function registerConversationRoutes(
@@ -15,14 +21,26 @@ export function registerConversationRoutes(
   app.post('/v1/conversations', async (request, reply) => {
     const token = access.authenticate(request);
     const body = parseBody(StartConversationBodySchema, request.body);
-    const conversationId = body.id ?? `${token.conversationPrefixes?.[0] ?? 'conv-'}${randomUUID()}`;
+    // With an Idempotency-Key, a retry names the same conversation and message and is answered alike.
+    const key = idempotencyKeyOf(request);
+    const suffix = key !== undefined ? keyedConversationSuffix(token.name, key) : randomUUID();
+    const conversationId = body.id ?? `${token.conversationPrefixes?.[0] ?? 'conv-'}${suffix}`;
     access.authorizeStart(token, conversationId, body.options?.agentId);
     if (body.text !== undefined) authorize(token, 'send', { conversationId });
-    await agent.start(conversationId, body.options ?? {});
+    await agent.start(
+      conversationId,
+      body.options ?? {},
+      key !== undefined ? { requestKey: startRequestKey(token.name, key, body) } : {},
+    );
     const sent =
       body.text !== undefined
-        ? await agent.send(conversationId, body.text, { sender: token.name, start: false })
+        ? await agent.send(conversationId, body.text, {
+            sender: token.name,
+            start: false,
+            ...(key !== undefined ? { messageId: keyedMessageId(token.name, key) } : {}),
+          })
         : undefined;
+    if (sent?.duplicate) void reply.header('idempotent-replayed', 'true');
     return reply
       .status(201)
       .send({ conversationId, ...(sent ? { messageId: sent.messageId, afterSeq: sent.afterSeq } : {}) });
