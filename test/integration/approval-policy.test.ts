@@ -2,7 +2,6 @@ import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import nock from 'nock';
 import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { ApprovalPolicyInput } from '../../src/shared/approval-policy';
 import { ApprovalPolicySchema } from '../../src/shared/approval-policy';
@@ -45,13 +44,27 @@ interface Waiting {
   ranFile: string;
 }
 
+/** The conversations a test started: each is ended after it, so none outlives a failed test. */
+const started: string[] = [];
+afterEach(async () => {
+  const ids = started.splice(0);
+  await Promise.all(
+    ids.map((id) =>
+      handleOf(id)
+        .terminate('the test is over')
+        .catch(() => undefined),
+    ),
+  );
+});
+
 /** A conversation whose model asks to run a command that appends to a file; returns once the call waits. */
 async function waitingExec(runs = 1): Promise<Waiting> {
   const id = `conv-policy-${randomUUID()}`;
   const ranFile = path.join(harness().workspace, `${id}.ran`);
   const toolCallId = `call_exec_${randomUUID().slice(0, 8)}`;
-  // The model of this conversation alone (an earlier one's script is spent); each run runs the command.
-  nock.cleanAll();
+  started.push(id);
+  // The model of this conversation alone, whose first message names it: a conversation of another
+  // test (one that failed half-way) cannot take its answers. Each run runs the command.
   nockModel(
     Array.from({ length: runs }, (_, run) => [
       {
@@ -65,8 +78,9 @@ async function waitingExec(runs = 1): Promise<Waiting> {
       },
       { text: 'done' },
     ]).flat(),
+    { only: (request) => JSON.stringify(request.messages).includes(id) },
   );
-  await harness().agent.send(id, 'deploy it');
+  await harness().agent.send(id, `deploy it (${id})`);
   const pending = await waitFor(
     async () =>
       (await handleOf(id).query(pendingApprovalsQuery)).find((call) => call.toolCallId === toolCallId),

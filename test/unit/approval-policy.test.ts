@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { type ApprovalPolicyInput, ApprovalPolicySchema, policyFor } from '../../src/shared/approval-policy';
 import { approvalPolicyFromEnv } from '../../src/worker/approval-policy-settings';
+import { createAdmitConversation } from '../../src/activities/admit-conversation';
+import type { AdmissionRequest } from '../../src/shared/worker-floors';
 
 const KEYS = { alice: 'a', bob: 'b', carol: 'c', dave: 'd' };
 const POLICY: ApprovalPolicyInput = {
@@ -76,4 +78,93 @@ test('a policy file that is wrong stops the worker, saying what is wrong', async
   expect(await loaded(POLICY, null)).toThrow(/needs DURABLE_AGENT_APPROVER_KEYS/);
   expect(await loaded(POLICY, { alice: 'a', bob: 'b' })).toThrow(/carol, dave have no key/);
   expect(approvalPolicyFromEnv({}, KEYS)).toBeUndefined();
+});
+
+test('a rule may let a reject not stop the call; by default one does', () => {
+  const policy = ApprovalPolicySchema.parse({
+    groups: POLICY.groups,
+    rules: [
+      { match: { tools: ['exec'] }, approvers: 'leads', quorum: 2, rejectStops: false },
+      { approvers: 'oncall' },
+    ],
+  });
+  expect(policyFor(policy, { toolName: 'exec', risk: 'high' }, 0)?.rejectStops).toBe(false);
+  expect(policyFor(policy, { toolName: 'read', risk: 'low' }, 0)?.rejectStops).toBe(true);
+});
+
+test('a member a group lists twice is one member: a quorum of two of them is refused, and requests name them once', () => {
+  expect(() =>
+    ApprovalPolicySchema.parse({
+      groups: { leads: ['alice', 'alice'] },
+      rules: [{ approvers: 'leads', quorum: 2 }],
+    }),
+  ).toThrow(/a quorum of 2 of leads, which has 1 members/);
+  expect(() =>
+    ApprovalPolicySchema.parse({
+      groups: { leads: ['alice', 'bob'], oncall: ['dave', 'dave'] },
+      rules: [{ approvers: 'leads', escalate: { afterMs: 10, to: 'oncall', quorum: 2 } }],
+    }),
+  ).toThrow(/a quorum of 2 of oncall, which has 1 members/);
+  const policy = ApprovalPolicySchema.parse({
+    groups: { leads: ['alice', 'bob', 'alice'], oncall: ['dave', 'dave'] },
+    rules: [{ approvers: 'leads', quorum: 2, escalate: { afterMs: 10, to: 'oncall' } }],
+  });
+  expect(policyFor(policy, { toolName: 'exec', risk: 'high' }, 0)).toMatchObject({
+    group: { members: ['alice', 'bob'] },
+    escalation: { members: ['dave'] },
+  });
+});
+
+describe('admission under a policy: tool aliases and groups name the tools they cover', () => {
+  /** The worker's admission of a conversation with these approval settings, under `policy`. */
+  async function admission(policy: ApprovalPolicyInput, approval: Record<string, unknown>) {
+    const workspace = await mkdtemp(path.join(os.tmpdir(), 'admission-'));
+    const admit = createAdmitConversation({
+      defaultWorkspace: workspace,
+      approvalPolicy: ApprovalPolicySchema.parse(policy),
+    });
+    return admit({ approval, carried: [], continued: false } as AdmissionRequest);
+  }
+  const ruling = (tools: string[]): ApprovalPolicyInput => ({
+    groups: POLICY.groups,
+    rules: [{ match: { tools }, approvers: 'leads' }],
+  });
+
+  test('a rule on `bash` governs exec, and one on exec governs `bash`', async () => {
+    expect(await admission(ruling(['bash']), { tools: { exec: 'auto' } })).toMatchObject({
+      admitted: false,
+      reason: expect.stringMatching(/approval auto for exec is looser than this worker's approval policy/),
+    });
+    expect(await admission(ruling(['exec']), { tools: { bash: 'auto' } })).toMatchObject({
+      admitted: false,
+      reason: expect.stringMatching(/approval auto for bash is looser/),
+    });
+    expect(await admission(ruling(['exec']), { tools: { Exec: 'auto' } })).toMatchObject({ admitted: false });
+  });
+
+  test('a rule on group:fs governs each file tool, under its own name and under mode auto', async () => {
+    expect(await admission(ruling(['group:fs']), { tools: { write: 'auto' } })).toMatchObject({
+      admitted: false,
+      reason: expect.stringMatching(/approval auto for write is looser/),
+    });
+    expect(await admission(ruling(['group:fs']), { mode: 'auto', tools: { read: 'ask' } })).toMatchObject({
+      admitted: false,
+      reason: expect.stringMatching(/approval mode auto is looser .* every write call/),
+    });
+    expect(await admission(ruling(['group:fs']), { tools: { exec: 'auto' } })).toMatchObject({
+      admitted: true,
+    });
+  });
+
+  test('a rule by risk alone leaves a conversation free to run in mode auto: its calls are asked anyway', async () => {
+    const riskOnly: ApprovalPolicyInput = {
+      groups: POLICY.groups,
+      rules: [{ match: { risk: ['critical'] }, approvers: 'leads' }],
+    };
+    expect(await admission(riskOnly, { mode: 'auto' })).toMatchObject({ admitted: true });
+    expect(await admission(ruling(['exec']), { mode: 'auto' })).toMatchObject({
+      admitted: false,
+      reason: expect.stringMatching(/approval mode auto is looser .* every exec call/),
+    });
+  });
 });

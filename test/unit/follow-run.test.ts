@@ -1,66 +1,7 @@
-import { type Client, ServiceError } from '@temporalio/client';
-import { AgentClient, type RunToFollow } from '../../src/client/agent-client';
+import type { RunToFollow } from '../../src/client/agent-client';
 import { type RunEnd, endsRun, learnRun, runEndFromResult } from '../../src/client/run-end';
 import type { AgentEvent } from '../../src/shared/events';
-
-type Status = 'RUNNING' | 'COMPLETED' | 'FAILED';
-
-/**
- * One conversation as Temporal shows it to a client: its events (answered by the `events` query
- * while `answering`), its status and result (answered without a worker, as describe and result are).
- */
-class FakeConversation {
-  events: AgentEvent[] = [];
-  status: Status = 'RUNNING';
-  /** False: no worker answers queries (they fail as the server fails them). */
-  answering = true;
-  result: unknown = undefined;
-  failure: string | undefined;
-  queries = 0;
-
-  readonly handle = {
-    workflowId: 'conv-1',
-    client: {
-      withAbortSignal: <T>(_signal: AbortSignal, call: () => Promise<T>) => call(),
-      options: { dataConverter: { payloadCodecs: [] } },
-    },
-    query: async (definition: { name: string }, ...args: unknown[]) => {
-      this.queries++;
-      if (!this.answering) throw new ServiceError('Failed to query Workflow');
-      if (definition.name === 'events') return this.events.filter((event) => event.seq > (args[0] as number));
-      if (definition.name === 'status') {
-        return { lastSeq: this.events.at(-1)?.seq ?? 0, runCount: this.events.at(-1)?.run ?? 0 };
-      }
-      throw new Error(`no query ${definition.name}`);
-    },
-    describe: async () => ({
-      status: { name: this.status },
-      raw: { pendingActivities: [] },
-      runId: 'run-a',
-      startTime: new Date(1_000),
-      ...(this.status === 'RUNNING' ? {} : { closeTime: new Date(9_000) }),
-      taskQueue: 'queue',
-      type: 'conversation',
-    }),
-    result: async () => this.result,
-  };
-
-  readonly client = {
-    workflow: { getHandle: () => this.handle },
-    options: { namespace: 'default' },
-    workflowService: {
-      getWorkflowExecutionHistoryReverse: async () => ({
-        history: {
-          events: this.failure
-            ? [{ workflowExecutionFailedEventAttributes: { failure: { message: this.failure } } }]
-            : [],
-        },
-      }),
-    },
-  } as unknown as Client;
-
-  readonly agent = new AgentClient(this.client, 'queue', { subscribe: () => () => undefined });
-}
+import { FakeConversation } from '../support/fake-conversation';
 
 const started = (seq: number, run: number, messageIds: string[]): AgentEvent => ({
   type: 'run_started',
