@@ -35,6 +35,19 @@ export class FakeConversation {
   describes = 0;
   /** Every user message signalled (plain, or with a start), in order. */
   readonly signalled: unknown[] = [];
+  /** How many of the next signals (plain, or with a start) the server does not answer (gRPC UNAVAILABLE). */
+  unansweredSignals = 0;
+  /** What the `messageReceipt` query answers, by message id. */
+  readonly receipts = new Map<string, unknown>();
+
+  /** A signal, unless the server is set not to answer it; one it does not answer is not delivered. */
+  private deliver(message: unknown): void {
+    if (this.unansweredSignals > 0) {
+      this.unansweredSignals--;
+      throw unansweredCall(GRPC_UNAVAILABLE, 'Failed to signal workflow');
+    }
+    this.signalled.push(message);
+  }
 
   readonly handle = {
     workflowId: 'conv-1',
@@ -46,6 +59,7 @@ export class FakeConversation {
       this.queries++;
       if (!this.answering) throw new ServiceError('Failed to query Workflow');
       if (definition.name === 'events') return this.events.filter((event) => event.seq > (args[0] as number));
+      if (definition.name === 'messageReceipt') return this.receipts.get(args[0] as string) ?? null;
       if (definition.name === 'status') {
         return { lastSeq: this.events.at(-1)?.seq ?? 0, runCount: this.events.at(-1)?.run ?? 0 };
       }
@@ -67,9 +81,7 @@ export class FakeConversation {
         type: 'conversation',
       };
     },
-    signal: async (_definition: unknown, message: unknown) => {
-      this.signalled.push(message);
-    },
+    signal: async (_definition: unknown, message: unknown) => this.deliver(message),
     result: async () => this.result,
   };
 
@@ -77,7 +89,7 @@ export class FakeConversation {
     workflow: {
       getHandle: () => this.handle,
       signalWithStart: async (_type: string, options: { signalArgs: unknown[] }) => {
-        this.signalled.push(options.signalArgs[0]);
+        this.deliver(options.signalArgs[0]);
         return this.handle;
       },
     },

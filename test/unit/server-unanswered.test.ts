@@ -1,4 +1,6 @@
+import { MessageIdConflictError } from '../../src/shared/conversation-errors';
 import type { AgentEvent } from '../../src/shared/events';
+import { messageFingerprint } from '../../src/shared/message-fingerprint';
 import { FakeConversation } from '../support/fake-conversation';
 
 // A Temporal frontend that is restarting answers nothing for a moment: every look at the workflow
@@ -52,4 +54,42 @@ test('following a run goes on to its end after the poll’s describe() went unan
   await expect(followed).resolves.toEqual({ how: 'finished', event: run('run_finished', 2), from: 'events' });
   expect(seen.map((event) => event.seq)).toEqual([1, 2]);
   expect(conversation.describes).toBeGreaterThanOrEqual(3);
+});
+
+test('a message is delivered again while the server does not answer, for up to a minute: the conversation takes its id once', async () => {
+  const conversation = new FakeConversation();
+  conversation.unansweredSignals = 3;
+  const sent = conversation.agent.send('conv-1', 'hello', { messageId: 'm2' });
+  await jest.advanceTimersByTimeAsync(5_000);
+  await expect(sent).resolves.toMatchObject({ messageId: 'm2', started: false });
+  expect(conversation.signalled).toEqual([expect.objectContaining({ text: 'hello', messageId: 'm2' })]);
+});
+
+test('a server that does not come back fails the send after a minute', async () => {
+  const conversation = new FakeConversation();
+  conversation.unansweredSignals = 1_000;
+  const sent = conversation.agent.send('conv-1', 'hello');
+  const failed = expect(sent).rejects.toThrow('Failed to signal workflow');
+  await jest.advanceTimersByTimeAsync(70_000);
+  await failed;
+  expect(conversation.signalled).toEqual([]);
+});
+
+test('a send retried by its caller is answered from the receipt of the first delivery and not signalled again', async () => {
+  const conversation = new FakeConversation();
+  conversation.events = [run('run_started', 1), run('run_finished', 2)];
+  const fingerprint = messageFingerprint({ text: 'hello' });
+  conversation.receipts.set('m1', { fingerprint, afterSeq: 0, afterRun: 0 });
+  await expect(conversation.agent.send('conv-1', 'hello', { messageId: 'm1' })).resolves.toEqual({
+    conversationId: 'conv-1',
+    messageId: 'm1',
+    afterSeq: 0,
+    afterRun: 0,
+    started: false,
+    duplicate: true,
+  });
+  await expect(conversation.agent.send('conv-1', 'hello?', { messageId: 'm1' })).rejects.toThrow(
+    MessageIdConflictError,
+  );
+  expect(conversation.signalled).toEqual([]);
 });
