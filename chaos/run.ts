@@ -37,6 +37,7 @@ import {
   startChaosCluster,
 } from './cluster-faults';
 import { type ModelFault, startFaultModel } from './fault-model';
+import { startChaosGateway } from './gateway-sender';
 import { SLOW_SAMPLE_S, type SlowSample, slowSampleTable, watchForProgress } from './slow-samples';
 import { TRIAL_KINDS, type TrialResult, runTrial } from './trials';
 
@@ -182,6 +183,9 @@ async function main() {
   const connection = await Connection.connect({ address });
   const client = new Client({ connection });
   const agent = new AgentClient(client, taskQueue);
+  // Every trial's messages go through the gateway, as a service that retries sends them.
+  const gateway = await startChaosGateway(agent, random);
+  cleanups.push(() => gateway.close());
 
   const running = new Set<string>();
   // Recovery watchers still polling; all settle before the connection closes (a gRPC retry on a
@@ -326,6 +330,7 @@ async function main() {
         running.add(id);
         const result = await runTrial(index, TRIAL_KINDS[index % TRIAL_KINDS.length]!, {
           agent,
+          send: gateway.send,
           seed,
           random,
           runsOf: async (conversationId) => {
@@ -379,6 +384,8 @@ async function main() {
     modelFaults: Object.fromEntries(model.injected as Map<ModelFault, number>),
     conversationsLost: lost,
     sideEffectsDoubled: doubled.length,
+    gatewaySends: { retried: gateway.tally.retries, answeredAsReplays: gateway.tally.replays },
+    messagesTakenTwice: results.reduce((sum, result) => sum + result.messagesTakenTwice, 0),
     toolCallsCutOffAndReported: results.reduce((sum, result) => sum + result.cutOff, 0),
     otherProblems: results.flatMap((result) =>
       result.problems.map((problem) => `${result.trial} (${result.kind}): ${problem}`),
@@ -449,6 +456,8 @@ async function main() {
     `| continued as new | ${summary.continuedAsNew} times |`,
     `| conversations lost (goal 0) | ${lost} |`,
     `| side effects done twice (goal 0) | ${doubled.length} |`,
+    `| sends through the gateway tried again / answered as a replay of a message taken | ${summary.gatewaySends.retried} / ${summary.gatewaySends.answeredAsReplays} |`,
+    `| messages taken twice (goal 0) | ${summary.messagesTakenTwice} |`,
     `| tool calls cut off by a kill, reported to the model as such | ${summary.toolCallsCutOffAndReported} |`,
     `| worker kill to progress, median / worst | ${seconds(summary.faultToProgressSeconds)} |`,
     ...(summary.cluster
@@ -472,7 +481,7 @@ async function main() {
   await model.close();
   await stopAllBenchServers();
   await cleanUp();
-  const failed = lost > 0 || doubled.length > 0;
+  const failed = lost > 0 || doubled.length > 0 || summary.messagesTakenTwice > 0;
   if (cluster && clusterDirAt === -1) {
     // Kept when something was lost: its logs (DIR/logs) say what the services saw.
     if (failed) console.log(`the cluster's directory, with its logs: ${cluster.dir}`);

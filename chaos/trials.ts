@@ -4,6 +4,7 @@
  * the ledger) and answer; they differ in what else is in flight when a worker dies.
  */
 import type { AgentClient } from '../src/client/agent-client';
+import type { RunToFollow } from '../src/client/conversation-follow';
 import type { AgentEvent } from '../src/shared/events';
 import type { Message } from '../src/shared/messages';
 
@@ -22,10 +23,17 @@ export interface TrialResult {
   approvals: number;
   /** Times the conversation continued as new (continue-as-new trials). */
   continuedAsNew: number;
+  /** User messages the transcript holds more than once (goal 0: a retried send is taken once). */
+  messagesTakenTwice: number;
 }
 
 export interface TrialContext {
   agent: AgentClient;
+  /**
+   * Sends a message through the gateway, retrying as a service does; with `options`, the first
+   * message, which starts the conversation.
+   */
+  send(id: string, text: string, options?: Record<string, unknown>): Promise<RunToFollow>;
   /** Conversation ids are unique per run. */
   seed: number;
   random: () => number;
@@ -49,6 +57,7 @@ export async function runTrial(index: number, kind: TrialKind, context: TrialCon
     cutOff: 0,
     approvals: 0,
     continuedAsNew: 0,
+    messagesTakenTwice: 0,
   };
   try {
     switch (kind) {
@@ -80,7 +89,8 @@ export async function runTrial(index: number, kind: TrialKind, context: TrialCon
         let answered = true;
         for (let run = 1; run <= CONTINUE_AS_NEW_RUNS; run++) {
           const key = `${trial}-r${run}`;
-          answered &&= await oneRun(context, id, key, `Do ${key}`, { maxHistoryEvents: 50 }, result);
+          const options = run === 1 ? { maxHistoryEvents: 50 } : undefined;
+          answered &&= await oneRun(context, id, key, `Do ${key}`, options, result);
         }
         result.answered = answered;
         result.continuedAsNew = (await context.runsOf(id)) - 1;
@@ -90,6 +100,7 @@ export async function runTrial(index: number, kind: TrialKind, context: TrialCon
     }
     const transcript = (await readState(context, id, result))?.transcript;
     if (transcript) {
+      result.messagesTakenTwice = takenTwice(transcript).length;
       result.problems.push(...checkTranscript(transcript, kind === 'sub_agent' ? trial : undefined));
       result.cutOff = transcript.filter(
         (m) =>
@@ -108,18 +119,19 @@ export async function runTrial(index: number, kind: TrialKind, context: TrialCon
   return result;
 }
 
-/** Sends one message and follows its run to the end; true when it answered `answered KEY`. */
+/**
+ * Sends one message (with `options`, the one that starts the conversation) and follows its run to
+ * the end; true when it answered `answered KEY`.
+ */
 async function oneRun(
   context: TrialContext,
   id: string,
   key: string,
   text: string,
-  options: Record<string, unknown>,
+  options: Record<string, unknown> | undefined,
   result: TrialResult,
 ): Promise<boolean> {
-  const sent = await context.agent.send(id, text, {
-    options: { approval: { mode: 'auto' }, ...options },
-  });
+  const sent = await context.send(id, text, options && { approval: { mode: 'auto' }, ...options });
   const decisions: Array<Promise<void>> = [];
   const run = context.agent.followRun(sent);
   let next = await run.next();
@@ -190,12 +202,18 @@ function errorWithCause(error: unknown): string {
     : message;
 }
 
+/** The ids of the user messages the transcript holds more than once. */
+function takenTwice(transcript: Message[]): string[] {
+  const ids = transcript.flatMap((m) => (m.role === 'user' ? [m.messageId] : []));
+  return [...new Set(ids.filter((id, at) => ids.indexOf(id) !== at))];
+}
+
 /**
- * Every tool call with exactly one result; with `subAgentOf`, each sub-agent call that ran answered
- * for its task.
+ * Every user message once, every tool call with exactly one result; with `subAgentOf`, each
+ * sub-agent call that ran answered for its task.
  */
 export function checkTranscript(transcript: Message[], subAgentOf?: string): string[] {
-  const problems: string[] = [];
+  const problems = takenTwice(transcript).map((id) => `message ${id} taken more than once`);
   const asked = transcript.flatMap((m) =>
     m.role === 'assistant' ? m.content.filter((c) => c.type === 'toolCall') : [],
   );

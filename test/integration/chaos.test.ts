@@ -13,11 +13,13 @@ interface ChaosSummary {
   modelFaults: Record<string, number>;
   conversationsLost: number;
   sideEffectsDoubled: number;
+  gatewaySends: { retried: number; answeredAsReplays: number };
+  messagesTakenTwice: number;
   otherProblems: string[];
 }
 
 /** `npm run chaos`, reduced to a few trials of each kind: the same harness, checks and report. */
-test('a reduced chaos run: workers and the server killed, model faults injected, approvals, sub-agents and continue-as-new in flight; no conversation lost, no side effect doubled', async () => {
+test('a reduced chaos run: workers and the server killed, model faults injected, approvals, sub-agents and continue-as-new in flight, messages sent through the gateway and retried; no conversation lost, no side effect doubled, no message taken twice', async () => {
   const results = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-chaos-results-'));
   const child = spawn(
     process.execPath,
@@ -51,8 +53,12 @@ test('a reduced chaos run: workers and the server killed, model faults injected,
     trials: 10,
     conversationsLost: 0,
     sideEffectsDoubled: 0,
+    messagesTakenTwice: 0,
     otherProblems: [],
   });
+  // The trials' messages went through the gateway, and some were sent again after a try the
+  // sender gave up on: those were answered as replays, not taken twice.
+  expect(summary.gatewaySends.retried).toBeGreaterThan(0);
   expect(summary.trialsByKind).toEqual({ tools: 3, approval: 3, sub_agent: 2, continue_as_new: 2 });
   expect(summary.workerKills).toBeGreaterThan(0);
   expect(summary.serverKills).toBe(1);
