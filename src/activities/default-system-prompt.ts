@@ -69,7 +69,9 @@ function toolsSection({ tools, approvalTimeoutMs }: PromptFacts): string {
 
 function agentsSection(files: AgentsFile[]): string {
   if (files.length === 0) return '';
-  const parts = files.map((file) => `## ${file.path}\n\n${file.text}`);
+  const parts = files.map((file) =>
+    'text' in file ? `## ${file.path}\n\n${file.text}` : `## ${file.path}\n\n(not read: ${file.skipped})`,
+  );
   return ['# Project instructions (AGENTS.md, outermost first; the nearest wins)', ...parts].join('\n\n');
 }
 

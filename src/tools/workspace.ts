@@ -66,7 +66,12 @@ export class Workspace {
   }
 
   contains(canonical: string): boolean {
-    return canonical === this.root || canonical.startsWith(this.root + path.sep);
+    return canonical === this.root || canonical.startsWith(this.below);
+  }
+
+  /** What every path below the root starts with (the root `/` is its own). */
+  private get below(): string {
+    return this.root.endsWith(path.sep) ? this.root : this.root + path.sep;
   }
 
   /** Walks `requested` beneath the root; the caller closes the `dir` it is handed. */
@@ -193,7 +198,7 @@ export class Workspace {
     let relative: string;
     if (path.isAbsolute(requested)) {
       const normal = path.normalize(requested);
-      if (normal !== this.root && !normal.startsWith(this.root + path.sep))
+      if (normal !== this.root && !normal.startsWith(this.below))
         throw new ToolError('InvalidPath', `path is outside the workspace: ${shownAs}`);
       relative = path.relative(this.root, normal);
     } else {

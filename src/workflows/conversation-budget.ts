@@ -21,6 +21,7 @@ import type { DailyBudgetSpent } from '../shared/daily-budget';
 import type { Usage } from '../shared/messages';
 import type { ApprovalBook } from './approval-book';
 import type { EventLog } from './event-log';
+import { NOTHING_RESERVED, type Reserved, subAgentShare, withShare } from './sub-agent-share';
 import { workflowTime } from './workflow-time';
 
 /** What continue-as-new hands over: spending, the limits as raised, and where the deadline counts from. */
@@ -52,12 +53,23 @@ export class ConversationBudget {
   private pausing = false;
   /** The run a rejection stopped. */
   private stopped: number | undefined;
+  /** What the sub-agents running now hold of the budget, and how many they are. */
+  private reserved: Reserved = NOTHING_RESERVED;
+  private subAgentsRunning = 0;
+  /** The sub-agents the turn asked for that have not taken their share yet. */
+  private subAgentsToShare = 0;
 
+  /**
+   * @param stopsAtLimit The conversation is a sub-agent, whose budget is its share of its parent's:
+   *   at its limit the run stops rather than asking a person, and the parent, which counts what it
+   *   spent, pauses at its own.
+   */
   constructor(
     private readonly budget: Budget | undefined,
     private readonly approvals: ApprovalBook,
     private readonly events: EventLog,
     carried: CarriedBudget | undefined,
+    private readonly stopsAtLimit = false,
   ) {
     // The conversation's start as its history records it (deterministic); carried from execution to execution.
     this.startedAt = carried?.startedAt ?? workflowInfo().startTime.getTime();
@@ -109,6 +121,45 @@ export class ConversationBudget {
     if (!(spent.tokens >= 0)) return;
     addSpent(this.used, spent);
     addSpent(this.runUsage, spent);
+  }
+
+  /** The turn's model asked for `count` sub-agents, which split what is left as they start. */
+  subAgentsAsked(count: number): void {
+    this.subAgentsToShare = count;
+  }
+
+  /**
+   * The budget of a sub-agent about to start, held until it ends (see subAgentShare); undefined for
+   * a conversation without a budget, and the unit that has nothing left when one has not.
+   */
+  shareForSubAgent(): Budget | BudgetKind | undefined {
+    if (!this.budget) return undefined;
+    const ways = Math.max(1, this.subAgentsToShare);
+    this.subAgentsToShare = ways - 1;
+    const share = subAgentShare(this.limits, this.used, this.reserved, workflowTime(), ways);
+    if (typeof share === 'string') return share;
+    this.reserved = withShare(this.reserved, share, 1);
+    this.subAgentsRunning++;
+    return share;
+  }
+
+  /**
+   * The sub-agent given `share` ended: its share is given back and what its conversation spent is
+   * counted here, tool calls included. One that ended without saying (cancelled, timed out, failed)
+   * may have spent all of its share, so all of it is counted.
+   */
+  subAgentEnded(share: Budget, usage: BudgetUsage | undefined): void {
+    this.reserved = --this.subAgentsRunning === 0 ? NOTHING_RESERVED : withShare(this.reserved, share, -1);
+    const spent = usage ?? {
+      tokens: share.tokens ?? 0,
+      toolCalls: share.toolCalls ?? 0,
+      ...(share.usd !== undefined ? { usd: share.usd } : {}),
+    };
+    this.spentElsewhere(spent);
+    if (spent.toolCalls >= 0) {
+      this.used.toolCalls += spent.toolCalls;
+      this.runUsage.toolCalls += spent.toolCalls;
+    }
   }
 
   /**
@@ -216,8 +267,22 @@ export class ConversationBudget {
     return this.admit(run, checkpoint);
   }
 
-  /** Asks a person whether the run goes on, and applies what they decide. */
+  /** Asks a person whether the run goes on, and applies what they decide; a sub-agent stops. */
   private async pause(run: number, kind: BudgetKind): Promise<void> {
+    if (this.stopsAtLimit) {
+      const { used, limit } = this.pauseOf(kind);
+      this.stopped = run;
+      this.events.record(run, {
+        type: 'budget_exhausted',
+        budget: kind,
+        used,
+        limit,
+        by: 'parent',
+        reason:
+          "a sub-agent's budget is its share of what its parent had left; the parent decides whether to go on",
+      });
+      return;
+    }
     this.pausing = true;
     try {
       const pause = this.pauseOf(kind);

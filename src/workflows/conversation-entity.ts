@@ -105,7 +105,13 @@ export class ConversationEntity {
       carried?.standingApprovals,
     );
     this.rap = new RapThread(this.events, carried?.rap);
-    this.budget = new ConversationBudget(options.budget, this.approvals, this.events, carried?.budget);
+    this.budget = new ConversationBudget(
+      options.budget,
+      this.approvals,
+      this.events,
+      carried?.budget,
+      (options.ancestors?.length ?? 0) > 0,
+    );
     this.taken = new TakenMessages(patched(MESSAGE_ONCE_PATCH), carried?.takenMessages);
   }
 

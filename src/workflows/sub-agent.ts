@@ -1,4 +1,4 @@
-import type { Spent } from '../shared/budget';
+import { type BudgetUsage, type Spent, budgetKindWords } from '../shared/budget';
 import type { RunFinishedOutcome } from '../shared/events';
 import {
   ChildWorkflowCancellationType,
@@ -14,7 +14,11 @@ import type { ToolCall } from '../shared/messages';
 import { SpawnArgumentsSchema, shortenedInSubAgentIds, subAgentId } from '../shared/sub-agents';
 import { type ToolOutcome, errorOutcome, okOutcome } from '../shared/tool-outcome';
 import { WORKFLOW_TASK_TIMEOUT_MS } from '../shared/workflow-task-bounds';
+import type { ConversationBudget } from './conversation-budget';
 import type { EventLog } from './event-log';
+
+/** Histories from before a sub-agent drew its budget from its parent's started it with none. */
+const SUB_AGENT_BUDGET_PATCH = 'sub-agent-budget-share';
 
 export interface SubAgentContext {
   conversationId: string;
@@ -29,9 +33,8 @@ export interface SubAgentContext {
   senderOfRun: string | undefined;
   /** Counts the sub-agents this run started; returns the count including this one. */
   countStart: () => number;
-  /** Counts a finished sub-agent's tokens in the parent's budget. */
-  /** Counts what the sub-agent's conversation spent in its parent's. */
-  spent: (spent: Spent) => void;
+  /** The parent's budget, which its sub-agents draw from and are counted in. */
+  budget: Pick<ConversationBudget, 'spentElsewhere' | 'shareForSubAgent' | 'subAgentEnded'>;
 }
 
 /** What a finished conversation reports; a sub-agent's answer is its last run's. */
@@ -39,7 +42,7 @@ export interface SubAgentResult {
   answer?: string;
   outcome?: RunFinishedOutcome;
   /** Absent from conversations of workers before sub-agents' tokens counted in their parent's budget. */
-  usage?: { tokens: number };
+  usage?: BudgetUsage;
 }
 
 /**
@@ -48,7 +51,8 @@ export interface SubAgentResult {
  * so a child gets at most what its parent has: the tools the parent's model is offered (a profile
  * can only narrow them), the parent's owners and whether this is an owner's run, its approval
  * settings (standing decisions are the parent's own and do not carry), exec security, workspace and
- * limits. Cancelling the call (steer, abort) cancels the child; so does the parent closing.
+ * limits, and a budget drawn from what the parent's has left (see ConversationBudget.shareForSubAgent).
+ * Cancelling the call (steer, abort) cancels the child; so does the parent closing.
  */
 export async function runSubAgent(
   call: ToolCall,
@@ -79,6 +83,17 @@ export async function runSubAgent(
   const hashLongIds =
     !shortenedInSubAgentIds(context.conversationId) || patched('sub-agent-id-hash-of-long-parent');
   const childId = subAgentId(context.conversationId, call.id, hashLongIds);
+  const share =
+    parent.budget !== undefined && patched(SUB_AGENT_BUDGET_PATCH)
+      ? context.budget.shareForSubAgent()
+      : undefined;
+  if (typeof share === 'string') {
+    return errorOutcome(
+      call.name,
+      'PermissionDenied',
+      `this conversation's ${budgetKindWords(share)} has nothing left for a sub-agent: do the task yourself or answer`,
+    );
+  }
   const { task, profile } = parsed.data;
   context.events.record(context.run, {
     type: 'subagent_started',
@@ -105,9 +120,11 @@ export async function runSubAgent(
     ...(parent.owners !== undefined ? { owners: parent.owners } : {}),
     endAfterFirstRun: true,
     ancestors,
+    ...(share !== undefined ? { budget: share } : {}),
   };
   // Without owners everyone is one; with them, a task from a run that was not an owner's names no sender.
   const sender = context.ownersRun ? context.senderOfRun : undefined;
+  let usage: BudgetUsage | undefined;
   try {
     const result = await executeChild<(input: unknown) => Promise<SubAgentResult>>(
       CONVERSATION_WORKFLOW_TYPE,
@@ -129,12 +146,20 @@ export async function runSubAgent(
         cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
       },
     );
-    if (result.usage) context.spent(subAgentSpent(result.usage));
+    if (share) usage = result.usage;
+    else if (result.usage) context.budget.spentElsewhere(subAgentSpent(result.usage));
     if (result.outcome === 'answered') {
       return okOutcome({
         content: [{ type: 'text', text: result.answer || '(the sub-agent gave an empty answer)' }],
         details: { conversationId: childId },
       });
+    }
+    if (result.outcome === 'budget_exhausted') {
+      return errorOutcome(
+        call.name,
+        'ExecutionFailed',
+        `the sub-agent (${childId}) stopped at its budget, its share of what this conversation had left`,
+      );
     }
     return errorOutcome(
       call.name,
@@ -155,6 +180,8 @@ export async function runSubAgent(
       'ExecutionFailed',
       `the sub-agent (${childId}) failed: ${(error as Error).message}`,
     );
+  } finally {
+    if (share) context.budget.subAgentEnded(share, usage);
   }
 }
 

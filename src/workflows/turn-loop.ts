@@ -13,6 +13,7 @@ import type { ToolResultMessage } from '../shared/messages';
 import { type DailyBudgetSpent, isDailyBudgetSpent } from '../shared/daily-budget';
 import type { TranscriptDelta } from '../shared/model-call';
 import { DEFAULT_MODEL_RETRY_MS } from '../shared/liveness';
+import { SPAWN_TOOL_NAME } from '../shared/sub-agents';
 import { modelActivities, modelCallBound } from './activity-proxies';
 import { compactIfNeeded } from './compaction';
 import type { BudgetVerdict } from './conversation-budget';
@@ -261,6 +262,7 @@ async function runTools(
 ): Promise<ToolResultMessage[]> {
   const { control, options } = context;
   context.rap.callsStarted(calls);
+  context.budget.subAgentsAsked(calls.filter((call) => call.name === SPAWN_TOOL_NAME).length);
   const results = control.hasSteering
     ? notStartedResults(calls, STEERED)
     : await control.runTools(() =>

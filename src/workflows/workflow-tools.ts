@@ -38,7 +38,7 @@ export function workflowToolsFor(
           ownersRun: run.ownersRun,
           senderOfRun: run.senderOfRun,
           countStart: () => run.countSubAgent(),
-          spent: (spent) => context.budget.spentElsewhere(spent),
+          budget: context.budget,
         }),
     ],
     [CANCEL_SUBSCRIPTION_TOOL_NAME, (call, args) => cancelSubscription(context, call.name, args)],

@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { PendingApproval } from '../../src/shared/approvals';
+import type { Budget } from '../../src/shared/budget';
+import { subAgentId } from '../../src/shared/sub-agents';
 import { assertCliBuilt, runCli } from '../support/cli-process';
 import { nockModel } from '../support/nock-model';
+import type { ChatRequest, ScriptedReply } from '../support/scripted-model';
 import { useNockedHarness } from '../support/nocked-harness';
 import { echoTool } from '../support/test-tools';
 import { waitFor } from '../support/test-worker';
@@ -89,5 +92,55 @@ test('a dollar budget for a model the worker has no price for is refused at the 
     );
   expect(failure?.cause?.message).toBe(
     "refused by the worker: budget.usd needs a price for model unpriced-model in the worker's price table (AGENT_MODEL_PRICES)",
+  );
+});
+
+/** 15625 fresh input tokens: 15625 × 2 / 1e6 = $0.03125 a call, a power of two, so sums are exact. */
+const BINARY_CALL = { prompt: 15_625, completion: 0 };
+
+describe('sub-agents draw from what their parent has left', () => {
+  /**
+   * The parent starts two sub-agents at once; each would call echo for ever. Five calls' worth of
+   * budget: the parent's first call, then two each for the sub-agents, split evenly between them.
+   */
+  test.each<[string, Budget, number]>([
+    ['usd', { usd: 5 * 0.03125 }, 5 * 0.03125],
+    ['tokens', { tokens: 5 * 15_625 }, 5 * 15_625],
+  ])(
+    'a %s budget: two sub-agents in parallel stop at their shares, their tool calls count, the parent pauses within its limit',
+    async (kind, budget, limit) => {
+      let calls = 0;
+      const reply = (request: ChatRequest): ScriptedReply => {
+        const task = request.messages.find((message) => message.role === 'user')?.content;
+        if (task !== 'Delegate both.') {
+          return { toolCalls: [echoCall(`call_echo_${++calls}`)], usage: BINARY_CALL };
+        }
+        if (request.messages.some((message) => message.role === 'tool'))
+          return { text: 'Done.', usage: BINARY_CALL };
+        const spawn = (name: string) => ({
+          id: `call_${name}`,
+          name: 'sessions_spawn',
+          arguments: { task: name },
+        });
+        return { toolCalls: [spawn('task_a'), spawn('task_b')], usage: BINARY_CALL };
+      };
+      nockModel(Array.from({ length: 16 }, () => reply));
+      const id = `conv-${randomUUID()}`;
+      await harness().agent.send(id, 'Delegate both.', { options: { budget, maxToolIterations: 5 } });
+      const pause = await waitFor<PendingApproval>(
+        async () =>
+          (await harness().agent.pendingApprovals(id)).find((pending) => pending.toolCallId === 'budget-1'),
+        'the parent’s budget pause',
+      );
+      expect(pause.budget).toMatchObject({ kind, used: limit, limit });
+      for (const task of ['task_a', 'task_b']) {
+        const child = harness().client.workflow.getHandle(subAgentId(id, `call_${task}`));
+        expect(await child.result()).toMatchObject({ outcome: 'budget_exhausted', usage: { toolCalls: 2 } });
+      }
+      // The parent's two spawns and each sub-agent's two echoes.
+      const used = (await harness().agent.status(id)).budget!.used;
+      expect(used).toMatchObject({ tokens: 5 * 15_625, toolCalls: 6 });
+      expect(used.usd).toBe(5 * 0.03125);
+    },
   );
 });

@@ -599,6 +599,40 @@ const SCENARIOS: Scenario[] = [
     drive: ({ say }) => say('Delegate a look around'),
   },
   {
+    // Recorded before sub-agents drew from their parent's budget: a parent with a budget, a sub-agent
+    // started with none, its tokens counted when it finished.
+    name: 'sub-agent-budget-before-share',
+    options: { budget: { tokens: 100 } },
+    model: [
+      { toolCalls: [{ id: 'call_spawn', name: 'sessions_spawn', arguments: { task: 'List the files' } }] },
+      { toolCalls: [{ id: 'call_child_list', name: 'list_directory', arguments: {} }] },
+      { text: 'There is notes.txt.' },
+      { text: 'The sub-agent found notes.txt.' },
+    ],
+    drive: ({ say }) => say('Delegate a look around'),
+  },
+  {
+    // A sub-agent drawing from its parent's budget: 45 of the 60 tokens and 3 of the 4 tool calls the
+    // parent has left after its spawn; it stops at its share, and the parent pauses at its own limit.
+    name: 'sub-agent-budget',
+    options: { budget: { tokens: 60, toolCalls: 4 } },
+    model: [
+      { toolCalls: [{ id: 'call_spawn', name: 'sessions_spawn', arguments: { task: 'Look around' } }] },
+      ...[1, 2, 3].map((n) => ({
+        toolCalls: [{ id: `call_child_list_${n}`, name: 'list_directory', arguments: {} }],
+      })),
+      { text: 'The sub-agent ran out of its share.' },
+    ],
+    drive: async ({ send, handle, pending, runFinished }) => {
+      await send('Delegate a look around');
+      await pending('budget-1');
+      await handle.executeUpdate(approveUpdate, {
+        args: [{ ...decision('budget-1', 'allow_once', 'alice'), raise: { tokens: 15 } }],
+      });
+      await runFinished(1);
+    },
+  },
+  {
     // Budget pauses: tool calls raised by update, tokens raised by signal with no amount, a stop, a run after it.
     name: 'budget',
     options: { budget: { tokens: 30, toolCalls: 2 } },

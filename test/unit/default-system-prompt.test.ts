@@ -32,16 +32,17 @@ test("a workspace outside the root reads only its own AGENTS.md, not its parents
   await put('AGENTS.md', 'parent rules');
   await put('elsewhere/AGENTS.md', 'own rules');
   const files = await readAgentsFiles(path.join(root, 'elsewhere'), path.join(root, 'worker-root'));
-  expect(files.map((file) => file.text)).toEqual(['own rules']);
+  expect(files).toEqual([{ path: path.join(root, 'elsewhere/AGENTS.md'), text: 'own rules' }]);
 });
 
 test('together the files are cut to the limit, with a note saying so', async () => {
   await put('AGENTS.md', 'a'.repeat(60));
   await put('ws/AGENTS.md', 'b'.repeat(60));
   const files = await readAgentsFiles(path.join(root, 'ws'), root, 100);
-  expect(files[0]!.text).toBe('a'.repeat(60));
-  expect(files[1]!.text).toMatch(
-    /^b{40}\n\[… cut: the AGENTS\.md files are limited to 100 characters together\]$/,
+  expect(files[0]).toEqual({ path: path.join(root, 'AGENTS.md'), text: 'a'.repeat(60) });
+  expect(files[1]).toHaveProperty(
+    'text',
+    expect.stringMatching(/^b{40}\n\[… cut: the AGENTS\.md files are limited to 100 characters together\]$/),
   );
 });
 

@@ -51,6 +51,38 @@ const MIN_CHUNK_BYTES = 64 * 1024;
 
 /** The whole content of the regular file at `place`. */
 export async function readRegularFile(place: FilePlace, limit: ReadLimit): Promise<Buffer> {
+  return withRegularFile(place, (handle, info) => {
+    assertWithin(info.size, place.shown, limit);
+    return readAll(handle, info.size, place.shown, limit);
+  });
+}
+
+/**
+ * The first `maxBytes` bytes of the regular file at `place`, and whether they are all of it: the
+ * rest of a larger file is never read.
+ */
+export async function readRegularHead(
+  place: FilePlace,
+  maxBytes: number,
+): Promise<{ bytes: Buffer; whole: boolean }> {
+  return withRegularFile(place, async (handle) => {
+    const buffer = Buffer.alloc(maxBytes + 1);
+    let total = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, total, buffer.length - total, null);
+      if (bytesRead === 0) break;
+      total += bytesRead;
+      if (total === buffer.length) break;
+    }
+    return { bytes: buffer.subarray(0, Math.min(total, maxBytes)), whole: total <= maxBytes };
+  });
+}
+
+/** Opens the regular file at `place` without following a link or waiting on a FIFO, for `use`. */
+async function withRegularFile<T>(
+  place: FilePlace,
+  use: (handle: FileHandle, info: Stats) => Promise<T>,
+): Promise<T> {
   const { shown } = place;
   const file = place.dir.entry(place.name);
   assertRegular(await lstat(file).catch((error: unknown) => rethrow(error, shown)), shown);
@@ -58,8 +90,7 @@ export async function readRegularFile(place: FilePlace, limit: ReadLimit): Promi
   try {
     const info = await handle.stat();
     assertRegular(info, shown);
-    assertWithin(info.size, shown, limit);
-    return await readAll(handle, info.size, shown, limit);
+    return await use(handle, info);
   } catch (error) {
     return rethrow(error, shown);
   } finally {
