@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { type Browser, type Page, chromium } from 'playwright-core';
 import { signInLink } from '../../src/console/sign-in-link';
-import { createGateway } from '../../src/gateway/gateway-app';
+import { createGateway } from '../../src/http/gateway-app';
 import { GatewayTokens } from '../../src/gateway/gateway-tokens';
 import { freePort } from '../../src/worker/free-port';
 import { assertCliBuilt, runCli } from '../support/cli-process';

@@ -32,7 +32,7 @@ export async function gatewayCommand(args: string[], cleanups: Cleanups): Promis
     throw new UsageError(`--max-streams takes a whole number of at least 1, not ${maxStreamsText}`);
   const [{ GatewayTokens }, { createGateway }, { readSigningKey }] = await Promise.all([
     import('../../gateway/gateway-tokens'),
-    import('../../gateway/gateway-app'),
+    import('../../http/gateway-app'),
     import('../../client/sign-decision'),
   ]);
   const tokens = GatewayTokens.fromFile(tokensFile);
