@@ -29,10 +29,18 @@ export function secureHeaders(reply: FastifyReply): void {
   void reply.header('cross-origin-opener-policy', 'same-origin');
 }
 
-/** The session cookie: HttpOnly, SameSite=Strict, only for the console's paths, gone when the session ends. */
-export function sessionCookie(request: FastifyRequest, session: ConsoleSession, now = Date.now()): string {
+/**
+ * The session cookie (`value`, the signed session): HttpOnly, SameSite=Strict, only for the
+ * console's paths, gone when the session ends.
+ */
+export function sessionCookie(
+  request: FastifyRequest,
+  value: string,
+  session: ConsoleSession,
+  now = Date.now(),
+): string {
   const seconds = Math.max(0, Math.floor((session.expiresAt - now) / 1_000));
-  return `${SESSION_COOKIE}=${session.id}; Path=/console; HttpOnly; SameSite=Strict; Max-Age=${seconds}${
+  return `${SESSION_COOKIE}=${value}; Path=/console; HttpOnly; SameSite=Strict; Max-Age=${seconds}${
     request.protocol === 'https' ? '; Secure' : ''
   }`;
 }
@@ -41,8 +49,8 @@ export function clearedSessionCookie(): string {
   return `${SESSION_COOKIE}=; Path=/console; HttpOnly; SameSite=Strict; Max-Age=0`;
 }
 
-/** The session id the request's cookie names, if any. */
-export function sessionIdOf(request: FastifyRequest): string | undefined {
+/** The value of the request's session cookie, if it has one. */
+export function sessionCookieOf(request: FastifyRequest): string | undefined {
   for (const part of (request.headers.cookie ?? '').split(';')) {
     const at = part.indexOf('=');
     if (at > 0 && part.slice(0, at).trim() === SESSION_COOKIE) return part.slice(at + 1).trim() || undefined;

@@ -69,6 +69,8 @@ beforeAll(async () => {
     agent: harness.agent,
     tokens,
     webUi: { baseUrl: 'http://127.0.0.1:8233', namespace: 'default' },
+    // Each keep-alive of a run stream also asks whether its session was signed out.
+    keepAliveMs: 500,
   });
   const port = await freePort();
   gatewayUrl = `http://127.0.0.1:${port}`;
@@ -375,6 +377,27 @@ test('a session ends with its token: once the token is revoked its live region a
   const ended = await stream.rest();
   expect(ended).toMatch(/event: error\ndata: \{"error":"[^"]*","status":401\}/);
   expect(ended).not.toContain('event: changed');
+});
+
+test('signing out ends the session: its pages, and its open run stream, answer 401', async () => {
+  const id = `c-${randomUUID()}`;
+  await waitingConversation(id, 'signed-out-value');
+  const { cookie } = await signIn('alice');
+  const page = await get('/console/inbox', cookie);
+  const stream = await openRunStream(id, cookie);
+  expect(stream.status).toBe(200);
+  const out = await post('/console/sign-out', cookie, { csrf: csrfOf(page.text) });
+  expect(out).toMatchObject({ status: 303, location: '/console/sign-in' });
+  expect((await get('/console/live/inbox', cookie)).status).toBe(401);
+  // The stream ends at its next keep-alive; were it never to, the wait is bounded.
+  const deadline = setTimeout(() => stream.close(), 30_000);
+  try {
+    expect(await stream.rest().catch(() => 'the stream went on after the sign-out')).toMatch(
+      /event: error\ndata: \{"error":"the session was signed out","status":401\}/,
+    );
+  } finally {
+    clearTimeout(deadline);
+  }
 });
 
 /** The run stream of a conversation's page, open: its status, the rest of it, or close it. */

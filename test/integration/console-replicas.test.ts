@@ -1,0 +1,171 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, renameSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import type { FastifyInstance } from 'fastify';
+import { AgentClient } from '../../src/client/agent-client';
+import { MARK_WORKFLOW_TYPE } from '../../src/console/console-marks';
+import { signInLink } from '../../src/console/sign-in-link';
+import { GatewayTokens } from '../../src/gateway/gateway-tokens';
+import { createGateway } from '../../src/http/gateway-app';
+import { freePort } from '../../src/worker/free-port';
+
+/**
+ * The console behind several gateway replicas, and across restarts: each replica is its own app
+ * over the same tokens file and the same Temporal server, as two `gateway` processes are. No
+ * worker runs: sessions and sign-in links need none.
+ */
+const ALICE = { name: 'alice', token: `tok-alice-${randomUUID()}`, actions: ['*'] };
+const BOB = { name: 'bob', token: `tok-bob-${randomUUID()}`, actions: ['status'] };
+const dir = mkdtempSync(path.join(os.tmpdir(), 'console-replicas-'));
+const TOKEN_FILE = path.join(dir, 'tokens.json');
+let written = 0;
+let connection: Connection;
+let agent: AgentClient;
+const apps: FastifyInstance[] = [];
+
+/** A gateway replica listening on loopback, and where. */
+interface Replica {
+  app: FastifyInstance;
+  url: string;
+}
+
+/** Rewrites the tokens file as an operator should: a new file moved over the old one. */
+function writeTokens(tokens: unknown[]): void {
+  const next = path.join(dir, `tokens-${++written}.json`);
+  writeFileSync(next, JSON.stringify({ tokens }));
+  renameSync(next, TOKEN_FILE);
+}
+
+beforeAll(async () => {
+  writeTokens([ALICE, BOB]);
+  connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
+  agent = new AgentClient(
+    new Client({ connection, namespace: 'default' }),
+    `console-replicas-${randomUUID()}`,
+  );
+});
+
+afterAll(async () => {
+  await Promise.all(apps.map((app) => app.close()));
+  await connection?.close();
+});
+
+/** A gateway replica (or a restarted one): its own app, reading the tokens file itself. */
+async function replica(): Promise<Replica> {
+  const app = createGateway({ agent, tokens: GatewayTokens.fromFile(TOKEN_FILE, { lookEveryMs: 0 }) });
+  apps.push(app);
+  const port = await freePort();
+  await app.listen({ port, host: '127.0.0.1' });
+  return { app, url: `http://127.0.0.1:${port}` };
+}
+
+async function request(at: Replica, url: string, init: RequestInit = {}) {
+  const response = await fetch(`${at.url}${url}`, { redirect: 'manual', ...init });
+  return { status: response.status, headers: response.headers, body: await response.text() };
+}
+
+/** A sign-in link for a token of the file, as `console-link` makes one: the path and query. */
+function link(name: string, expires = Date.now() + 60_000): string {
+  const tokens = GatewayTokens.fromFile(TOKEN_FILE);
+  const made = new URL(signInLink('http://gateway.test', name, tokens.keyOf(tokens.byName(name)!), expires));
+  return `${made.pathname}${made.search}`;
+}
+
+/** Signs in through `link` at a replica: the status, and the session cookie as a request header. */
+async function signIn(at: Replica, url: string): Promise<{ status: number; cookie: string }> {
+  const response = await request(at, url);
+  return { status: response.status, cookie: response.headers.get('set-cookie')?.split(';')[0] ?? '' };
+}
+
+/** What a live region answers the session: 200 while it lasts, 401 once it has ended. */
+async function liveStatus(at: Replica, cookie: string): Promise<number> {
+  return (
+    await request(at, `/console/live/conversations?prefix=none-${randomUUID()}`, { headers: { cookie } })
+  ).status;
+}
+
+async function signOut(at: Replica, cookie: string): Promise<number> {
+  const page = await request(at, '/console', { headers: { cookie } });
+  const csrf = /name="csrf" value="([^"]+)"/.exec(page.body)![1]!;
+  const response = await request(at, '/console/sign-out', {
+    method: 'POST',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ csrf }).toString(),
+  });
+  return response.status;
+}
+
+test('a sign-in link used on one replica is refused on another, and on a restarted one', async () => {
+  const [a, b] = [await replica(), await replica()];
+  const once = link('alice');
+  expect((await signIn(a, once)).status).toBe(303);
+  expect((await signIn(b, once)).status).toBe(401);
+  await a.app.close();
+  const restarted = await replica();
+  const again = await request(restarted, once);
+  expect(again.status).toBe(401);
+  expect(again.body).toContain('the sign-in link was used already');
+});
+
+test('two replicas given one link at once sign in one person', async () => {
+  const [a, b] = [await replica(), await replica()];
+  const once = link('alice');
+  const statuses = await Promise.all([signIn(a, once), signIn(b, once), signIn(a, once), signIn(b, once)]);
+  expect(statuses.map(({ status }) => status).sort()).toEqual([303, 401, 401, 401]);
+});
+
+test('a session made on one replica holds on another and after a restart; signing out on one ends it on all', async () => {
+  const [a, b] = [await replica(), await replica()];
+  const { cookie } = await signIn(a, link('alice'));
+  expect(await liveStatus(b, cookie)).toBe(200);
+  await a.app.close();
+  const restarted = await replica();
+  expect(await liveStatus(restarted, cookie)).toBe(200);
+
+  const other = await signIn(b, link('alice'));
+  expect(await signOut(restarted, cookie)).toBe(303);
+  expect(await liveStatus(b, cookie)).toBe(401);
+  expect(await liveStatus(restarted, cookie)).toBe(401);
+  expect(await liveStatus(await replica(), cookie)).toBe(401);
+  // Another session of the same token goes on.
+  expect(await liveStatus(restarted, other.cookie)).toBe(200);
+});
+
+test('a token removed from the tokens file ends its sessions on every replica, with no restart', async () => {
+  const [a, b] = [await replica(), await replica()];
+  const bob = await signIn(a, link('bob'));
+  const alice = await signIn(b, link('alice'));
+  expect(await liveStatus(b, bob.cookie)).toBe(200);
+  writeTokens([ALICE]);
+  try {
+    expect(await liveStatus(a, bob.cookie)).toBe(401);
+    expect(await liveStatus(b, bob.cookie)).toBe(401);
+    expect(await liveStatus(a, alice.cookie)).toBe(200);
+    // Its token given back with another secret, the old sessions stay ended.
+    writeTokens([ALICE, { ...BOB, token: `tok-bob-${randomUUID()}` }]);
+    expect(await liveStatus(a, bob.cookie)).toBe(401);
+  } finally {
+    writeTokens([ALICE, BOB]);
+  }
+});
+
+test('a used link is a closed workflow the namespace forgets after its retention, which outlasts the link; a link that would outlast it is refused', async () => {
+  const app = await replica();
+  const expires = Date.now() + 5 * 60_000;
+  const once = link('alice', expires);
+  expect((await signIn(app, once)).status).toBe(303);
+  const nonce = new URL(once, 'http://gateway.test').searchParams.get('nonce')!;
+  const mark = await agent.temporal.workflow.getHandle(`durable-agent-console/link/${nonce}`).describe();
+  expect(mark.type).toBe(MARK_WORKFLOW_TYPE);
+  // Closed at once: the namespace deletes it once its retention has passed, and nothing keeps it longer.
+  expect(mark.status.name).toBe('TERMINATED');
+  const { config } = await connection.workflowService.describeNamespace({ namespace: 'default' });
+  const retentionMs = Number(config!.workflowExecutionRetentionTtl!.seconds) * 1_000;
+  expect(expires - Date.now()).toBeLessThan(retentionMs);
+
+  const tooLong = await request(app, link('alice', Date.now() + retentionMs + 60_000));
+  expect(tooLong.status).toBe(401);
+  expect(tooLong.body).toContain('longer than the Temporal namespace remembers a used one');
+});
