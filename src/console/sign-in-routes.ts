@@ -42,7 +42,7 @@ export function registerSignInRoutes(kit: ConsoleKit): void {
     const who = await signedIn(kit, request);
     checkCsrf(request, who.session);
     await sessions.close(who.session);
-    return reply.header('set-cookie', clearedSessionCookie()).redirect(SIGN_IN_PATH, 303);
+    return reply.header('set-cookie', clearedSessionCookie(request)).redirect(SIGN_IN_PATH, 303);
   });
 }
 

@@ -8,8 +8,9 @@ import { AgentClient } from '../../src/client/agent-client';
 import { MARK_WORKFLOW_TYPE } from '../../src/console/console-marks';
 import { signInLink } from '../../src/console/sign-in-link';
 import { GatewayTokens } from '../../src/gateway/gateway-tokens';
-import { createGateway } from '../../src/http/gateway-app';
+import { type GatewayDeps, createGateway } from '../../src/http/gateway-app';
 import { freePort } from '../../src/worker/free-port';
+import { assertCliBuilt, runCli, startCli } from '../support/cli-process';
 
 /**
  * The console behind several gateway replicas, and across restarts: each replica is its own app
@@ -53,15 +54,19 @@ afterAll(async () => {
 });
 
 /** A gateway replica (or a restarted one): its own app, reading the tokens file itself. */
-async function replica(): Promise<Replica> {
-  const app = createGateway({ agent, tokens: GatewayTokens.fromFile(TOKEN_FILE, { lookEveryMs: 0 }) });
+async function replica(settings: Partial<GatewayDeps> = {}): Promise<Replica> {
+  const app = createGateway({
+    agent,
+    tokens: GatewayTokens.fromFile(TOKEN_FILE, { lookEveryMs: 0 }),
+    ...settings,
+  });
   apps.push(app);
   const port = await freePort();
   await app.listen({ port, host: '127.0.0.1' });
   return { app, url: `http://127.0.0.1:${port}` };
 }
 
-async function request(at: Replica, url: string, init: RequestInit = {}) {
+async function request(at: Pick<Replica, 'url'>, url: string, init: RequestInit = {}) {
   const response = await fetch(`${at.url}${url}`, { redirect: 'manual', ...init });
   return { status: response.status, headers: response.headers, body: await response.text() };
 }
@@ -168,4 +173,74 @@ test('a used link is a closed workflow the namespace forgets after its retention
   const tooLong = await request(app, link('alice', Date.now() + retentionMs + 60_000));
   expect(tooLong.status).toBe(401);
   expect(tooLong.body).toContain('longer than the Temporal namespace remembers a used one');
+});
+
+/** Signs in by pasting alice's token, with `headers`: the status and the Set-Cookie header. */
+async function pasteToken(at: Pick<Replica, 'url'>, headers: Record<string, string> = {}) {
+  const response = await request(at, '/console/sign-in', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams({ token: ALICE.token }).toString(),
+  });
+  return { status: response.status, setCookie: response.headers.get('set-cookie') ?? '' };
+}
+
+test('behind a trusted TLS proxy the session cookie is Secure; nobody else makes it so by saying https', async () => {
+  const https = { 'x-forwarded-proto': 'https' };
+  const behindProxy = await replica({ trustedProxies: ['127.0.0.1'] });
+  const secure = await pasteToken(behindProxy, https);
+  expect(secure.status).toBe(303);
+  expect(secure.setCookie).toMatch(/; Secure/);
+  // Plain HTTP through the same proxy: not Secure, or the browser would never send it back.
+  expect((await pasteToken(behindProxy, { 'x-forwarded-proto': 'http' })).setCookie).not.toMatch(/Secure/);
+  // Signing out clears the cookie as it was set.
+  const cookie = secure.setCookie.split(';')[0]!;
+  const page = await request(behindProxy, '/console', { headers: { cookie } });
+  const out = await request(behindProxy, '/console/sign-out', {
+    method: 'POST',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', ...https },
+    body: new URLSearchParams({ csrf: /name="csrf" value="([^"]+)"/.exec(page.body)![1]! }).toString(),
+  });
+  expect(out.headers.get('set-cookie')).toMatch(/Max-Age=0; Secure/);
+
+  // A gateway told of no proxy, or of another one, believes no one's forwarded protocol.
+  for (const direct of [await replica(), await replica({ trustedProxies: ['10.9.8.7'] })]) {
+    const signedIn = await pasteToken(direct, https);
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.setCookie).not.toMatch(/Secure/);
+  }
+});
+
+test("behind a trusted proxy a form's origin is checked against the host the proxy forwards, and only there", async () => {
+  const fromConsole = { origin: 'https://console.example.com', 'x-forwarded-host': 'console.example.com' };
+  expect((await pasteToken(await replica({ trustedProxies: ['loopback'] }), fromConsole)).status).toBe(303);
+  const elsewhere = { origin: 'https://evil.example', 'x-forwarded-host': 'console.example.com' };
+  expect((await pasteToken(await replica({ trustedProxies: ['loopback'] }), elsewhere)).status).toBe(403);
+  // Without the proxy setting a forwarded host is nobody's word: the origin must match the Host header.
+  expect((await pasteToken(await replica(), fromConsole)).status).toBe(403);
+});
+
+test('the gateway command takes its proxy from DURABLE_AGENT_GATEWAY_TRUST_PROXY, and refuses a hop count', async () => {
+  assertCliBuilt();
+  const env = {
+    ...process.env,
+    TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
+    DURABLE_AGENT_GATEWAY_TOKENS: TOKEN_FILE,
+    DURABLE_AGENT_GATEWAY_PORT: '0',
+    DURABLE_AGENT_GATEWAY_TRUST_PROXY: 'loopback',
+  };
+  const refused = await runCli(['gateway', '--trust-proxy', '2'], env);
+  expect(refused.code).toBe(2);
+  expect(refused.stderr).toContain('--trust-proxy takes');
+
+  const gateway = startCli(['gateway'], env);
+  try {
+    const [, url] = await gateway.stderrMatching(/gateway listening on (http:\/\/\S+)/);
+    const signedIn = await pasteToken({ url: url! }, { 'x-forwarded-proto': 'https' });
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.setCookie).toMatch(/; Secure/);
+  } finally {
+    gateway.kill();
+    await gateway.done;
+  }
 });
