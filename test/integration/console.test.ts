@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import http from 'node:http';
@@ -29,8 +29,14 @@ const chromiumMissing = existsSync(CHROMIUM)
   : `the console's browser tests need Chromium at ${CHROMIUM} (Debian: apt-get install chromium, which .ci/run does; or set CHROMIUM_PATH)`;
 if (chromiumMissing && !inCi()) console.warn(`skipped: ${chromiumMissing}`);
 const whenBrowser = chromiumMissing && !inCi() ? test.skip : test;
-/** The browser test's pages, as docs/console.md shows them. */
-const SCREENSHOTS = path.join(__dirname, '..', '..', 'docs', 'images');
+/**
+ * Where the browser test's pages are photographed: a temporary directory, so a run leaves the tree
+ * as it found it, unless UPDATE_CONSOLE_SCREENSHOTS=1 asks for docs/images, which docs/console.md shows.
+ */
+const SCREENSHOTS =
+  process.env.UPDATE_CONSOLE_SCREENSHOTS === '1'
+    ? path.join(__dirname, '..', '..', 'docs', 'images')
+    : mkdtempSync(path.join(os.tmpdir(), 'console-screenshots-'));
 
 /** What the model answers once its tool ran, per conversation: by the value the call recorded. */
 const answers = new Map<string, string | ScriptedReply>();
@@ -534,7 +540,10 @@ whenBrowser(
       await page.goto(`${gatewayUrl}/console/conversations/${id}`);
       const load = page.locator('button.remote-image');
       await load.waitFor({ timeout: 10_000 });
-      await page.waitForTimeout(1_500);
+      // What would run has had its chance: everything the page loads has loaded or failed, and its
+      // live region has been read and rendered again by the page's script.
+      await page.waitForLoadState('load');
+      await page.locator('#conversation[data-reads]').waitFor({ state: 'attached', timeout: 10_000 });
       expect(dialogs).toEqual([]);
       expect(consoleMessages.filter((text) => !/Content Security Policy/.test(text))).toEqual([]);
       expect(hits).toEqual([]);

@@ -13,13 +13,27 @@ import { freePort } from '../../src/worker/free-port';
 import { assertCliBuilt, runCli, startCli } from '../support/cli-process';
 
 /**
- * The console behind several gateway replicas, and across restarts: each replica is its own app
- * over the same tokens file and the same Temporal server, as two `gateway` processes are. No
- * worker runs: sessions and sign-in links need none.
+ * The console on gateways with no worker behind them: several replicas and restarts (each replica
+ * its own app over the same tokens file and the same Temporal server, as two `gateway` processes
+ * are), a TLS proxy in front, and what each route refuses before it reaches a conversation.
+ * Sessions and sign-in links need no worker.
  */
 const ALICE = { name: 'alice', token: `tok-alice-${randomUUID()}`, actions: ['*'] };
 const BOB = { name: 'bob', token: `tok-bob-${randomUUID()}`, actions: ['status'] };
-const dir = mkdtempSync(path.join(os.tmpdir(), 'console-replicas-'));
+/** May act on conversations, but not read them. */
+const DEPUTY = {
+  name: 'deputy',
+  token: `tok-deputy-${randomUUID()}`,
+  actions: ['start', 'steer', 'abort', 'approve'],
+};
+const LAPSED = {
+  name: 'lapsed',
+  token: `tok-lapsed-${randomUUID()}`,
+  actions: ['*'],
+  expiresAt: '2026-01-01T00:00:00Z',
+};
+const ALL_TOKENS = [ALICE, BOB, DEPUTY, LAPSED];
+const dir = mkdtempSync(path.join(os.tmpdir(), 'console-gateways-'));
 const TOKEN_FILE = path.join(dir, 'tokens.json');
 let written = 0;
 let connection: Connection;
@@ -40,7 +54,7 @@ function writeTokens(tokens: unknown[]): void {
 }
 
 beforeAll(async () => {
-  writeTokens([ALICE, BOB]);
+  writeTokens(ALL_TOKENS);
   connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
   agent = new AgentClient(
     new Client({ connection, namespace: 'default' }),
@@ -152,7 +166,7 @@ test('a token removed from the tokens file ends its sessions on every replica, w
     writeTokens([ALICE, { ...BOB, token: `tok-bob-${randomUUID()}` }]);
     expect(await liveStatus(a, bob.cookie)).toBe(401);
   } finally {
-    writeTokens([ALICE, BOB]);
+    writeTokens(ALL_TOKENS);
   }
 });
 
@@ -242,5 +256,111 @@ test('the gateway command takes its proxy from DURABLE_AGENT_GATEWAY_TRUST_PROXY
   } finally {
     gateway.kill();
     await gateway.done;
+  }
+});
+
+/** The console's page for `id`'s check value, as a signed-in person's form carries it. */
+async function csrfFor(at: Replica, cookie: string): Promise<string> {
+  const page = await request(at, '/console', { headers: { cookie } });
+  return /name="csrf" value="([^"]+)"/.exec(page.body)![1]!;
+}
+
+async function postForm(at: Replica, url: string, cookie: string, fields: Record<string, string>) {
+  return request(at, url, {
+    method: 'POST',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields).toString(),
+  });
+}
+
+test('every console response carries the whole Content-Security-Policy and the other security headers', async () => {
+  const at = await replica();
+  const { cookie } = await signIn(at, link('alice'));
+  const page = await request(at, '/console', { headers: { cookie } });
+  const script = /<script src="([^"]+)"/.exec(page.body)![1]!;
+  const responses = [
+    page,
+    await request(at, '/console/sign-in'),
+    await request(at, script),
+    await request(at, '/console/live/inbox'),
+    await request(at, `/console/conversations/c-${randomUUID()}/run?n=x`, { headers: { cookie } }),
+  ];
+  expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 401, 400]);
+  for (const response of responses) {
+    const security = Object.fromEntries(
+      [...response.headers].filter(([name]) =>
+        /^(content-security-policy|x-content-type-options|referrer-policy|x-frame-options|cross-origin-|permissions-policy|strict-transport)/.test(
+          name,
+        ),
+      ),
+    );
+    expect(security).toEqual({
+      'content-security-policy':
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' http: https:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'same-origin',
+      'x-frame-options': 'DENY',
+      'cross-origin-opener-policy': 'same-origin',
+    });
+  }
+});
+
+test('signing in by token from another site is refused; signing out needs the session check', async () => {
+  const at = await replica();
+  const crossSite = await pasteToken(at, { origin: 'https://evil.example' });
+  expect(crossSite).toMatchObject({ status: 403, setCookie: '' });
+
+  const { cookie } = await signIn(at, link('alice'));
+  expect((await postForm(at, '/console/sign-out', cookie, {})).status).toBe(403);
+  expect((await postForm(at, '/console/sign-out', cookie, { csrf: 'guessed' })).status).toBe(403);
+  expect(await liveStatus(at, cookie)).toBe(200);
+  expect((await postForm(at, '/console/sign-out', cookie, { csrf: await csrfFor(at, cookie) })).status).toBe(
+    303,
+  );
+  expect(await liveStatus(at, cookie)).toBe(401);
+});
+
+test('the sign-in link of an expired or revoked token is refused', async () => {
+  const at = await replica();
+  const expired = await request(at, link('lapsed'));
+  expect(expired.status).toBe(401);
+  expect(expired.headers.get('set-cookie')).toBeNull();
+  expect(expired.body).toContain('expired');
+  const revoked = link('bob');
+  writeTokens([ALICE, DEPUTY, LAPSED]);
+  try {
+    expect((await request(at, revoked)).status).toBe(401);
+  } finally {
+    writeTokens(ALL_TOKENS);
+  }
+});
+
+test('a fork and a change need the session check; a run from inside needs status; steer and abort need their own actions', async () => {
+  const at = await replica();
+  const id = `c-${randomUUID()}`;
+  const alice = await signIn(at, link('alice'));
+  const fork = await postForm(at, `/console/conversations/${id}/fork`, alice.cookie, { run: '1' });
+  expect(fork.status).toBe(403);
+  expect(fork.body).toContain('lacks the console session check');
+  const steer = await postForm(at, `/console/conversations/${id}/steer`, alice.cookie, { text: 'stop' });
+  expect(steer.status).toBe(403);
+  expect(steer.body).toContain('lacks the console session check');
+
+  const deputy = await signIn(at, link('deputy'));
+  const run = await request(at, `/console/conversations/${id}/run?n=1`, {
+    headers: { cookie: deputy.cookie },
+  });
+  expect(run.status).toBe(403);
+  expect(run.body).toContain('may not status');
+
+  const bob = await signIn(at, link('bob'));
+  const csrf = await csrfFor(at, bob.cookie);
+  for (const action of ['steer', 'abort']) {
+    const refused = await postForm(at, `/console/conversations/${id}/${action}`, bob.cookie, {
+      csrf,
+      text: 'stop',
+    });
+    expect({ action, status: refused.status, body: refused.body }).toMatchObject({ action, status: 403 });
+    expect(refused.body).toContain(`may not ${action}`);
   }
 });
