@@ -15,6 +15,10 @@ const LAYERS = [
   ['activities'],
   ['worker'],
   ['gateway', 'acp'],
+  // The console for people, on the gateway's tokens, access checks and event streams.
+  ['console'],
+  // The HTTP app: the gateway's API and the console composed on one server.
+  ['http'],
   ['cli'],
 ];
 /** Below its layer, but still kept apart: the ACP agent talks to workers only through Temporal. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AgentClient } from '../src/client/agent-client';
 import { signInLink } from '../src/console/sign-in-link';
-import { createGateway } from '../src/gateway/gateway-app';
+import { createGateway } from '../src/http/gateway-app';
 import { GatewayTokens } from '../src/gateway/gateway-tokens';
 import { directiveText } from './support/model-server';
 import type { BenchContext } from './support/context';

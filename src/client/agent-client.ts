@@ -61,6 +61,11 @@ export class AgentClient {
     this.context = new ClientContext(client, taskQueue, liveText);
   }
 
+  /** The Temporal client every call goes through: its connection, namespace and data converter. */
+  get temporal(): Client {
+    return this.context.client;
+  }
+
   /**
    * Starts a conversation that waits for its first message; returns its id. Refuses an id already
    * used (ConversationExistsError) and options or an id a client may not give (InvalidInputError).

@@ -30,7 +30,7 @@ export function registerChangeRoutes(kit: ConsoleKit): void {
     make: (id: string, who: SignedIn, request: FastifyRequest) => Promise<unknown>,
   ) =>
     kit.routes.post(path, async (request, reply) => {
-      const who = signedIn(kit, request);
+      const who = await signedIn(kit, request);
       checkCsrf(request, who.session);
       const id = idOf(request);
       await kit.access.authorizeOn(who.token, action, id);

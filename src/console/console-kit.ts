@@ -1,19 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { GatewayToken } from '../gateway/gateway-api';
 import type { GatewayAccess } from '../gateway/gateway-access';
 import type { GatewayDeps } from '../gateway/gateway-deps';
 import type { ConsoleAsset } from './console-assets';
 import type { PageFrame } from './console-layout';
 import type { ConsoleReads } from './console-reads';
-import { sessionIdOf } from './console-security';
-import type { ConsoleSession, ConsoleSessions } from './console-sessions';
+import { sessionCookieOf } from './console-security';
+import type { ConsoleSessions, SignedIn } from './console-sessions';
 import type { SafeHtml } from './html';
 
-/** A request's person: their session and the token they act as. */
-export interface SignedIn {
-  session: ConsoleSession;
-  token: GatewayToken;
-}
+export type { SignedIn } from './console-sessions';
 
 /** What the console's route files share: the plugin they register on and the gateway's parts. */
 export interface ConsoleKit {
@@ -26,8 +21,8 @@ export interface ConsoleKit {
 }
 
 /** The request's person, or 401 (a page then sends them to sign in). */
-export function signedIn(kit: ConsoleKit, request: FastifyRequest): SignedIn {
-  return kit.sessions.lookup(sessionIdOf(request));
+export function signedIn(kit: ConsoleKit, request: FastifyRequest): Promise<SignedIn> {
+  return kit.sessions.lookup(sessionCookieOf(request));
 }
 
 /** An HTML answer no cache keeps. */

@@ -4,6 +4,7 @@ import type { GatewayDeps } from '../gateway/gateway-deps';
 import { statusOf } from '../gateway/gateway-errors';
 import { registerChangeRoutes } from './change-routes';
 import { loadConsoleAssets } from './console-assets';
+import { TemporalConsoleMarks } from './console-marks';
 import type { ConsoleKit } from './console-kit';
 import { ConsoleReads } from './console-reads';
 import { secureHeaders } from './console-security';
@@ -22,7 +23,7 @@ import { registerSignInRoutes } from './sign-in-routes';
  * keeps their live regions current.
  */
 export function registerConsoleRoutes(app: FastifyInstance, deps: GatewayDeps, access: GatewayAccess): void {
-  const sessions = new ConsoleSessions(deps.tokens);
+  const sessions = new ConsoleSessions(deps.tokens, new TemporalConsoleMarks(deps.agent.temporal));
   const reads = new ConsoleReads(deps.agent, access, deps.tokens);
   const assets = loadConsoleAssets();
 

@@ -29,20 +29,35 @@ export function secureHeaders(reply: FastifyReply): void {
   void reply.header('cross-origin-opener-policy', 'same-origin');
 }
 
-/** The session cookie: HttpOnly, SameSite=Strict, only for the console's paths, gone when the session ends. */
-export function sessionCookie(request: FastifyRequest, session: ConsoleSession, now = Date.now()): string {
+/**
+ * The session cookie (`value`, the signed session): HttpOnly, SameSite=Strict, only for the
+ * console's paths, gone when the session ends.
+ */
+export function sessionCookie(
+  request: FastifyRequest,
+  value: string,
+  session: ConsoleSession,
+  now = Date.now(),
+): string {
   const seconds = Math.max(0, Math.floor((session.expiresAt - now) / 1_000));
-  return `${SESSION_COOKIE}=${session.id}; Path=/console; HttpOnly; SameSite=Strict; Max-Age=${seconds}${
-    request.protocol === 'https' ? '; Secure' : ''
-  }`;
+  return `${SESSION_COOKIE}=${value}; Path=/console; HttpOnly; SameSite=Strict; Max-Age=${seconds}${secure(request)}`;
 }
 
-export function clearedSessionCookie(): string {
-  return `${SESSION_COOKIE}=; Path=/console; HttpOnly; SameSite=Strict; Max-Age=0`;
+export function clearedSessionCookie(request: FastifyRequest): string {
+  return `${SESSION_COOKIE}=; Path=/console; HttpOnly; SameSite=Strict; Max-Age=0${secure(request)}`;
 }
 
-/** The session id the request's cookie names, if any. */
-export function sessionIdOf(request: FastifyRequest): string | undefined {
+/**
+ * `; Secure` when the person reached the console over HTTPS: the connection's own TLS, or the
+ * forwarded protocol of a proxy the gateway trusts (and of no one else: Fastify reads
+ * `X-Forwarded-Proto` only with `trustProxy`, and only from those proxies).
+ */
+function secure(request: FastifyRequest): string {
+  return request.protocol === 'https' ? '; Secure' : '';
+}
+
+/** The value of the request's session cookie, if it has one. */
+export function sessionCookieOf(request: FastifyRequest): string | undefined {
   for (const part of (request.headers.cookie ?? '').split(';')) {
     const at = part.indexOf('=');
     if (at > 0 && part.slice(0, at).trim() === SESSION_COOKIE) return part.slice(at + 1).trim() || undefined;
@@ -63,7 +78,8 @@ export function checkSameOrigin(request: FastifyRequest): void {
   } catch {
     throw new GatewayAuthError(403, 'the request came from another site');
   }
-  if (host !== request.headers.host) throw new GatewayAuthError(403, 'the request came from another site');
+  // The host the person asked for: the Host header, or behind a trusted proxy the one it forwards.
+  if (host !== request.host) throw new GatewayAuthError(403, 'the request came from another site');
 }
 
 export function checkCsrf(request: FastifyRequest, session: ConsoleSession): void {

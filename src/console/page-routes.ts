@@ -15,7 +15,7 @@ export function registerPageRoutes(kit: ConsoleKit): void {
   const { routes, reads } = kit;
 
   routes.get('/console', async (request, reply) => {
-    const who = signedIn(kit, request);
+    const who = await signedIn(kit, request);
     const filter = filterOf(request.query as Record<string, unknown>);
     const live = `/console/live/conversations${queryString(request)}`;
     const region = conversationsRegion(await reads.conversations(who.token, filter));
@@ -29,13 +29,13 @@ export function registerPageRoutes(kit: ConsoleKit): void {
     );
   });
   routes.get('/console/live/conversations', async (request, reply) => {
-    const who = signedIn(kit, request);
+    const who = await signedIn(kit, request);
     const filter = filterOf(request.query as Record<string, unknown>);
     return sendHtml(reply, conversationsRegion(await reads.conversations(who.token, filter)));
   });
 
   routes.get('/console/inbox', async (request, reply) => {
-    const who = signedIn(kit, request);
+    const who = await signedIn(kit, request);
     const filter = inboxFilterOf(request.query as Record<string, unknown>);
     const region = inboxRegion(await reads.inbox(who.token, filter), who.session.csrf);
     const live = `/console/live/inbox${queryString(request)}`;
@@ -49,13 +49,13 @@ export function registerPageRoutes(kit: ConsoleKit): void {
     );
   });
   routes.get('/console/live/inbox', async (request, reply) => {
-    const who = signedIn(kit, request);
+    const who = await signedIn(kit, request);
     const filter = inboxFilterOf(request.query as Record<string, unknown>);
     return sendHtml(reply, inboxRegion(await reads.inbox(who.token, filter), who.session.csrf));
   });
 
   routes.get('/console/conversations/:id', async (request, reply) => {
-    const who = signedIn(kit, request);
+    const who = await signedIn(kit, request);
     const id = idOf(request);
     const data = await reads.conversation(who.token, id);
     const live = `/console/live/conversations/${encodeURIComponent(id)}`;
@@ -69,7 +69,7 @@ export function registerPageRoutes(kit: ConsoleKit): void {
     );
   });
   routes.get('/console/live/conversations/:id', async (request, reply) => {
-    const who = signedIn(kit, request);
+    const who = await signedIn(kit, request);
     return sendHtml(
       reply,
       conversationRegion(await reads.conversation(who.token, idOf(request)), who.session.csrf),

@@ -19,7 +19,7 @@ const RunSchema = z.coerce.number().int().positive();
  */
 export function registerRunRoutes(kit: ConsoleKit): void {
   kit.routes.get('/console/conversations/:id/run', async (request, reply) => {
-    const who = signedIn(kit, request);
+    const who = await signedIn(kit, request);
     const id = idOf(request);
     await kit.access.authorizeOn(who.token, 'status', id);
     const run = runOf((request.query as Record<string, unknown>).n);
@@ -29,7 +29,7 @@ export function registerRunRoutes(kit: ConsoleKit): void {
   });
 
   kit.routes.post('/console/conversations/:id/fork', async (request, reply) => {
-    const who = signedIn(kit, request);
+    const who = await signedIn(kit, request);
     checkCsrf(request, who.session);
     const id = idOf(request);
     await kit.access.authorizeOn(who.token, 'start', id);

@@ -19,7 +19,7 @@ export function registerSignInRoutes(kit: ConsoleKit): void {
     if (query.sig === undefined) return sendHtml(reply, signInPage(assets.style.path));
     let token: GatewayToken;
     try {
-      token = tokenOfLink(kit, query);
+      token = await tokenOfLink(kit, query);
     } catch (error) {
       return refused(reply, error);
     }
@@ -39,15 +39,15 @@ export function registerSignInRoutes(kit: ConsoleKit): void {
   });
 
   routes.post('/console/sign-out', async (request, reply) => {
-    const who = signedIn(kit, request);
+    const who = await signedIn(kit, request);
     checkCsrf(request, who.session);
-    sessions.close(who.session.id);
-    return reply.header('set-cookie', clearedSessionCookie()).redirect(SIGN_IN_PATH, 303);
+    await sessions.close(who.session);
+    return reply.header('set-cookie', clearedSessionCookie(request)).redirect(SIGN_IN_PATH, 303);
   });
 }
 
 /** The token a link signs in as: signed with its key, not expired, not used before, still good. */
-function tokenOfLink(kit: ConsoleKit, query: Record<string, unknown>): GatewayToken {
+async function tokenOfLink(kit: ConsoleKit, query: Record<string, unknown>): Promise<GatewayToken> {
   let fields: ReturnType<typeof linkFieldsOf>;
   try {
     fields = linkFieldsOf(query);
@@ -59,13 +59,13 @@ function tokenOfLink(kit: ConsoleKit, query: Record<string, unknown>): GatewayTo
   if (!token || !linkSignatureValid(fields, fields.sig, tokens.keyOf(token)))
     throw new GatewayAuthError(401, 'the sign-in link is not valid');
   if (fields.expires <= Date.now()) throw new GatewayAuthError(401, 'the sign-in link has expired');
-  if (!kit.sessions.spendNonce(fields.nonce, fields.expires))
+  if (!(await kit.sessions.spendNonce(fields.nonce, fields.expires)))
     throw new GatewayAuthError(401, 'the sign-in link was used already');
   tokens.recheck(token);
   return token;
 }
 
-function signInAs(kit: ConsoleKit, request: FastifyRequest, reply: FastifyReply, token: GatewayToken) {
-  const session = kit.sessions.open(token);
-  return reply.header('set-cookie', sessionCookie(request, session)).redirect('/console/inbox', 303);
+async function signInAs(kit: ConsoleKit, request: FastifyRequest, reply: FastifyReply, token: GatewayToken) {
+  const { session, cookie } = await kit.sessions.open(token);
+  return reply.header('set-cookie', sessionCookie(request, cookie, session)).redirect('/console/inbox', 303);
 }

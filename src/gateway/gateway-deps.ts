@@ -14,6 +14,12 @@ export interface GatewayDeps {
   maxStreamsPerToken?: number;
   /** Between two keep-alive comments of an event stream (each also rechecks the token), in ms. Default 15000. */
   keepAliveMs?: number;
+  /**
+   * The proxies in front of the gateway (addresses, CIDR ranges, or `loopback`): from them alone
+   * the forwarded protocol and host are believed (`X-Forwarded-Proto`, `X-Forwarded-Host`), so a
+   * console cookie is Secure behind a TLS proxy. None when absent: a request says nothing of itself.
+   */
+  trustedProxies?: readonly string[];
   /** Where the console links a conversation to its page in the Temporal Web UI: `${baseUrl}/namespaces/NS/workflows/ID`. */
   webUi?: { baseUrl: string; namespace: string };
 }

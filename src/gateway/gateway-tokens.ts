@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { schemaProblems } from '../shared/schema-problems';
 import { type GatewayAction, type GatewayToken, GatewayTokenFileSchema } from './gateway-api';
 
@@ -14,30 +14,73 @@ export class GatewayAuthError extends Error {
   }
 }
 
-/** The gateway's tokens, looked up by the SHA-256 of what a request presents. */
+/** How often a token file is looked at for changes, at most, unless told otherwise. */
+export const TOKEN_FILE_LOOK_MS = 1_000;
+
+/** A token file, and what was seen of it when it was last looked at. */
+interface TokenFile {
+  path: string;
+  lookEveryMs: number;
+  lookedAt: number;
+  /** When it last changed, its size and inode, as read: a change of any is read again. */
+  stamp: string;
+  /** The stamp of a version that could not be read, already told of. */
+  refusedStamp?: string;
+  warn: (line: string) => void;
+}
+
+/**
+ * The gateway's tokens, looked up by the SHA-256 of what a request presents. Read from a file,
+ * they follow it: the file is looked at again at most every second, and read again when it has
+ * changed, so a token removed from it (or given another secret) is refused from then on by every
+ * gateway reading the file, with no restart.
+ */
 export class GatewayTokens {
-  private readonly byHash = new Map<string, GatewayToken>();
+  private byHash: Map<string, GatewayToken>;
+  /** Tokens revoked in this process: reading the file again does not bring them back. */
+  private readonly revoked = new Set<string>();
+  private file?: TokenFile;
 
   constructor(tokens: readonly GatewayToken[]) {
-    for (const token of tokens) {
-      const hash = hashOf(token);
-      if (this.byHash.has(hash)) throw new Error(`two gateway tokens are the same (${token.name})`);
-      this.byHash.set(hash, token);
-    }
+    this.byHash = indexed(tokens, new Map(), this.revoked);
   }
 
-  /** A token file: `{ "tokens": [{ "name", "sha256" | "token", "actions", "agents"?, "conversationPrefixes"?, "expiresAt"? }] }`. */
-  static fromFile(file: string): GatewayTokens {
-    let json: unknown;
+  /**
+   * A token file: `{ "tokens": [{ "name", "sha256" | "token", "actions", "agents"?, "conversationPrefixes"?, "expiresAt"? }] }`.
+   * Read again when it changes, looked at at most every `lookEveryMs`; a version that cannot be read
+   * (half written, wrong) keeps the tokens read before, and is told to `warn` (stderr by default).
+   */
+  static fromFile(
+    path: string,
+    options: { lookEveryMs?: number; warn?: (line: string) => void } = {},
+  ): GatewayTokens {
+    const stamp = stampOf(path);
+    const tokens = new GatewayTokens(readTokenFile(path));
+    tokens.file = {
+      path,
+      lookEveryMs: options.lookEveryMs ?? TOKEN_FILE_LOOK_MS,
+      lookedAt: Date.now(),
+      stamp,
+      warn: options.warn ?? ((line) => process.stderr.write(`${line}\n`)),
+    };
+    return tokens;
+  }
+
+  /** The tokens as they are now: the file's, read again first when it has changed. */
+  private current(): Map<string, GatewayToken> {
+    const file = this.file;
+    if (!file || Date.now() - file.lookedAt < file.lookEveryMs) return this.byHash;
+    file.lookedAt = Date.now();
+    const stamp = stampOf(file.path);
+    if (stamp === file.stamp || stamp === file.refusedStamp) return this.byHash;
     try {
-      json = JSON.parse(readFileSync(file, 'utf8'));
+      this.byHash = indexed(readTokenFile(file.path), this.byHash, this.revoked);
+      file.stamp = stamp;
     } catch (error) {
-      throw new Error(`cannot read the gateway token file ${file}: ${(error as Error).message}`);
+      file.refusedStamp = stamp;
+      file.warn(`${(error as Error).message}; the tokens read before still hold`);
     }
-    const parsed = GatewayTokenFileSchema.safeParse(json);
-    if (!parsed.success)
-      throw new Error(`the gateway token file ${file} is wrong: ${schemaProblems(parsed.error)}`);
-    return new GatewayTokens(parsed.data.tokens);
+    return this.byHash;
   }
 
   /** The token whose plain text is `presented`, if it is known and not expired. */
@@ -49,7 +92,7 @@ export class GatewayTokens {
   authenticate(header: string | undefined, now = Date.now()): GatewayToken {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
     if (!match) throw new GatewayAuthError(401, 'an Authorization: Bearer <token> header is required');
-    const token = this.byHash.get(sha256(match[1]!));
+    const token = this.current().get(sha256(match[1]!));
     if (!token) throw new GatewayAuthError(401, 'unknown token');
     this.recheck(token, now);
     return token;
@@ -60,7 +103,7 @@ export class GatewayTokens {
    * these tokens (not revoked). What a long request (an event stream) asks before each write.
    */
   recheck(token: GatewayToken, now = Date.now()): void {
-    if (this.byHash.get(hashOf(token)) !== token)
+    if (this.current().get(hashOf(token)) !== token)
       throw new GatewayAuthError(401, `the token ${token.name} has been revoked`);
     if (expired(token, now)) {
       throw new GatewayAuthError(401, `the token ${token.name} expired at ${token.expiresAt}`);
@@ -69,13 +112,13 @@ export class GatewayTokens {
 
   /** The token of this name, if there is one (names are the identities tokens act as). */
   byName(name: string): GatewayToken | undefined {
-    for (const token of this.byHash.values()) if (token.name === name) return token;
+    for (const token of this.current().values()) if (token.name === name) return token;
     return undefined;
   }
 
   /** The token a session or link carries, by its SHA-256, checked as `recheck` does. */
   byKey(key: string, now = Date.now()): GatewayToken {
-    const token = this.byHash.get(key);
+    const token = this.current().get(key);
     if (!token) throw new GatewayAuthError(401, 'unknown token');
     this.recheck(token, now);
     return token;
@@ -92,7 +135,7 @@ export class GatewayTokens {
     target: { conversationId?: string; agentId?: string },
     now = Date.now(),
   ): string[] {
-    return [...this.byHash.values()]
+    return [...this.current().values()]
       .filter((token) => !expired(token, now) && allows(token, action, target))
       .map((token) => token.name)
       .sort();
@@ -100,7 +143,9 @@ export class GatewayTokens {
 
   /** Refuses `token` from now on, requests in progress included (at their next recheck). */
   revoke(token: GatewayToken): void {
-    if (this.byHash.get(hashOf(token)) === token) this.byHash.delete(hashOf(token));
+    if (this.byHash.get(hashOf(token)) !== token) return;
+    this.revoked.add(hashOf(token));
+    this.byHash.delete(hashOf(token));
   }
 }
 
@@ -141,6 +186,48 @@ function allows(
   } catch (error) {
     if (error instanceof GatewayAuthError) return false;
     throw error;
+  }
+}
+
+function readTokenFile(path: string): GatewayToken[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new Error(`cannot read the gateway token file ${path}: ${(error as Error).message}`);
+  }
+  const parsed = GatewayTokenFileSchema.safeParse(json);
+  if (!parsed.success)
+    throw new Error(`the gateway token file ${path} is wrong: ${schemaProblems(parsed.error)}`);
+  return parsed.data.tokens;
+}
+
+/**
+ * The tokens by their SHA-256, but for the revoked; a token the same as one of `before` stays that
+ * very object, so a request that authenticated with it still passes `recheck`.
+ */
+function indexed(
+  tokens: readonly GatewayToken[],
+  before: ReadonlyMap<string, GatewayToken>,
+  revoked: ReadonlySet<string>,
+): Map<string, GatewayToken> {
+  const byHash = new Map<string, GatewayToken>();
+  for (const token of tokens) {
+    const hash = hashOf(token);
+    if (byHash.has(hash)) throw new Error(`two gateway tokens are the same (${token.name})`);
+    if (revoked.has(hash)) continue;
+    const earlier = before.get(hash);
+    byHash.set(hash, earlier && JSON.stringify(earlier) === JSON.stringify(token) ? earlier : token);
+  }
+  return byHash;
+}
+
+function stampOf(path: string): string {
+  try {
+    const { mtimeMs, size, ino } = statSync(path);
+    return `${mtimeMs}:${size}:${ino}`;
+  } catch {
+    return 'unreadable';
   }
 }
 

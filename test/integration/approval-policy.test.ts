@@ -8,7 +8,7 @@ import { ApprovalPolicySchema } from '../../src/shared/approval-policy';
 import type { ApprovalDecision, ApprovalDecisionKind, PendingApproval } from '../../src/shared/approvals';
 import { approveUpdate, pendingApprovalsQuery } from '../../src/shared/conversation-api';
 import { signDelegation } from '../../src/client/sign-decision';
-import { createGateway } from '../../src/gateway/gateway-app';
+import { createGateway } from '../../src/http/gateway-app';
 import { GatewayTokens } from '../../src/gateway/gateway-tokens';
 import { signedDecisionText } from '../../src/shared/signed-decisions';
 import { rawPublicKey } from '../../src/worker/floor-settings';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import http from 'node:http';
@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { type Browser, type Page, chromium } from 'playwright-core';
 import { signInLink } from '../../src/console/sign-in-link';
-import { createGateway } from '../../src/gateway/gateway-app';
+import { createGateway } from '../../src/http/gateway-app';
 import { GatewayTokens } from '../../src/gateway/gateway-tokens';
 import { freePort } from '../../src/worker/free-port';
 import { assertCliBuilt, runCli } from '../support/cli-process';
@@ -29,8 +29,14 @@ const chromiumMissing = existsSync(CHROMIUM)
   : `the console's browser tests need Chromium at ${CHROMIUM} (Debian: apt-get install chromium, which .ci/run does; or set CHROMIUM_PATH)`;
 if (chromiumMissing && !inCi()) console.warn(`skipped: ${chromiumMissing}`);
 const whenBrowser = chromiumMissing && !inCi() ? test.skip : test;
-/** The browser test's pages, as docs/console.md shows them. */
-const SCREENSHOTS = path.join(__dirname, '..', '..', 'docs', 'images');
+/**
+ * Where the browser test's pages are photographed: a temporary directory, so a run leaves the tree
+ * as it found it, unless UPDATE_CONSOLE_SCREENSHOTS=1 asks for docs/images, which docs/console.md shows.
+ */
+const SCREENSHOTS =
+  process.env.UPDATE_CONSOLE_SCREENSHOTS === '1'
+    ? path.join(__dirname, '..', '..', 'docs', 'images')
+    : mkdtempSync(path.join(os.tmpdir(), 'console-screenshots-'));
 
 /** What the model answers once its tool ran, per conversation: by the value the call recorded. */
 const answers = new Map<string, string | ScriptedReply>();
@@ -69,6 +75,8 @@ beforeAll(async () => {
     agent: harness.agent,
     tokens,
     webUi: { baseUrl: 'http://127.0.0.1:8233', namespace: 'default' },
+    // Each keep-alive of a run stream also asks whether its session was signed out.
+    keepAliveMs: 500,
   });
   const port = await freePort();
   gatewayUrl = `http://127.0.0.1:${port}`;
@@ -377,6 +385,27 @@ test('a session ends with its token: once the token is revoked its live region a
   expect(ended).not.toContain('event: changed');
 });
 
+test('signing out ends the session: its pages, and its open run stream, answer 401', async () => {
+  const id = `c-${randomUUID()}`;
+  await waitingConversation(id, 'signed-out-value');
+  const { cookie } = await signIn('alice');
+  const page = await get('/console/inbox', cookie);
+  const stream = await openRunStream(id, cookie);
+  expect(stream.status).toBe(200);
+  const out = await post('/console/sign-out', cookie, { csrf: csrfOf(page.text) });
+  expect(out).toMatchObject({ status: 303, location: '/console/sign-in' });
+  expect((await get('/console/live/inbox', cookie)).status).toBe(401);
+  // The stream ends at its next keep-alive; were it never to, the wait is bounded.
+  const deadline = setTimeout(() => stream.close(), 30_000);
+  try {
+    expect(await stream.rest().catch(() => 'the stream went on after the sign-out')).toMatch(
+      /event: error\ndata: \{"error":"the session was signed out","status":401\}/,
+    );
+  } finally {
+    clearTimeout(deadline);
+  }
+});
+
 /** The run stream of a conversation's page, open: its status, the rest of it, or close it. */
 async function openRunStream(id: string, cookie: string) {
   const stop = new AbortController();
@@ -511,7 +540,10 @@ whenBrowser(
       await page.goto(`${gatewayUrl}/console/conversations/${id}`);
       const load = page.locator('button.remote-image');
       await load.waitFor({ timeout: 10_000 });
-      await page.waitForTimeout(1_500);
+      // What would run has had its chance: everything the page loads has loaded or failed, and its
+      // live region has been read and rendered again by the page's script.
+      await page.waitForLoadState('load');
+      await page.locator('#conversation[data-reads]').waitFor({ state: 'attached', timeout: 10_000 });
       expect(dialogs).toEqual([]);
       expect(consoleMessages.filter((text) => !/Content Security Policy/.test(text))).toEqual([]);
       expect(hits).toEqual([]);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import nock from 'nock';
 import type { FastifyInstance } from 'fastify';
-import { createGateway } from '../../src/gateway/gateway-app';
+import { createGateway } from '../../src/http/gateway-app';
 import { GatewayTokens } from '../../src/gateway/gateway-tokens';
 import { rawPublicKey } from '../../src/worker/floor-settings';
 import { freePort } from '../../src/worker/free-port';

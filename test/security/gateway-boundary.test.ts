@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
-import { type GatewayDeps, createGateway } from '../../src/gateway/gateway-app';
+import { type GatewayDeps, createGateway } from '../../src/http/gateway-app';
 import { GatewayTokens } from '../../src/gateway/gateway-tokens';
 import { mcpServersFromEnv } from '../../src/mcp/mcp-config-from-env';
 import { ConversationNotFoundError } from '../../src/shared/conversation-errors';

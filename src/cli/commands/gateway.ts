@@ -8,6 +8,8 @@ import { UsageError } from '../usage-error';
  * `--tokens FILE` or DURABLE_AGENT_GATEWAY_TOKENS; DURABLE_AGENT_GATEWAY_SIGNING_KEY (an Ed25519
  * private key, PEM) makes it sign decisions as each token's identity. `--max-streams N` (or
  * DURABLE_AGENT_GATEWAY_MAX_STREAMS, default 8) caps the event streams one token may have open.
+ * `--trust-proxy ADDRESSES` (or DURABLE_AGENT_GATEWAY_TRUST_PROXY) names the TLS proxy in front,
+ * whose forwarded protocol and host the gateway then believes.
  */
 export async function gatewayCommand(args: string[], cleanups: Cleanups): Promise<number> {
   const { values } = parseArgs({
@@ -17,6 +19,7 @@ export async function gatewayCommand(args: string[], cleanups: Cleanups): Promis
       host: { type: 'string' },
       tokens: { type: 'string' },
       'max-streams': { type: 'string' },
+      'trust-proxy': { type: 'string' },
     },
   });
   const tokensFile = values.tokens ?? process.env.DURABLE_AGENT_GATEWAY_TOKENS;
@@ -30,11 +33,20 @@ export async function gatewayCommand(args: string[], cleanups: Cleanups): Promis
   const maxStreamsPerToken = maxStreamsText === undefined ? undefined : Number(maxStreamsText);
   if (maxStreamsPerToken !== undefined && (!Number.isInteger(maxStreamsPerToken) || maxStreamsPerToken < 1))
     throw new UsageError(`--max-streams takes a whole number of at least 1, not ${maxStreamsText}`);
-  const [{ GatewayTokens }, { createGateway }, { readSigningKey }] = await Promise.all([
-    import('../../gateway/gateway-tokens'),
-    import('../../gateway/gateway-app'),
-    import('../../client/sign-decision'),
-  ]);
+  const [{ GatewayTokens }, { createGateway }, { readSigningKey }, { parseTrustedProxies }] =
+    await Promise.all([
+      import('../../gateway/gateway-tokens'),
+      import('../../http/gateway-app'),
+      import('../../client/sign-decision'),
+      import('../../http/trusted-proxies'),
+    ]);
+  const trustProxyText = values['trust-proxy'] ?? process.env.DURABLE_AGENT_GATEWAY_TRUST_PROXY;
+  let trustedProxies: string[] | undefined;
+  try {
+    trustedProxies = trustProxyText === undefined ? undefined : parseTrustedProxies(trustProxyText);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
   const tokens = GatewayTokens.fromFile(tokensFile);
   const keyFile = process.env.DURABLE_AGENT_GATEWAY_SIGNING_KEY;
   const signingKey = keyFile ? readSigningKey(keyFile) : undefined;
@@ -45,6 +57,7 @@ export async function gatewayCommand(args: string[], cleanups: Cleanups): Promis
     tokens,
     ...(signingKey ? { signingKey } : {}),
     ...(maxStreamsPerToken !== undefined ? { maxStreamsPerToken } : {}),
+    ...(trustedProxies ? { trustedProxies } : {}),
     ...(webUiBase ? { webUi: { baseUrl: webUiBase, namespace: settings.namespace } } : {}),
   });
   const address = await app.listen({ port, host });

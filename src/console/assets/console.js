@@ -2,7 +2,8 @@
 // allows no other). Pages work without it; it adds two things:
 // - a region marked `data-live="URL"` is fetched again every LIVE_MS and replaced when it changed
 //   (HTML the gateway rendered and escaped; the script builds none from data), except while a
-//   control inside it is in use or the tab is hidden;
+//   control inside it is in use or the tab is hidden; its `data-reads` counts the reads done (what
+//   a test waits for: the page has been rendered again at least that often);
 // - a button for a remote image (`button.remote-image`) loads that image when clicked, and only then;
 // - a section marked `data-stream="URL"` shows the run in progress from that server-sent event
 //   stream: the model's text as it streams and a tool's progress, set as text (never as HTML); a
@@ -24,6 +25,7 @@ function keepLive(region) {
   let stopped = false;
   let timer;
   let reading = false;
+  let reads = 0;
   const tick = async () => {
     clearTimeout(timer);
     if (stopped || reading) return;
@@ -49,6 +51,7 @@ function keepLive(region) {
       } catch {
         // The gateway is away for a moment: asked again at the next tick.
       }
+      region.setAttribute('data-reads', String(++reads));
     }
     reading = false;
     timer = setTimeout(tick, LIVE_MS);

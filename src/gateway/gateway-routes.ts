@@ -1,0 +1,26 @@
+import type { FastifyInstance } from 'fastify';
+import type { GatewayAccess } from './gateway-access';
+import type { GatewayDeps } from './gateway-deps';
+import { openApiDocument } from './openapi-document';
+import { registerApprovalRoutes } from './routes/approvals';
+import { registerControlRoutes } from './routes/control';
+import { registerConversationRoutes } from './routes/conversations';
+import { registerEventRoutes } from './routes/events';
+
+/**
+ * The API for services that are not Temporal clients: `/openapi.json` and every `/v1` route. Each
+ * request names a token; the token's identity is the sender of its messages and the approver of
+ * its decisions, whatever the body says, and its scope (actions, agents, conversation id
+ * prefixes) is checked first.
+ */
+export function registerGatewayRoutes(app: FastifyInstance, deps: GatewayDeps, access: GatewayAccess): void {
+  app.get('/openapi.json', async () => openApiDocument());
+  // POST /v1/conversations, GET /v1/conversations/:id
+  registerConversationRoutes(app, deps, access);
+  // POST /v1/conversations/:id/messages, /steer, /abort, /end
+  registerControlRoutes(app, deps, access);
+  // GET /v1/conversations/:id/approvals, POST /v1/conversations/:id/approvals/:toolCallId
+  registerApprovalRoutes(app, deps, access);
+  // GET /v1/conversations/:id/events (server-sent events)
+  registerEventRoutes(app, deps, access);
+}
