@@ -8,7 +8,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { AgentClient } from '../src/client/agent-client';
 import type { RunToFollow } from '../src/client/conversation-follow';
-import { createGateway } from '../src/gateway/gateway-app';
+import { createGateway } from '../src/http/gateway-app';
 import { GatewayTokens } from '../src/gateway/gateway-tokens';
 
 /** What the trials' sends through the gateway did. */

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { createGateway } from '../../src/gateway/gateway-app';
+import { createGateway } from '../../src/http/gateway-app';
 import { GatewayTokens } from '../../src/gateway/gateway-tokens';
 import { MessageIdConflictError } from '../../src/shared/conversation-errors';
 import {
