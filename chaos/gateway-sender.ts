@@ -1,7 +1,7 @@
 /**
  * The chaos run's messages go through the gateway as a service sends them: a POST with an
- * Idempotency-Key, cut off when it takes longer than the service waits (so the gateway may have
- * sent the message before the service gives up on the answer), and tried again while it fails.
+ * Idempotency-Key, tried again while it fails, when its answer is lost on the way back (the message
+ * was sent), or when it takes longer than the service waits (it may have been sent, or not yet).
  * The conversation takes each message once however often it is delivered; the trials check that.
  */
 import { createHash, randomUUID } from 'node:crypto';
@@ -43,11 +43,11 @@ export async function startChaosGateway(agent: AgentClient, random: () => number
   let sends = 0;
   const post = async (path: string, body: unknown, key: string) => {
     const deadline = Date.now() + SEND_WITHIN_MS;
-    // Every third send gives up on its first try sooner than a send takes: its retry finds the
-    // message taken (or the start done) by the try it gave up on.
-    const impatient = sends++ % 3 === 0;
+    // Of every three sends, one loses the gateway's answer to its first try (the message was sent),
+    // and one gives up on its first try sooner than a send takes (it may have been sent, or not yet).
+    const fault = (['answer_lost', 'impatient', 'none'] as const)[sends++ % 3];
     for (let attempt = 1; ; attempt++) {
-      const waitMs = attempt === 1 && impatient ? 20 + random() * 100 : 10_000;
+      const waitMs = attempt === 1 && fault === 'impatient' ? 20 + random() * 100 : 10_000;
       try {
         const response = await fetch(`${url}${path}`, {
           method: 'POST',
@@ -60,12 +60,14 @@ export async function startChaosGateway(agent: AgentClient, random: () => number
           signal: AbortSignal.timeout(waitMs),
         });
         const answer = (await response.json()) as Record<string, unknown>;
-        if (response.ok) {
+        if (response.ok && !(attempt === 1 && fault === 'answer_lost')) {
           if (response.headers.get('idempotent-replayed') === 'true') tally.replays++;
           return answer as { conversationId: string; messageId: string; afterSeq: number };
         }
         // A refusal is final; the gateway failing (its Temporal server down) is tried again.
-        if (response.status < 500) throw new Error(`the gateway refused ${path}: ${JSON.stringify(answer)}`);
+        if (!response.ok && response.status < 500) {
+          throw new Error(`the gateway refused ${path}: ${JSON.stringify(answer)}`);
+        }
       } catch (error) {
         if ((error as Error).message.startsWith('the gateway refused') || Date.now() > deadline) throw error;
       }
