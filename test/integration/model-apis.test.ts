@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
-import { anthropicWire } from '../../src/activities/anthropic-wire';
+import { anthropicWire } from '../../src/activities/models/anthropic/anthropic-wire';
 import { type TestHarness, startHarness } from '../support/test-worker';
 import { ask } from '../support/ask';
 import { waitForEvent } from '../support/wait-for-event';

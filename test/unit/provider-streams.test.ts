@@ -1,4 +1,4 @@
-import { assembleStream } from '../../src/activities/model-stream';
+import { assembleStream } from '../../src/activities/models/openai/chat-stream';
 import { textOf, thinkingOf, toolCallsOf } from '../../src/shared/messages';
 import { chunksOf, providerStreams } from '../support/provider-streams';
 

@@ -3,10 +3,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import OpenAI from 'openai';
-import type { PartialAnswer } from '../../src/activities/model-stream';
-import { responsesWire } from '../../src/activities/model-wire';
-import { toResponsesInput } from '../../src/activities/responses-input';
-import { assembleResponsesStream } from '../../src/activities/responses-stream';
+import type { PartialAnswer } from '../../src/activities/models/model-wire';
+import { responsesWire } from '../../src/activities/models/openai/responses-wire';
+import { toResponsesInput } from '../../src/activities/models/openai/responses-input';
+import { assembleResponsesStream } from '../../src/activities/models/openai/responses-stream';
 import type { AssistantMessage, Message, ToolResultMessage } from '../../src/shared/messages';
 
 // OpenAI's Responses API through a real `openai` client against a local server that streams the
@@ -94,7 +94,7 @@ test('a tool loop of three calls: each later request carries the earlier reasoni
     ];
     const partials: PartialAnswer[] = [];
     const ask = () =>
-      responsesWire(server.openai)({
+      responsesWire(server.openai).open({
         model: 'gpt-5-mini',
         provider: 'openai',
         systemPrompt: 'You read files for the user.',
@@ -519,7 +519,7 @@ test('a failed response, or an error event, throws with the message the endpoint
   const server = await startResponsesServer([failed, errorEvent]);
   try {
     const call = () =>
-      responsesWire(server.openai)({ model: 'gpt-5-mini', provider: 'openai', messages: [], tools: [] })(
+      responsesWire(server.openai).open({ model: 'gpt-5-mini', provider: 'openai', messages: [], tools: [] })(
         new AbortController().signal,
         () => {},
         () => 7,

@@ -1,17 +1,8 @@
 import type OpenAI from 'openai';
-import type { AssistantMessage, ToolCall, Usage } from '../shared/messages';
+import type { AssistantMessage, ToolCall, Usage } from '../../../shared/messages';
+import type { PartialAnswer } from '../model-wire';
 
 type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
-
-/** A model's answer as it streams in, reported after each piece. */
-export interface PartialAnswer {
-  /** The answer so far: text only, never thinking. */
-  text: string;
-  /** Tool calls begun so far. */
-  toolCalls: number;
-  /** How much the model has thought so far (characters): a reasoning model may think long before its first word. */
-  thinkingLength: number;
-}
 
 /**
  * A delta as OpenAI-compatible providers really send it: `content` may be an array of typed parts

@@ -1,5 +1,5 @@
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import type { AssistantMessage } from '../shared/messages';
+import type { AssistantMessage } from '../../shared/messages';
 
 const tracer = trace.getTracer('durable-agent');
 

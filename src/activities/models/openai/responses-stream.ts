@@ -1,7 +1,7 @@
 import type OpenAI from 'openai';
-import type { TextContent, ThinkingContent } from '../shared/content';
-import type { AssistantMessage, ToolCall, Usage } from '../shared/messages';
-import type { PartialAnswer } from './model-stream';
+import type { TextContent, ThinkingContent } from '../../../shared/content';
+import type { AssistantMessage, ToolCall, Usage } from '../../../shared/messages';
+import type { PartialAnswer } from '../model-wire';
 
 type StreamEvent = OpenAI.Responses.ResponseStreamEvent;
 type Response = OpenAI.Responses.Response;

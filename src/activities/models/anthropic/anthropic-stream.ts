@@ -1,7 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { ThinkingContent } from '../shared/content';
-import type { AssistantMessage, ToolCall, Usage } from '../shared/messages';
-import type { PartialAnswer } from './model-stream';
+import type { ThinkingContent } from '../../../shared/content';
+import type { AssistantMessage, ToolCall, Usage } from '../../../shared/messages';
+import type { PartialAnswer } from '../model-wire';
 
 /**
  * An event of a Messages API stream. The SDK drops `ping` and throws on `error` itself; both are

@@ -1,6 +1,6 @@
 import type OpenAI from 'openai';
-import type { ImageContent, TextContent } from '../shared/content';
-import type { AssistantMessage, Message, ToolResultMessage, UserMessage } from '../shared/messages';
+import type { ImageContent, TextContent } from '../../../shared/content';
+import type { AssistantMessage, Message, ToolResultMessage, UserMessage } from '../../../shared/messages';
 
 type InputItem = OpenAI.Responses.ResponseInputItem;
 

@@ -1,0 +1,8 @@
+/** Throws a clear error now, rather than on every model call, for a URL that is not http(s). */
+export function checkedEndpointUrl(url: string | undefined, name: string, example: string): void {
+  if (url === undefined) return;
+  if (!/^https?:\/\//.test(url)) {
+    throw new Error(`${name} must be an http(s) URL such as ${example}, got ${JSON.stringify(url)}`);
+  }
+  new URL(url);
+}
