@@ -6,3 +6,14 @@ export function checkedEndpointUrl(url: string | undefined, name: string, exampl
   }
   new URL(url);
 }
+
+/** Where a wire's requests go, from its base URL: a wire's `server`, none when unreadable. */
+export function serverOf(baseURL: string): { server?: { address: string; port?: number } } {
+  try {
+    const { hostname, port } = new URL(baseURL);
+    if (!hostname) return {};
+    return { server: { address: hostname, ...(port ? { port: Number(port) } : {}) } };
+  } catch {
+    return {};
+  }
+}

@@ -58,6 +58,13 @@ export type WireFailure =
 
 /** An API the model is called through, built once per worker over its own client. */
 export interface ModelWire {
+  /**
+   * Who answers, as OpenTelemetry's GenAI conventions name providers (`gen_ai.provider.name`):
+   * `openai`, `anthropic`, `gcp.gemini`, … or `_OTHER` for an endpoint none of them names.
+   */
+  readonly providerName: string;
+  /** Where its requests go, for the span's `server.address` and `server.port` (the port when the URL names one). */
+  readonly server?: { address: string; port?: number };
   /** The stream of one call. */
   open(request: WireRequest): ModelStream;
   /** What an error of this wire's client means; undefined for one it does not know (a bug, an abort). */

@@ -22,7 +22,7 @@ export function streamedModelCall(
   request: WireRequest,
   options: StreamOptions = {},
 ): Promise<AssistantMessage> {
-  return withModelCallSpan(request.model, () => streamOnce(wire, request, options));
+  return withModelCallSpan(wire, request.model, () => streamOnce(wire, request, options));
 }
 
 export interface StreamOptions {

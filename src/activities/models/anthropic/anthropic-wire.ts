@@ -1,6 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type OpenAI from 'openai';
 import type { ModelWire, ModelWires } from '../model-wire';
+import { serverOf } from '../endpoint-url';
 import { anthropicFailureOf } from './anthropic-failures';
 import { EPHEMERAL, toAnthropicMessages } from './anthropic-messages';
 import type { AnthropicSettings } from './anthropic-settings';
@@ -39,6 +40,8 @@ export function anthropicWire(client: Anthropic, settings: AnthropicWireSettings
   // The API wants the thinking budget below max_tokens; an answer needs room beyond its thinking.
   const maxTokens = budget !== undefined && asked <= budget ? budget + DEFAULT_MAX_TOKENS : asked;
   return {
+    providerName: 'anthropic',
+    ...serverOf(client.baseURL),
     open: (request) => async (signal, onPartial, now) => {
       const tools = toAnthropicTools(request.tools);
       const stream = await client.messages.create(

@@ -3,11 +3,15 @@ import type { ModelWire } from '../model-wire';
 import { toOpenAiMessages } from './chat-messages';
 import { assembleStream } from './chat-stream';
 import { withProviderToolCallIds } from './chat-tool-call-ids';
+import { serverOf } from '../endpoint-url';
+import { endpointProviderName } from './endpoint-provider';
 import { openAiFailureOf } from './openai-failures';
 
 /** Chat Completions, as every OpenAI-compatible endpoint serves it. */
 export function chatCompletionsWire(openai: OpenAI): ModelWire {
   return {
+    providerName: endpointProviderName(openai.baseURL),
+    ...serverOf(openai.baseURL),
     open: (request) => async (signal, onPartial, now) => {
       const stream = await openai.chat.completions.create(
         {

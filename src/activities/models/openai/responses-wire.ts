@@ -1,5 +1,7 @@
 import type OpenAI from 'openai';
 import type { ModelWire } from '../model-wire';
+import { serverOf } from '../endpoint-url';
+import { endpointProviderName } from './endpoint-provider';
 import { openAiFailureOf } from './openai-failures';
 import { toResponsesInput } from './responses-input';
 import { assembleResponsesStream } from './responses-stream';
@@ -10,6 +12,8 @@ import { assembleResponsesStream } from './responses-stream';
  */
 export function responsesWire(openai: OpenAI): ModelWire {
   return {
+    providerName: endpointProviderName(openai.baseURL),
+    ...serverOf(openai.baseURL),
     open: (request) => async (signal, onPartial, now) => {
       const stream = await openai.responses.create(
         {
