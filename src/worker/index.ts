@@ -16,8 +16,12 @@ export type {
   ModelWire,
   ModelWires,
   PartialAnswer,
+  StatusFailure,
+  TransientFailure,
+  UnreachableFailure,
   WireFailure,
   WireRequest,
+  WireServer,
 } from '../activities/models/model-wire';
 export type { ModelApi } from '../shared/model-api';
 export type { AssistantMessage, Message } from '../shared/messages';

@@ -1,3 +1,5 @@
+import type { WireServer } from './model-wire';
+
 /** Throws a clear error now, rather than on every model call, for a URL that is not http(s). */
 export function checkedEndpointUrl(url: string | undefined, name: string, example: string): void {
   if (url === undefined) return;
@@ -8,7 +10,7 @@ export function checkedEndpointUrl(url: string | undefined, name: string, exampl
 }
 
 /** Where a wire's requests go, from its base URL: a wire's `server`, none when unreadable. */
-export function serverOf(baseURL: string): { server?: { address: string; port?: number } } {
+export function serverOf(baseURL: string): { server?: WireServer } {
   try {
     const { hostname, port } = new URL(baseURL);
     if (!hostname) return {};

@@ -46,15 +46,42 @@ export type ModelStream = (
 ) => Promise<AssistantMessage>;
 
 /**
- * A failed call in the terms every API shares, for the retry policy and the metrics:
- * - `status`: the endpoint answered with an HTTP error status (and maybe said when to come back);
- * - `unreachable`: no answer at all (refused, reset, timed out);
- * - `transient`: an error event in a stream already answered 200 that a retry may get past.
+ * A failed call in the terms every API shares, for the retry policy and the metrics, told apart by
+ * `kind`: `status`, `unreachable` or `transient`.
  */
-export type WireFailure =
-  | { kind: 'status'; status: number; message: string; headers?: Headers }
-  | { kind: 'unreachable'; message: string }
-  | { kind: 'transient'; type: string; reason: 'rate_limited' | 'unavailable'; message: string };
+export type WireFailure = StatusFailure | UnreachableFailure | TransientFailure;
+
+/** The endpoint answered with an HTTP error status. */
+export interface StatusFailure {
+  /** Always `status`. */
+  kind: 'status';
+  /** The HTTP status. */
+  status: number;
+  /** What the endpoint said. */
+  message: string;
+  /** The answer's headers: a Retry-After there says when to come back. */
+  headers?: Headers;
+}
+
+/** No answer at all: the connection was refused, reset or timed out. */
+export interface UnreachableFailure {
+  /** Always `unreachable`. */
+  kind: 'unreachable';
+  /** What the client said. */
+  message: string;
+}
+
+/** An error event in a stream already answered 200 that a retry may get past. */
+export interface TransientFailure {
+  /** Always `transient`. */
+  kind: 'transient';
+  /** The provider's name for the error (`overloaded_error`). */
+  type: string;
+  /** Whether the endpoint is limiting the rate or is unavailable, for the metrics. */
+  reason: 'rate_limited' | 'unavailable';
+  /** What the endpoint said. */
+  message: string;
+}
 
 /** An API the model is called through, built once per worker over its own client. */
 export interface ModelWire {
@@ -63,12 +90,20 @@ export interface ModelWire {
    * `openai`, `anthropic`, `gcp.gemini`, … or `_OTHER` for an endpoint none of them names.
    */
   readonly providerName: string;
-  /** Where its requests go, for the span's `server.address` and `server.port` (the port when the URL names one). */
-  readonly server?: { address: string; port?: number };
+  /** Where its requests go, for the span's `server.address` and `server.port`. */
+  readonly server?: WireServer;
   /** The stream of one call. */
   open(request: WireRequest): ModelStream;
   /** What an error of this wire's client means; undefined for one it does not know (a bug, an abort). */
   failureOf(error: unknown): WireFailure | undefined;
+}
+
+/** Where a wire's requests go. */
+export interface WireServer {
+  /** The endpoint's host name. */
+  address: string;
+  /** Its port, when its URL names one. */
+  port?: number;
 }
 
 /** The wires a worker calls models through, by API. */
