@@ -650,6 +650,23 @@ describe('toAnthropicMessages', () => {
     });
   });
 
+  test('the cache mark goes on the last block that may carry one, never on thinking', () => {
+    // A turn that ends in thinking (cut at its limit while thinking): the API refuses a marked thinking block.
+    const [, turn] = toAnthropicMessages([
+      user('go'),
+      assistant([
+        { type: 'text', text: 'Before.' },
+        { type: 'thinking', thinking: 'signed', signature: 'sig' },
+        { type: 'thinking', thinking: '', redacted: 'opaque' },
+      ]),
+    ]);
+    expect(turn!.content).toEqual([
+      { type: 'text', text: 'Before.', cache_control: { type: 'ephemeral' } },
+      { type: 'thinking', thinking: 'signed', signature: 'sig' },
+      { type: 'redacted_thinking', data: 'opaque' },
+    ]);
+  });
+
   test('tool call ids the API would refuse are rewritten, the same for the call and its result', () => {
     const messages = toAnthropicMessages([
       user('go'),

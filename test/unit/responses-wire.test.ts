@@ -453,6 +453,35 @@ test('reasoning, a preamble, more reasoning and a call keep the order the model 
   expect(input[2]).toMatchObject({ id: 'rs_b', encrypted_content: 'enc-rs_b' });
 });
 
+test('a call before reasoning and another call: the parts keep the output order, calls not gathered at the end', async () => {
+  const callDone = (id: string, index: number): StreamEvent => ({
+    type: 'response.output_item.done',
+    sequence_number: index,
+    output_index: index,
+    item: { type: 'function_call', id: `fc_${id}`, call_id: `call_${id}`, name: 'read', arguments: '{}' },
+  });
+  const answer = await assembleResponsesStream(
+    streamOf([
+      callDone('a', 0),
+      {
+        type: 'response.output_item.done',
+        sequence_number: 1,
+        output_index: 1,
+        item: { type: 'reasoning', id: 'rs_between', summary: [], encrypted_content: 'enc' },
+      },
+      callDone('b', 2),
+      completed({ status: 'completed' }),
+    ]),
+    () => {},
+    () => 7,
+  );
+  expect(answer.content.map((part) => (part.type === 'toolCall' ? part.id : part.type))).toEqual([
+    'call_a',
+    'thinking',
+    'call_b',
+  ]);
+});
+
 test('an answer cut at max_output_tokens keeps its text and stops for length; a filtered one for contentFilter', async () => {
   const cut = await assembleResponsesStream(
     streamOf(eventsIn(fixture('incomplete-max-output-tokens'))),
