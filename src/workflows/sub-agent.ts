@@ -38,6 +38,8 @@ export interface SubAgentContext {
 export interface SubAgentResult {
   answer?: string;
   outcome?: RunFinishedOutcome;
+  /** Why the child's model provider refused, when it did and said. */
+  refusal?: string;
   /** Absent from conversations of workers before sub-agents' tokens counted in their parent's budget. */
   usage?: { tokens: number };
 }
@@ -135,6 +137,13 @@ export async function runSubAgent(
         content: [{ type: 'text', text: result.answer || '(the sub-agent gave an empty answer)' }],
         details: { conversationId: childId },
       });
+    }
+    if (result.outcome === 'refused') {
+      return errorOutcome(
+        call.name,
+        'ExecutionFailed',
+        `the sub-agent's model provider refused to answer (${childId})${result.refusal ? `: ${result.refusal}` : ''}`,
+      );
     }
     return errorOutcome(
       call.name,

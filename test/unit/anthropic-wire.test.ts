@@ -492,7 +492,7 @@ describe('assembleAnthropicStream', () => {
   test.each([
     ['max_tokens', 'length'],
     ['model_context_window_exceeded', 'length'],
-    ['refusal', 'contentFilter'],
+    ['refusal', 'refusal'],
     ['end_turn', 'stop'],
     ['stop_sequence', 'stop'],
   ])('stop reason %s is %s', async (reason, expected) => {
@@ -505,6 +505,58 @@ describe('assembleAnthropicStream', () => {
     ]);
     expect(message.stopReason).toBe(expected);
     expect(message.content).toEqual([{ type: 'text', text: 'Partial' }]);
+  });
+
+  test("a refusal keeps the text begun, stops for refusal, and says why in stop_details' words", async () => {
+    const events = fixture('refusal.sse')
+      .split('\n\n')
+      .flatMap((event) => {
+        const data = event.split('\n').find((line) => line.startsWith('data: '));
+        return data ? [JSON.parse(data.slice('data: '.length)) as AnthropicStreamEvent] : [];
+      });
+    const message = await assemble(events);
+    expect(message).toMatchObject({
+      content: [{ type: 'text', text: 'Here is how to' }],
+      stopReason: 'refusal',
+      refusal: 'This request was declined because it could enable cyber harm.',
+      usage: { inputTokens: 52, outputTokens: 6 },
+    });
+    // Without an explanation, the category it named; without details, no words at all.
+    const details = (stop_details: unknown): AnthropicStreamEvent[] => [
+      {
+        type: 'message_delta',
+        delta: { stop_reason: 'refusal', stop_sequence: null, stop_details },
+        usage: { output_tokens: 1 },
+      } as unknown as AnthropicStreamEvent,
+      { type: 'message_stop' },
+    ];
+    expect(
+      await assemble([start(), ...details({ type: 'refusal', category: 'bio', explanation: null })]),
+    ).toMatchObject({ stopReason: 'refusal', refusal: 'declined (bio)' });
+    const bare = await assemble([start(), ...details(null)]);
+    expect(bare.stopReason).toBe('refusal');
+    expect(bare).not.toHaveProperty('refusal');
+  });
+
+  test("a refusal's words are the provider's, bounded, and lose what a terminal would act on", async () => {
+    const hostile = `\u001b]0;pwned\u0007Declined.\u001b[2J${'x'.repeat(5_000)}`;
+    const message = await assemble([
+      start(),
+      {
+        type: 'message_delta',
+        delta: {
+          stop_reason: 'refusal',
+          stop_sequence: null,
+          stop_details: { type: 'refusal', category: null, explanation: hostile },
+        },
+        usage: { output_tokens: 1 },
+      } as unknown as AnthropicStreamEvent,
+      { type: 'message_stop' },
+    ]);
+    expect(message.refusal!.startsWith('Declined.xxx')).toBe(true);
+    expect(message.refusal).toHaveLength(2_001);
+    expect(message.refusal).not.toContain('\u001b');
+    expect(message.refusal).not.toContain('\u0007');
   });
 
   test('output tokens spent thinking are reasoning tokens; input totals in message_delta win', async () => {

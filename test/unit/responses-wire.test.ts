@@ -482,6 +482,47 @@ test('a call before reasoning and another call: the parts keep the output order,
   ]);
 });
 
+test("a refusal part ends the answer as refused, in the model's words; sent back without its reasoning", async () => {
+  const partials: PartialAnswer[] = [];
+  const refused = await assembleResponsesStream(
+    streamOf(eventsIn(fixture('refusal'))),
+    (partial) => partials.push(partial),
+    () => 7,
+  );
+  expect(refused).toMatchObject({
+    stopReason: 'refusal',
+    refusal: "I'm sorry, but I can't assist with that request.",
+    usage: { inputTokens: 31, outputTokens: 74, reasoningTokens: 64 },
+  });
+  // The refusal is not the answer's text.
+  expect(refused.content.map((part) => part.type)).toEqual(['thinking']);
+  expect(partials.every((partial) => partial.text === '')).toBe(true);
+
+  // The refusal's words from its deltas alone, when no done event came.
+  const deltasOnly = eventsIn(fixture('refusal')).filter(
+    (event) => event.type !== 'response.refusal.done' && event.type !== 'response.output_item.done',
+  );
+  expect(
+    await assembleResponsesStream(
+      streamOf(deltasOnly),
+      () => {},
+      () => 7,
+    ),
+  ).toMatchObject({ stopReason: 'refusal', refusal: "I'm sorry, but I can't assist with that request." });
+
+  // Its reasoning item cannot go back without the item that followed it: the refusal goes as words.
+  const input = toResponsesInput([
+    { role: 'user', content: 'Tell me how.', messageId: 'm1', timestamp: 1 },
+    refused,
+    { role: 'user', content: 'Something else, then.', messageId: 'm2', timestamp: 2 },
+  ]);
+  expect(input).toEqual([
+    { role: 'user', content: 'Tell me how.' },
+    { role: 'assistant', content: "I'm sorry, but I can't assist with that request." },
+    { role: 'user', content: 'Something else, then.' },
+  ]);
+});
+
 test('an answer cut at max_output_tokens keeps its text and stops for length; a filtered one for contentFilter', async () => {
   const cut = await assembleResponsesStream(
     streamOf(eventsIn(fixture('incomplete-max-output-tokens'))),

@@ -85,7 +85,8 @@ export function toOpenAiMessages(
         const reasoning = sendsReasoningBack(provider, message) ? thinkingOf(message) : '';
         const assistant: AssistantWithReasoning = {
           role: 'assistant',
-          content: text || null,
+          // A refused turn says so: the model reads its refusal back as what it answered.
+          content: text || message.refusal || null,
           ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
           ...(reasoning ? { reasoning_content: reasoning } : {}),
         };
