@@ -20,7 +20,7 @@ import { type ApprovalModeInput, MAX_MESSAGE_IMAGES } from '../shared/conversati
 import type { McpServerConfig } from '../shared/mcp-config';
 import type { AgentEvent } from '../shared/events';
 import type { Message } from '../shared/messages';
-import { SessionFollower, stopReasonOf } from './session-follower';
+import { SessionFollower, promptResponseOf, stopReasonOf } from './session-follower';
 import { toolCallEnd } from './tool-call-view';
 
 export interface AcpAgentDeps {
@@ -216,7 +216,7 @@ export function createAcpAgent(deps: AcpAgentDeps): AgentApp {
         if (turn.cancelled) return { stopReason: 'cancelled' };
         if (end.event.outcome === 'answered' && (await refused(deps.agent, session.id)))
           return { stopReason: 'refusal' };
-        return { stopReason: stopReasonOf(end.event) };
+        return promptResponseOf(end.event);
       } finally {
         session.turn = undefined;
       }
@@ -248,7 +248,12 @@ async function attach(
     sessionUpdate: 'session_info_update',
     updatedAt: new Date(end.at).toISOString(),
     _meta: {
-      'durable-agent/runFinished': { run: end.run, outcome: end.outcome, stopReason: runStopReason(end) },
+      'durable-agent/runFinished': {
+        run: end.run,
+        outcome: end.outcome,
+        stopReason: runStopReason(end),
+        ...(end.refusal !== undefined ? { refusal: end.refusal } : {}),
+      },
     },
   }).catch(() => undefined);
   session.attached = undefined;

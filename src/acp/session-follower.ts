@@ -1,5 +1,6 @@
 import { policySummary } from '../shared/pending-policy';
 import type {
+  PromptResponse,
   PermissionOption,
   RequestPermissionRequest,
   RequestPermissionResponse,
@@ -192,8 +193,9 @@ export class SessionFollower {
     }
   }
 
-  /** The rest of the answer, when the text streamed so far is only its beginning (or nothing). */
+  /** The rest of the answer, when the text streamed so far is only its beginning (or nothing); a refusal's words. */
   private async finishText(event: RunFinished): Promise<void> {
+    if (event.outcome === 'refused') return this.refused(event);
     if (event.outcome !== 'answered' || !event.answer) return;
     const shown = this.text?.shown ?? this.lastText;
     const rest = event.answer.startsWith(shown) ? event.answer.slice(shown.length) : '';
@@ -204,6 +206,16 @@ export class SessionFollower {
         sessionUpdate: 'agent_message_chunk',
         content: { type: 'text', text: rest },
       });
+  }
+
+  /** Says that the model's provider refused, in its words, after what the model wrote before (if anything). */
+  private async refused(event: RunFinished): Promise<void> {
+    this.text = undefined;
+    this.lastText = '';
+    await this.deps.link.update({
+      sessionUpdate: 'agent_message_chunk',
+      content: { type: 'text', text: refusalNotice(event) },
+    });
   }
 
   /** Sends the `tool_call` the first time a call is seen; false when it had been sent before. */
@@ -309,11 +321,26 @@ function textContent(text: string): Extract<ToolCallContent, { type: 'content' }
   return { type: 'content', content: { type: 'text', text } };
 }
 
+/** A refused run as the editor shows it: the provider's words, set apart from the model's. */
+export function refusalNotice(event: RunFinished): string {
+  return `\n\n[The model's provider refused to answer${event.refusal ? `: ${event.refusal}` : '.'}]`;
+}
+
+/** How a prompt turn ended, as ACP says it, with a refusal's words in `_meta`. */
+export function promptResponseOf(event: RunFinished): PromptResponse {
+  return {
+    stopReason: stopReasonOf(event),
+    ...(event.refusal !== undefined ? { _meta: { 'durable-agent/refusal': event.refusal } } : {}),
+  };
+}
+
 /** How a prompt turn ended, as ACP says it. */
-export function stopReasonOf(event: RunFinished): 'end_turn' | 'max_turn_requests' | 'cancelled' {
+export function stopReasonOf(event: RunFinished): 'end_turn' | 'refusal' | 'max_turn_requests' | 'cancelled' {
   switch (event.outcome) {
     case 'answered':
       return 'end_turn';
+    case 'refused':
+      return 'refusal';
     // ACP has no reason for a spending limit; the nearest is the limit on a turn's requests.
     case 'max_tool_iterations':
     case 'budget_exhausted':

@@ -43,7 +43,7 @@ export async function findRunningServer(settings: ConnectionSettings): Promise<s
 
 /** True, after saying how to configure one, when the environment names no model for a worker here. */
 export async function noModelConfigured(env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
-  const { modelSettingsFromEnv, MODEL_SETUP_HELP } = await import('../worker/model-settings');
+  const { modelSettingsFromEnv, MODEL_SETUP_HELP } = await import('../activities/models/model-settings');
   if (modelSettingsFromEnv(env)) return false;
   log(MODEL_SETUP_HELP);
   return true;

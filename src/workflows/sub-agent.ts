@@ -41,6 +41,8 @@ export interface SubAgentContext {
 export interface SubAgentResult {
   answer?: string;
   outcome?: RunFinishedOutcome;
+  /** Why the child's model provider refused, when it did and said. */
+  refusal?: string;
   /** Absent from conversations of workers before sub-agents' tokens counted in their parent's budget. */
   usage?: BudgetUsage;
 }
@@ -159,6 +161,13 @@ export async function runSubAgent(
         call.name,
         'ExecutionFailed',
         `the sub-agent (${childId}) stopped at its budget, its share of what this conversation had left`,
+      );
+    }
+    if (result.outcome === 'refused') {
+      return errorOutcome(
+        call.name,
+        'ExecutionFailed',
+        `the sub-agent's model provider refused to answer (${childId})${result.refusal ? `: ${result.refusal}` : ''}`,
       );
     }
     return errorOutcome(

@@ -4,7 +4,8 @@ import type { BudgetPause, BudgetStatus, BudgetUsage } from '../../shared/budget
 import type { DailySpent } from '../../shared/daily-budget';
 import { budgetPauseWords, dailyBudgetPauseWords, usdWords } from '../../client/budget-words';
 import { RAISE_FLAGS } from '../raise-flags';
-import type { ConversationStatusSummary } from '../../shared/conversation-api';
+import type { ConversationStatusSummary, LastRunSummary } from '../../shared/conversation-api';
+import { oneLine } from '../../shared/one-line';
 import type { ConversationExecution } from '../../client/agent-client';
 import { approveCommandLine } from '../approval-choices';
 import type { AgentEvent } from '../../shared/events';
@@ -63,6 +64,7 @@ export function formatStatus(report: StatusReport): string {
     `  started ${execution.startTime.toISOString()} on task queue ${execution.taskQueue}`,
     `  ${plural(summary.runCount, 'run')}, ${plural(summary.transcriptLength, 'message')}, ${plural(summary.queuedMessages, 'queued message')}, last event #${summary.lastSeq}`,
   ];
+  if (summary.lastRun) lines.push(`  ${lastRunWords(summary.lastRun)}`);
   if (summary.forkedFrom) {
     const { conversationId, runId, atRun } = summary.forkedFrom;
     lines.push(`  forked from ${conversationId} at run ${atRun}${runId ? ` (execution ${runId})` : ''}`);
@@ -106,6 +108,12 @@ export function formatStatus(report: StatusReport): string {
     lines.push('  no tool call is waiting for approval');
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** `last run 3: answered`, or refused with the provider's words. */
+function lastRunWords({ run, outcome, refusal }: LastRunSummary): string {
+  if (outcome !== 'refused') return `last run ${run}: ${outcome.replace(/_/g, ' ')}`;
+  return `last run ${run}: refused by the model's provider${refusal ? `: ${oneLine(refusal, 400)}` : ' (it gave no reason)'}`;
 }
 
 /** `1200 tokens (800 cached, 40 reasoning), 3 tool calls, $0.0123`: the parts a provider reported. */
