@@ -6,6 +6,7 @@ import {
   type AgentContext,
   type CancelNotification,
   type ContentBlock,
+  type InitializeRequest,
   type InitializeResponse,
   type LoadSessionRequest,
   type LoadSessionResponse,
@@ -90,9 +91,14 @@ const REPLAYED_RESULT_CHARS = 2_000;
  * progress, so closing the editor (or killing this process) loses nothing.
  */
 export function createAcpAgent(deps: AcpAgentDeps): AgentApp {
-  const agent: AcpAgentState = { deps, sessions: new Map(), approver: `${deps.user} (editor)` };
+  const agent: AcpAgentState = {
+    deps,
+    sessions: new Map(),
+    approver: `${deps.user} (editor)`,
+    notices: false,
+  };
   return acpAgent({ name: 'durable-agent' })
-    .onRequest(methods.agent.initialize, () => initialize(deps))
+    .onRequest(methods.agent.initialize, ({ params }) => initialize(agent, params))
     .onRequest(methods.agent.session.new, ({ params, client }) => newSession(agent, params, client))
     .onRequest(methods.agent.session.setMode, ({ params }) => setMode(agent, params))
     .onRequest(methods.agent.session.load, ({ params, client }) => loadSession(agent, params, client))
@@ -105,6 +111,8 @@ interface AcpAgentState {
   deps: AcpAgentDeps;
   sessions: Map<string, AcpSession>;
   approver: string;
+  /** Whether the editor shows notices (`session.notices`), as it said when it initialized. */
+  notices: boolean;
 }
 
 function need({ sessions }: AcpAgentState, sessionId: string): AcpSession {
@@ -116,9 +124,10 @@ function need({ sessions }: AcpAgentState, sessionId: string): AcpSession {
 const updater = (client: AgentContext, sessionId: string) => (update: SessionUpdate) =>
   client.notify(methods.client.session.update, { sessionId, update });
 
-function followerOf({ deps, approver }: AcpAgentState, client: AgentContext, session: AcpSession) {
+function followerOf({ deps, approver, notices }: AcpAgentState, client: AgentContext, session: AcpSession) {
   return new SessionFollower({
     agent: deps.agent,
+    notices,
     sessionId: session.id,
     cwd: session.cwd,
     approver,
@@ -140,7 +149,9 @@ const modes = (session: AcpSession): SessionModeState => ({
 const announceCommands = (client: AgentContext, sessionId: string) =>
   updater(client, sessionId)({ sessionUpdate: 'available_commands_update', availableCommands: COMMANDS });
 
-function initialize(deps: AcpAgentDeps): InitializeResponse {
+function initialize(agent: AcpAgentState, params: InitializeRequest): InitializeResponse {
+  const { deps } = agent;
+  agent.notices = Boolean(params.clientCapabilities?.session?.notices);
   return {
     protocolVersion: PROTOCOL_VERSION,
     agentCapabilities: {
