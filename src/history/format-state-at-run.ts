@@ -38,11 +38,11 @@ export function formatStateAtRun(state: StateAtRun): string {
 }
 
 /**
- * `text` on one line, made printable before it is cut, so that a cut never leaves half an escape
- * sequence to be shown.
+ * `text` on one line (a carriage return a space, as other whitespace), made printable before it is
+ * cut, so that a cut never leaves half an escape sequence to be shown.
  */
 function shownLine(text: string, max: number): string {
-  return oneLine(printable(text), max);
+  return oneLine(printable(text.replace(/\s+/g, ' ')), max);
 }
 
 /**

@@ -160,8 +160,8 @@ test('model and tool text is shown without what a terminal acts on: escapes, a c
   for (const unprintable of [ESC, '\r', '\u202E', '\x9b', '\x07']) expect(text).not.toContain(unprintable);
   expect(text).not.toContain('52;c;');
   expect(text).not.toContain('QUFB');
-  expect(text).toContain('  [1] user: Read ithiddenevil red1m');
-  expect(text).toContain('  [2] assistant: Readinghiddenevil red1m [calls read {"path":"ab"}]');
+  expect(text).toContain('  [1] user: Read it hiddenevil red1m');
+  expect(text).toContain('  [2] assistant: Reading hiddenevil red1m [calls read {"path":"ab"}]');
   expect(text).toContain('  [3] tool read: file text');
   expect(text).toContain(`  → assistant: ${'x'.repeat(150)} done`);
   expect(text).toContain('Model call 1 (model, completed');
