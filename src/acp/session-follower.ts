@@ -14,10 +14,17 @@ import type { ApprovalDecisionKind } from '../shared/approvals';
 import type { AgentEvent } from '../shared/events';
 import { EVENT_ARGUMENTS_CHARS } from '../shared/constants';
 import { parsedArguments } from '../shared/parsed-arguments';
+import { oneLine } from '../shared/one-line';
+import { printable } from '../shared/printable-text';
+import { modelRetryWords } from '../client/event-line';
 import { type ToolCallView, toolCallEnd, toolCallView } from './tool-call-view';
 
 type SessionUpdate = SessionNotification['update'];
 type RunFinished = Extract<AgentEvent, { type: 'run_finished' }>;
+type ModelRetry = Extract<AgentEvent, { type: 'model_retry' }>;
+
+/** The model endpoint's error, as much of it as a notice shows. */
+const MODEL_ERROR_CHARS = 300;
 
 /** What the follower needs of the editor's connection; the ACP connection in production, a fake in tests. */
 export interface EditorLink {
@@ -41,6 +48,12 @@ export interface FollowerDeps {
   readText: (absolutePath: string) => Promise<string | null>;
   /** Told of failures the editor cannot be told about (a decision not taken); goes to stderr. */
   log: (line: string) => void;
+  /**
+   * The editor shows notices (it advertised `session.notices`): a model call being tried again is
+   * one; otherwise it goes among the agent's thoughts, which every editor shows and which are never
+   * part of the answer.
+   */
+  notices?: boolean;
 }
 
 const PERMISSION_OPTIONS: Array<PermissionOption & { optionId: ApprovalDecisionKind }> = [
@@ -185,6 +198,9 @@ export class SessionFollower {
         });
         return;
       }
+      case 'model_retry':
+        await update(modelRetryUpdate(event, this.deps.notices ?? false));
+        return;
       case 'run_finished':
         await this.finishText(event);
         return;
@@ -315,6 +331,33 @@ export class SessionFollower {
     const view = toolCallView('write', args, this.deps.cwd);
     return this.deps.readText(view.locations[0]!.path).catch(() => undefined);
   }
+}
+
+/**
+ * A model call that failed and is tried again, for a person: as a warning notice, or as a thought.
+ * The error comes from the model's endpoint, so it is made printable and bounded like other text.
+ */
+export function modelRetryUpdate(event: ModelRetry, notices: boolean): SessionUpdate {
+  const retry = { ...event, error: printable(event.error) };
+  const _meta = {
+    'durable-agent/modelRetry': { attempt: event.attempt, givesUpAt: event.givesUpAt ?? null },
+  };
+  if (!notices) {
+    return {
+      sessionUpdate: 'agent_thought_chunk',
+      content: { type: 'text', text: `${modelRetryWords(retry)}\n` },
+      _meta,
+    };
+  }
+  const until =
+    event.givesUpAt !== undefined ? `; the run gives up at ${new Date(event.givesUpAt).toISOString()}` : '';
+  return {
+    sessionUpdate: 'notice',
+    severity: 'warning',
+    title: `The model call failed; trying again (attempt ${event.attempt})`,
+    description: `${oneLine(retry.error, MODEL_ERROR_CHARS)}${until}`,
+    _meta,
+  };
 }
 
 function textContent(text: string): Extract<ToolCallContent, { type: 'content' }> {

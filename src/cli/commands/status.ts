@@ -16,7 +16,7 @@ import { modelRetryWords } from '../../client/event-line';
 import { connectAgent } from '../connect-agent';
 import { conversationIdArg, namedPositionals, parseCommandArgs } from '../parse-command-args';
 import { printable, withUnprintableShown } from '../../shared/printable-text';
-import { noWorkerFor } from '../worker-presence';
+import { listedPollers, noWorkerFor, sayingWhenSlow, unansweredWords } from '../worker-presence';
 
 export interface StatusArgs {
   conversationId: string;
@@ -45,6 +45,12 @@ export interface StatusReport {
   /** Tools a worker has disabled for a while (circuit breaker open), from the latest calls. */
   disabledTools?: DisabledTool[];
 }
+
+/**
+ * How long a running conversation's worker may take to answer before `status` says that none has:
+ * a live worker answers in milliseconds, a dead one's question waits for the server's timeout.
+ */
+const UNANSWERED_NOTE_MS = 3_000;
 
 /** Arguments shown on the status line; the rest (whole) with --json. */
 const STATUS_ARGUMENTS_CHARS = 200;
@@ -171,11 +177,24 @@ export async function statusCommand(args: string[], cleanups: Cleanups): Promise
     let events: AgentEvent[];
     try {
       if (unanswered) throw new Error(unanswered);
-      [report.summary, report.pendingApprovals, events] = await Promise.all([
-        agent.status(status.conversationId),
-        agent.pendingApprovals(status.conversationId),
-        agent.events(status.conversationId),
-      ]);
+      const asked = Date.now();
+      [report.summary, report.pendingApprovals, events] = await sayingWhenSlow(
+        Promise.all([
+          agent.status(status.conversationId),
+          agent.pendingApprovals(status.conversationId),
+          agent.events(status.conversationId),
+        ]),
+        UNANSWERED_NOTE_MS,
+        async () =>
+          unansweredWords({
+            conversationId: status.conversationId,
+            taskQueue: execution.taskQueue,
+            waitedMs: Date.now() - asked,
+            pollers: await listedPollers(client, settings.namespace, execution.taskQueue),
+            nowMs: Date.now(),
+          }),
+        log,
+      );
     } catch (error) {
       // Only a worker answers what a running conversation is doing; the server alone knows that it runs.
       log(
