@@ -1,13 +1,13 @@
 import { chmod, mkdir } from 'node:fs/promises';
 import { Client } from 'pg';
-import { clusterFiles } from '../../../src/worker/cluster/cluster-files';
+import { clusterFiles } from '../../../src/temporal-server/cluster/cluster-files';
 import {
   DATABASE_ROLE,
   POSTGRES_MISSING,
   PostgresCluster,
   findPostgresBin,
-} from '../../../src/worker/cluster/postgres-cluster';
-import { postgresUser } from '../../../src/worker/cluster/postgres-user';
+} from '../../../src/temporal-server/cluster/postgres-cluster';
+import { postgresUser } from '../../../src/temporal-server/cluster/postgres-user';
 import { scratchDir } from '../scratch';
 import { stopWithTheRun } from '../server';
 import { freePort } from './free-port';
