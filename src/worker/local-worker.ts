@@ -9,7 +9,7 @@ import { ToolCircuitBreakers } from '../tools/circuit-breaker';
 import { circuitBreakerSettingsFromEnv } from './circuit-breaker-settings';
 import { connectWorker } from './connect';
 import type { Tracing } from './tracing';
-import { ensureSearchAttributes } from './search-attribute-registration';
+import { ensureSearchAttributes } from '../temporal-server/search-attribute-registration';
 import { STICKY_QUEUE_TIMEOUT_MS, createAgentWorker } from './create-worker';
 import { localToolsFromEnv } from './local-tools-settings';
 import { deploymentVersionFromEnv } from './deployment-settings';

@@ -1,11 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { ClusterStatus } from '../../src/worker/cluster/cluster';
-import { clusterFiles } from '../../src/worker/cluster/cluster-files';
-import { runningAs } from '../../src/worker/cluster/cluster-processes';
-import { readClusterState } from '../../src/worker/cluster/cluster-state';
-import { isListening } from '../../src/worker/free-port';
+import type { ClusterStatus } from '../../src/temporal-server/cluster/cluster';
+import { clusterFiles } from '../../src/temporal-server/cluster/cluster-files';
+import { runningAs } from '../../src/temporal-server/cluster/cluster-processes';
+import { readClusterState } from '../../src/temporal-server/cluster/cluster-state';
+import { isListening } from '../../src/platform/free-port';
 import { assertCliBuilt, runCli, startCli } from '../support/cli-process';
 import { inCi } from '../support/in-ci';
 import { startScriptedModelServer } from '../support/scripted-model-server';

@@ -4,16 +4,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
-import { clusterFiles } from '../../src/worker/cluster/cluster-files';
+import { clusterFiles } from '../../src/temporal-server/cluster/cluster-files';
 import {
   DATABASE_ROLE,
   POSTGRES_MISSING,
   PostgresCluster,
   findPostgresBin,
   runningPostgres,
-} from '../../src/worker/cluster/postgres-cluster';
-import { postgresUser } from '../../src/worker/cluster/postgres-user';
-import { freePort, isListening } from '../../src/worker/free-port';
+} from '../../src/temporal-server/cluster/postgres-cluster';
+import { postgresUser } from '../../src/temporal-server/cluster/postgres-user';
+import { freePort, isListening } from '../../src/platform/free-port';
 import { inCi } from './in-ci';
 
 export const S3_TEST_CREDENTIALS = {

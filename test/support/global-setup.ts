@@ -1,5 +1,5 @@
-import { startDevServer } from '../../src/worker/dev-server';
-import { freePort } from '../../src/worker/free-port';
+import { startDevServer } from '../../src/temporal-server/dev-server';
+import { freePort } from '../../src/platform/free-port';
 import { exportTestRun, findTestTemporalCli, writeTestWorkflowBundle } from './test-run';
 
 /** One real embedded Temporal server (in memory) and one workflow bundle for the whole test run. */

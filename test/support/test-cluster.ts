@@ -1,8 +1,8 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { startCluster, stopCluster } from '../../src/worker/cluster/cluster';
-import { POSTGRES_MISSING, findPostgresBin } from '../../src/worker/cluster/postgres-cluster';
-import { BUILD_SCRIPT } from '../../src/worker/cluster/temporal-server-build';
+import { startCluster, stopCluster } from '../../src/temporal-server/cluster/cluster';
+import { POSTGRES_MISSING, findPostgresBin } from '../../src/temporal-server/cluster/postgres-cluster';
+import { BUILD_SCRIPT } from '../../src/temporal-server/cluster/temporal-server-build';
 import { unclaimedPort } from './unclaimed-port';
 
 /**

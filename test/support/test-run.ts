@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_TOOLS_DIR } from '../../src/platform/paths';
-import { findOrBuildTemporalCli } from '../../src/worker/temporal-cli';
+import { findOrBuildTemporalCli } from '../../src/temporal-server/temporal-cli';
 import { bundleAgentWorkflows } from '../../src/worker/workflow-bundle';
 
 /**
