@@ -9,7 +9,7 @@ import { isListening } from '../../src/platform/free-port';
 import { assertCliBuilt, runCli, startCli } from '../support/cli-process';
 import { inCi } from '../support/in-ci';
 import { startScriptedModelServer } from '../support/scripted-model-server';
-import { buildTemporalServer, whatClusterNeeds } from '../support/test-cluster';
+import { whatClusterNeeds } from '../support/test-cluster';
 import { unclaimedPort } from '../support/unclaimed-port';
 import { waitFor } from '../support/test-worker';
 
@@ -18,15 +18,11 @@ const missing = whatClusterNeeds('the cluster test');
 if (missing && !inCi()) console.warn(`skipped: ${missing}`);
 const whenAvailable = missing && !inCi() ? test.skip : test;
 
-beforeAll(async () => {
+// The Temporal server is built by the global setup, before any test starts.
+beforeAll(() => {
   assertCliBuilt();
-  if (missing) {
-    if (inCi()) throw new Error(missing);
-    return;
-  }
-  // Built once (about 4 minutes with Go), then found at once.
-  await buildTemporalServer();
-}, 900_000);
+  if (missing && inCi()) throw new Error(missing);
+});
 
 whenAvailable(
   'cluster start runs PostgreSQL and four Temporal services that serve a conversation, brings back a killed service, and stop leaves nothing running',
