@@ -18,7 +18,7 @@ import path from 'node:path';
 import type { Connection } from '@temporalio/client';
 import { DefaultLogger, Runtime, bundleWorkflowCode } from '@temporalio/worker';
 import { nodeBinary } from '../scripts/node-binary.mjs';
-import { POSTGRES_MISSING, findPostgresBin } from '../src/worker/cluster/postgres-cluster';
+import { POSTGRES_MISSING, findPostgresBin } from '../src/temporal-server/cluster/postgres-cluster';
 import { bundleAgentWorkflows } from '../src/worker/workflow-bundle';
 import { consoleScale } from './console-scale';
 import { controlLatency } from './control-latency';

@@ -6,22 +6,22 @@
  * back as an operator would: `startCluster` again, which starts only what is down.
  */
 import path from 'node:path';
-import { startCluster } from '../src/worker/cluster/cluster';
-import { type ClusterFiles, clusterFiles } from '../src/worker/cluster/cluster-files';
-import { gone } from '../src/worker/cluster/cluster-processes';
-import { readClusterState } from '../src/worker/cluster/cluster-state';
+import { startCluster } from '../src/temporal-server/cluster/cluster';
+import { type ClusterFiles, clusterFiles } from '../src/temporal-server/cluster/cluster-files';
+import { gone } from '../src/temporal-server/cluster/cluster-processes';
+import { readClusterState } from '../src/temporal-server/cluster/cluster-state';
 import {
   POSTGRES_MISSING,
   PostgresCluster,
   findPostgresBin,
   runningPostgres,
-} from '../src/worker/cluster/postgres-cluster';
-import { postgresUser } from '../src/worker/cluster/postgres-user';
+} from '../src/temporal-server/cluster/postgres-cluster';
+import { postgresUser } from '../src/temporal-server/cluster/postgres-user';
 import {
   TEMPORAL_SERVICES,
   type TemporalService,
   serviceRunning,
-} from '../src/worker/cluster/temporal-services';
+} from '../src/temporal-server/cluster/temporal-services';
 
 export const CLUSTER_FAULT_KINDS = ['history', 'matching', 'frontend', 'postgres'] as const;
 export type ClusterFaultKind = (typeof CLUSTER_FAULT_KINDS)[number];

@@ -25,8 +25,8 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { AgentClient } from '../src/client/agent-client';
 import { processAlive } from '../src/platform/process-alive';
-import { stopCluster } from '../src/worker/cluster/cluster';
-import { freePort } from '../src/worker/free-port';
+import { stopCluster } from '../src/temporal-server/cluster/cluster';
+import { freePort } from '../src/platform/free-port';
 import { type BenchServer, startBenchServer, stopAllBenchServers } from '../bench/support/server';
 import {
   CLUSTER_FAULT_KINDS,

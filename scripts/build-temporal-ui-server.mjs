@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Builds Temporal's Web UI server (github.com/temporalio/ui-server, the UI the Temporal CLI's dev
 // server embeds) from the Go module proxy into .tools/temporal-ui-server/<version>/, and prints that
-// directory. The embedded Temporal server (src/worker/dev-server.ts) runs it beside itself when it
+// directory. The embedded Temporal server (src/temporal-server/dev-server.ts) runs it beside itself when it
 // serves a Web UI. Safe to run by hand or by several processes at once; needs `go` only to build.
 //
 // ui-server's own go.mod cannot be installed as it stands (`go install ...@v2.58.1`): it asks for

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // Fetches Temporal's Java time-skipping test server from Maven Central (with its dependencies) into
 // .tools/temporal-test-server/<version>/ and prints the path of the executable the SDK starts.
-// Run by test/support/time-skipping-server.ts on first use; safe to run by hand or by several processes at
-// once. Needs `java` (17+) to run the server and `mvn` to fetch it: @temporalio/testing would
-// download a native build instead, which only works with the internet at large.
+// Run by the tests' global setup (test/support/test-servers.ts) before any test starts; safe to run
+// by hand or by several processes at once. Needs `java` (17+) to run the server and `mvn` to fetch
+// it: @temporalio/testing would download a native build instead, which only works with the internet
+// at large.
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rename, rm, stat, writeFile } from 'node:fs/promises';
@@ -150,9 +151,11 @@ function run(command, args, cwd) {
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   try {
     // `--missing`: only say (as JSON) which commands a test run would lack, fetching nothing.
-    console.log(
-      process.argv[2] === '--missing' ? JSON.stringify(missingCommands()) : await fetchTestServer(),
-    );
+    // `--find`: the executable's path when it is fetched, nothing when it is not.
+    const mode = process.argv[2];
+    if (mode === '--missing') console.log(JSON.stringify(missingCommands()));
+    else if (mode === '--find') console.log(isFetched() ? TEST_SERVER_EXECUTABLE : '');
+    else console.log(await fetchTestServer());
   } catch (error) {
     console.error(error instanceof Error ? error.message : error);
     process.exit(1);

@@ -30,7 +30,7 @@ export async function goBuild({
     );
   }
   log(
-    `Building ${what} (go install ${programs.map(({ pkg }) => pkg).join(', ')}) into ${target}; once, a few minutes.`,
+    `Building ${what} (go install ${programs.map(({ pkg }) => pkg).join(', ')}) into ${target}; once, minutes (many more without a warm Go cache).`,
   );
   const parent = path.dirname(target);
   await mkdir(parent, { recursive: true });

@@ -11,7 +11,7 @@ import { fleetModelLimiter } from '../../src/activities/model-lease';
 import { createAgentWorker } from '../../src/worker/create-worker';
 import { agentDataConverter } from '../../src/worker/data-converter';
 import { modelLimiterFromEnv } from '../../src/worker/model-limit-settings';
-import { ensureSearchAttributes } from '../../src/worker/search-attribute-registration';
+import { ensureSearchAttributes } from '../../src/temporal-server/search-attribute-registration';
 import { benchTools } from './bench-tools';
 import { type WorkerEnv, failWorker, reportTool, serveRunner } from './protocol';
 import { scratchDir } from './scratch';

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
-import { assembleStream } from '../../src/activities/model-stream';
-import { toOpenAiMessages } from '../../src/activities/openai-messages';
+import { assembleStream } from '../../src/activities/models/openai/chat-stream';
+import { toOpenAiMessages } from '../../src/activities/models/openai/chat-messages';
 import type { AssistantMessage, Message, ToolCall, ToolResultMessage } from '../../src/shared/messages';
 import { ToolRegistry } from '../../src/tools/registry';
 import { runsOnWorker } from '../../src/tools/tool';

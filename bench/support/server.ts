@@ -1,10 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { type RunningServer, startDevServer } from '../../src/worker/dev-server';
-import { startCluster, stopCluster } from '../../src/worker/cluster/cluster';
-import { findOrBuildTemporalServer } from '../../src/worker/cluster/temporal-server-build';
-import { freePort } from '../../src/worker/free-port';
+import { type RunningServer, startDevServer } from '../../src/temporal-server/dev-server';
+import { startCluster, stopCluster } from '../../src/temporal-server/cluster/cluster';
+import { findOrBuildTemporalServer } from '../../src/temporal-server/cluster/temporal-server-build';
+import { freePort } from '../../src/platform/free-port';
 
 export interface BenchServer extends RunningServer {
   /** The Temporal server's version, as `temporal-server --version` says it. */

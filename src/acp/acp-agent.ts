@@ -4,10 +4,21 @@ import path from 'node:path';
 import {
   type AgentApp,
   type AgentContext,
+  type CancelNotification,
   type ContentBlock,
+  type InitializeRequest,
+  type InitializeResponse,
+  type LoadSessionRequest,
+  type LoadSessionResponse,
+  type NewSessionRequest,
+  type NewSessionResponse,
   PROTOCOL_VERSION,
+  type PromptRequest,
+  type PromptResponse,
   RequestError,
   type SessionModeState,
+  type SetSessionModeRequest,
+  type SetSessionModeResponse,
   type McpServer,
   type SessionNotification,
   agent as acpAgent,
@@ -20,7 +31,7 @@ import { type ApprovalModeInput, MAX_MESSAGE_IMAGES } from '../shared/conversati
 import type { McpServerConfig } from '../shared/mcp-config';
 import type { AgentEvent } from '../shared/events';
 import type { Message } from '../shared/messages';
-import { SessionFollower, stopReasonOf } from './session-follower';
+import { SessionFollower, promptResponseOf, stopReasonOf } from './session-follower';
 import { toolCallEnd } from './tool-call-view';
 
 export interface AcpAgentDeps {
@@ -80,153 +91,203 @@ const REPLAYED_RESULT_CHARS = 2_000;
  * progress, so closing the editor (or killing this process) loses nothing.
  */
 export function createAcpAgent(deps: AcpAgentDeps): AgentApp {
-  const sessions = new Map<string, AcpSession>();
-  const approver = `${deps.user} (editor)`;
-
-  const need = (sessionId: string): AcpSession => {
-    const session = sessions.get(sessionId);
-    if (!session) throw RequestError.resourceNotFound(sessionId);
-    return session;
+  const agent: AcpAgentState = {
+    deps,
+    sessions: new Map(),
+    approver: `${deps.user} (editor)`,
+    notices: false,
   };
-  const updater = (client: AgentContext, sessionId: string) => (update: SessionUpdate) =>
-    client.notify(methods.client.session.update, { sessionId, update });
-  const followerOf = (client: AgentContext, session: AcpSession) =>
-    new SessionFollower({
-      agent: deps.agent,
-      sessionId: session.id,
-      cwd: session.cwd,
-      approver,
-      log: deps.log,
-      readText: (file) => readFile(file, 'utf8').catch(() => null),
-      link: {
-        update: updater(client, session.id),
-        requestPermission: (request, signal) =>
-          client.request(methods.client.session.requestPermission, request, { cancellationSignal: signal }),
-      },
-    });
-  const modes = (session: AcpSession): SessionModeState => ({
-    currentModeId: session.modeId,
-    availableModes: APPROVAL_MODES,
-  });
-  const announceCommands = (client: AgentContext, sessionId: string) =>
-    updater(client, sessionId)({ sessionUpdate: 'available_commands_update', availableCommands: COMMANDS });
-
   return acpAgent({ name: 'durable-agent' })
-    .onRequest(methods.agent.initialize, () => ({
-      protocolVersion: PROTOCOL_VERSION,
-      agentCapabilities: {
-        loadSession: true,
-        promptCapabilities: { image: true, audio: false, embeddedContext: true },
-        mcpCapabilities: { http: Boolean(deps.mcpServers), sse: false },
-      },
-      authMethods: [],
-      agentInfo: { name: 'durable-agent', title: 'durable-agent', version: deps.version },
-    }))
-    .onRequest(methods.agent.session.new, async ({ params, client }) => {
-      assertAbsolute(params.cwd);
-      assertWithinRoots(params.cwd, deps.workspaceRoots);
-      useMcpServers(deps, params.mcpServers);
-      const session: AcpSession = {
-        id: `acp-${randomUUID()}`,
-        cwd: params.cwd,
-        modeId: 'default',
-        started: false,
-      };
-      sessions.set(session.id, session);
-      setImmediate(() => void announceCommands(client, session.id).catch(() => undefined));
-      return { sessionId: session.id, modes: modes(session) };
-    })
-    .onRequest(methods.agent.session.setMode, async ({ params }) => {
-      const session = need(params.sessionId);
-      const mode = APPROVAL_MODES.find((candidate) => candidate.id === params.modeId);
-      if (!mode) throw RequestError.invalidParams({ modeId: params.modeId }, `unknown mode ${params.modeId}`);
-      // Before the first prompt the mode is one of the options the conversation starts with.
-      if (session.started) {
-        await deps.agent.setApprovalMode(session.id, { mode: params.modeId as ApprovalModeId, by: approver });
-      }
-      session.modeId = mode.id;
-      return {};
-    })
-    .onRequest(methods.agent.session.load, async ({ params, client }) => {
-      assertAbsolute(params.cwd);
-      useMcpServers(deps, params.mcpServers);
-      const execution = await deps.agent.execution(params.sessionId).catch((error: unknown) => {
-        if (error instanceof ConversationNotFoundError) throw RequestError.resourceNotFound(params.sessionId);
-        throw error;
-      });
-      const approvalMode =
-        (await deps.agent.status(params.sessionId).catch(() => undefined))?.approvalMode ?? 'default';
-      const session: AcpSession = {
-        id: params.sessionId,
-        cwd: params.cwd,
-        modeId: approvalMode,
-        started: true,
-      };
-      sessions.set(session.id, session);
-      const follower = followerOf(client, session);
-      const update = updater(client, session.id);
-      // The status before the transcript: a run that ends while the transcript is read is then
-      // still followed to its end (read the other way round, its end was missed and never shown).
-      const status =
-        execution.executionStatus === 'RUNNING' ? await deps.agent.status(session.id) : undefined;
-      const { messages } = await deps.agent.transcriptTail(session.id, MAX_REPLAYED_MESSAGES);
-      for (const replayed of replayUpdates(messages, follower)) await update(replayed);
-      await announceCommands(client, session.id);
-      if (status?.status === 'running')
-        session.attached = attach(session, follower, status, update, deps.log);
-      return { modes: modes(session) };
-    })
-    .onRequest(methods.agent.session.prompt, async ({ params, client }) => {
-      const session = need(params.sessionId);
-      if (session.turn) throw RequestError.invalidRequest({}, 'a prompt is already running in this session');
-      await session.attached;
-      const { text, images } = promptOf(params.prompt);
-      const update = updater(client, session.id);
-      const command = /^\/(\w+)\s*$/.exec(text.trim())?.[1];
-      if (command === 'compact' && session.started) {
-        const receipt = await deps.agent.compact(session.id);
-        await update(agentText(`Compacted: ${JSON.stringify(receipt)}`));
-        return { stopReason: 'end_turn' };
-      }
-      if (command === 'end' && session.started) {
-        await deps.agent.end(session.id, 'ended from the editor');
-        await update(agentText('This conversation is ending; it takes no more messages.'));
-        return { stopReason: 'end_turn' };
-      }
-      const turn = { cancelled: false, messageId: randomUUID() };
-      session.turn = turn;
-      try {
-        const sent = await deps.agent.send(session.id, text, {
-          messageId: turn.messageId,
-          sender: deps.user,
-          images,
-          ...(session.started ? {} : { options: startOptions(session) }),
-        });
-        session.started = true;
-        const end = await followerOf(client, session).follow(sent, (event) => {
-          // A cancel that came before the run started applies as soon as it does.
-          if (turn.cancelled && event.type === 'run_started' && event.messageIds.includes(turn.messageId)) {
-            void abortRun(deps, session, approver);
-          }
-        });
-        if (end.how !== 'finished') {
-          const why = end.how === 'conversation_ended' && end.failure ? `: ${end.failure}` : '';
-          throw RequestError.internalError({}, `conversation ${session.id} ended before answering${why}`);
-        }
-        if (turn.cancelled) return { stopReason: 'cancelled' };
-        if (end.event.outcome === 'answered' && (await refused(deps.agent, session.id)))
-          return { stopReason: 'refusal' };
-        return { stopReason: stopReasonOf(end.event) };
-      } finally {
-        session.turn = undefined;
-      }
-    })
-    .onNotification(methods.agent.session.cancel, async ({ params }) => {
-      const session = sessions.get(params.sessionId);
-      if (!session?.turn) return;
-      session.turn.cancelled = true;
-      await abortRun(deps, session, approver);
+    .onRequest(methods.agent.initialize, ({ params }) => initialize(agent, params))
+    .onRequest(methods.agent.session.new, ({ params, client }) => newSession(agent, params, client))
+    .onRequest(methods.agent.session.setMode, ({ params }) => setMode(agent, params))
+    .onRequest(methods.agent.session.load, ({ params, client }) => loadSession(agent, params, client))
+    .onRequest(methods.agent.session.prompt, ({ params, client }) => prompt(agent, params, client))
+    .onNotification(methods.agent.session.cancel, ({ params }) => cancel(agent, params));
+}
+
+/** What every handler of one agent shares: its dependencies, its sessions, and who the editor's decisions are recorded as. */
+interface AcpAgentState {
+  deps: AcpAgentDeps;
+  sessions: Map<string, AcpSession>;
+  approver: string;
+  /** Whether the editor shows notices (`session.notices`), as it said when it initialized. */
+  notices: boolean;
+}
+
+function need({ sessions }: AcpAgentState, sessionId: string): AcpSession {
+  const session = sessions.get(sessionId);
+  if (!session) throw RequestError.resourceNotFound(sessionId);
+  return session;
+}
+
+const updater = (client: AgentContext, sessionId: string) => (update: SessionUpdate) =>
+  client.notify(methods.client.session.update, { sessionId, update });
+
+function followerOf({ deps, approver, notices }: AcpAgentState, client: AgentContext, session: AcpSession) {
+  return new SessionFollower({
+    agent: deps.agent,
+    notices,
+    sessionId: session.id,
+    cwd: session.cwd,
+    approver,
+    log: deps.log,
+    readText: (file) => readFile(file, 'utf8').catch(() => null),
+    link: {
+      update: updater(client, session.id),
+      requestPermission: (request, signal) =>
+        client.request(methods.client.session.requestPermission, request, { cancellationSignal: signal }),
+    },
+  });
+}
+
+const modes = (session: AcpSession): SessionModeState => ({
+  currentModeId: session.modeId,
+  availableModes: APPROVAL_MODES,
+});
+
+const announceCommands = (client: AgentContext, sessionId: string) =>
+  updater(client, sessionId)({ sessionUpdate: 'available_commands_update', availableCommands: COMMANDS });
+
+function initialize(agent: AcpAgentState, params: InitializeRequest): InitializeResponse {
+  const { deps } = agent;
+  agent.notices = Boolean(params.clientCapabilities?.session?.notices);
+  return {
+    protocolVersion: PROTOCOL_VERSION,
+    agentCapabilities: {
+      loadSession: true,
+      promptCapabilities: { image: true, audio: false, embeddedContext: true },
+      mcpCapabilities: { http: Boolean(deps.mcpServers), sse: false },
+    },
+    authMethods: [],
+    agentInfo: { name: 'durable-agent', title: 'durable-agent', version: deps.version },
+  };
+}
+
+async function newSession(
+  { deps, sessions }: AcpAgentState,
+  params: NewSessionRequest,
+  client: AgentContext,
+): Promise<NewSessionResponse> {
+  assertAbsolute(params.cwd);
+  assertWithinRoots(params.cwd, deps.workspaceRoots);
+  useMcpServers(deps, params.mcpServers);
+  const session: AcpSession = {
+    id: `acp-${randomUUID()}`,
+    cwd: params.cwd,
+    modeId: 'default',
+    started: false,
+  };
+  sessions.set(session.id, session);
+  setImmediate(() => void announceCommands(client, session.id).catch(() => undefined));
+  return { sessionId: session.id, modes: modes(session) };
+}
+
+async function setMode(agent: AcpAgentState, params: SetSessionModeRequest): Promise<SetSessionModeResponse> {
+  const { deps, approver } = agent;
+  const session = need(agent, params.sessionId);
+  const mode = APPROVAL_MODES.find((candidate) => candidate.id === params.modeId);
+  if (!mode) throw RequestError.invalidParams({ modeId: params.modeId }, `unknown mode ${params.modeId}`);
+  // Before the first prompt the mode is one of the options the conversation starts with.
+  if (session.started) {
+    await deps.agent.setApprovalMode(session.id, { mode: params.modeId as ApprovalModeId, by: approver });
+  }
+  session.modeId = mode.id;
+  return {};
+}
+
+async function loadSession(
+  agent: AcpAgentState,
+  params: LoadSessionRequest,
+  client: AgentContext,
+): Promise<LoadSessionResponse> {
+  const { deps, sessions } = agent;
+  assertAbsolute(params.cwd);
+  useMcpServers(deps, params.mcpServers);
+  const execution = await deps.agent.execution(params.sessionId).catch((error: unknown) => {
+    if (error instanceof ConversationNotFoundError) throw RequestError.resourceNotFound(params.sessionId);
+    throw error;
+  });
+  const approvalMode =
+    (await deps.agent.status(params.sessionId).catch(() => undefined))?.approvalMode ?? 'default';
+  const session: AcpSession = {
+    id: params.sessionId,
+    cwd: params.cwd,
+    modeId: approvalMode,
+    started: true,
+  };
+  sessions.set(session.id, session);
+  const follower = followerOf(agent, client, session);
+  const update = updater(client, session.id);
+  // The status before the transcript: a run that ends while the transcript is read is then
+  // still followed to its end (read the other way round, its end was missed and never shown).
+  const status = execution.executionStatus === 'RUNNING' ? await deps.agent.status(session.id) : undefined;
+  const { messages } = await deps.agent.transcriptTail(session.id, MAX_REPLAYED_MESSAGES);
+  for (const replayed of replayUpdates(messages, follower)) await update(replayed);
+  await announceCommands(client, session.id);
+  if (status?.status === 'running') session.attached = attach(session, follower, status, update, deps.log);
+  return { modes: modes(session) };
+}
+
+async function prompt(
+  agent: AcpAgentState,
+  params: PromptRequest,
+  client: AgentContext,
+): Promise<PromptResponse> {
+  const { deps, approver } = agent;
+  const session = need(agent, params.sessionId);
+  if (session.turn) throw RequestError.invalidRequest({}, 'a prompt is already running in this session');
+  await session.attached;
+  const { text, images } = promptOf(params.prompt);
+  const update = updater(client, session.id);
+  const command = /^\/(\w+)\s*$/.exec(text.trim())?.[1];
+  if (command === 'compact' && session.started) {
+    const receipt = await deps.agent.compact(session.id);
+    await update(agentText(`Compacted: ${JSON.stringify(receipt)}`));
+    return { stopReason: 'end_turn' };
+  }
+  if (command === 'end' && session.started) {
+    await deps.agent.end(session.id, 'ended from the editor');
+    await update(agentText('This conversation is ending; it takes no more messages.'));
+    return { stopReason: 'end_turn' };
+  }
+  const turn = { cancelled: false, messageId: randomUUID() };
+  session.turn = turn;
+  try {
+    const sent = await deps.agent.send(session.id, text, {
+      messageId: turn.messageId,
+      sender: deps.user,
+      images,
+      ...(session.started ? {} : { options: startOptions(session) }),
     });
+    session.started = true;
+    const end = await followerOf(agent, client, session).follow(sent, (event) => {
+      // A cancel that came before the run started applies as soon as it does.
+      if (turn.cancelled && event.type === 'run_started' && event.messageIds.includes(turn.messageId)) {
+        void abortRun(deps, session, approver);
+      }
+    });
+    if (end.how !== 'finished') {
+      const why = end.how === 'conversation_ended' && end.failure ? `: ${end.failure}` : '';
+      throw RequestError.internalError({}, `conversation ${session.id} ended before answering${why}`);
+    }
+    if (turn.cancelled) return { stopReason: 'cancelled' };
+    if (end.event.outcome === 'answered' && (await refused(deps.agent, session.id)))
+      return { stopReason: 'refusal' };
+    return promptResponseOf(end.event);
+  } finally {
+    session.turn = undefined;
+  }
+}
+
+async function cancel(
+  { deps, sessions, approver }: AcpAgentState,
+  params: CancelNotification,
+): Promise<void> {
+  const session = sessions.get(params.sessionId);
+  if (!session?.turn) return;
+  session.turn.cancelled = true;
+  await abortRun(deps, session, approver);
 }
 
 /** Follows the run a loaded session found in progress to its end, then says how it ended. */
@@ -248,7 +309,12 @@ async function attach(
     sessionUpdate: 'session_info_update',
     updatedAt: new Date(end.at).toISOString(),
     _meta: {
-      'durable-agent/runFinished': { run: end.run, outcome: end.outcome, stopReason: runStopReason(end) },
+      'durable-agent/runFinished': {
+        run: end.run,
+        outcome: end.outcome,
+        stopReason: runStopReason(end),
+        ...(end.refusal !== undefined ? { refusal: end.refusal } : {}),
+      },
     },
   }).catch(() => undefined);
   session.attached = undefined;

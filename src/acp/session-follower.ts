@@ -1,5 +1,6 @@
 import { policySummary } from '../shared/pending-policy';
 import type {
+  PromptResponse,
   PermissionOption,
   RequestPermissionRequest,
   RequestPermissionResponse,
@@ -13,10 +14,17 @@ import type { ApprovalDecisionKind } from '../shared/approvals';
 import type { AgentEvent } from '../shared/events';
 import { EVENT_ARGUMENTS_CHARS } from '../shared/constants';
 import { parsedArguments } from '../shared/parsed-arguments';
+import { oneLine } from '../shared/one-line';
+import { printable } from '../shared/printable-text';
+import { modelRetryWords } from '../client/event-line';
 import { type ToolCallView, toolCallEnd, toolCallView } from './tool-call-view';
 
 type SessionUpdate = SessionNotification['update'];
 type RunFinished = Extract<AgentEvent, { type: 'run_finished' }>;
+type ModelRetry = Extract<AgentEvent, { type: 'model_retry' }>;
+
+/** The model endpoint's error, as much of it as a notice shows. */
+const MODEL_ERROR_CHARS = 300;
 
 /** What the follower needs of the editor's connection; the ACP connection in production, a fake in tests. */
 export interface EditorLink {
@@ -40,6 +48,12 @@ export interface FollowerDeps {
   readText: (absolutePath: string) => Promise<string | null>;
   /** Told of failures the editor cannot be told about (a decision not taken); goes to stderr. */
   log: (line: string) => void;
+  /**
+   * The editor shows notices (it advertised `session.notices`): a model call being tried again is
+   * one; otherwise it goes among the agent's thoughts, which every editor shows and which are never
+   * part of the answer.
+   */
+  notices?: boolean;
 }
 
 const PERMISSION_OPTIONS: Array<PermissionOption & { optionId: ApprovalDecisionKind }> = [
@@ -184,6 +198,9 @@ export class SessionFollower {
         });
         return;
       }
+      case 'model_retry':
+        await update(modelRetryUpdate(event, this.deps.notices ?? false));
+        return;
       case 'run_finished':
         await this.finishText(event);
         return;
@@ -192,8 +209,9 @@ export class SessionFollower {
     }
   }
 
-  /** The rest of the answer, when the text streamed so far is only its beginning (or nothing). */
+  /** The rest of the answer, when the text streamed so far is only its beginning (or nothing); a refusal's words. */
   private async finishText(event: RunFinished): Promise<void> {
+    if (event.outcome === 'refused') return this.refused(event);
     if (event.outcome !== 'answered' || !event.answer) return;
     const shown = this.text?.shown ?? this.lastText;
     const rest = event.answer.startsWith(shown) ? event.answer.slice(shown.length) : '';
@@ -204,6 +222,16 @@ export class SessionFollower {
         sessionUpdate: 'agent_message_chunk',
         content: { type: 'text', text: rest },
       });
+  }
+
+  /** Says that the model's provider refused, in its words, after what the model wrote before (if anything). */
+  private async refused(event: RunFinished): Promise<void> {
+    this.text = undefined;
+    this.lastText = '';
+    await this.deps.link.update({
+      sessionUpdate: 'agent_message_chunk',
+      content: { type: 'text', text: refusalNotice(event) },
+    });
   }
 
   /** Sends the `tool_call` the first time a call is seen; false when it had been sent before. */
@@ -305,15 +333,57 @@ export class SessionFollower {
   }
 }
 
+/**
+ * A model call that failed and is tried again, for a person: as a warning notice, or as a thought.
+ * The error comes from the model's endpoint, so it is made printable and bounded like other text.
+ */
+export function modelRetryUpdate(event: ModelRetry, notices: boolean): SessionUpdate {
+  const retry = { ...event, error: printable(event.error) };
+  const _meta = {
+    'durable-agent/modelRetry': { attempt: event.attempt, givesUpAt: event.givesUpAt ?? null },
+  };
+  if (!notices) {
+    return {
+      sessionUpdate: 'agent_thought_chunk',
+      content: { type: 'text', text: `${modelRetryWords(retry)}\n` },
+      _meta,
+    };
+  }
+  const until =
+    event.givesUpAt !== undefined ? `; the run gives up at ${new Date(event.givesUpAt).toISOString()}` : '';
+  return {
+    sessionUpdate: 'notice',
+    severity: 'warning',
+    title: `The model call failed; trying again (attempt ${event.attempt})`,
+    description: `${oneLine(retry.error, MODEL_ERROR_CHARS)}${until}`,
+    _meta,
+  };
+}
+
 function textContent(text: string): Extract<ToolCallContent, { type: 'content' }> {
   return { type: 'content', content: { type: 'text', text } };
 }
 
+/** A refused run as the editor shows it: the provider's words, set apart from the model's. */
+export function refusalNotice(event: RunFinished): string {
+  return `\n\n[The model's provider refused to answer${event.refusal ? `: ${event.refusal}` : '.'}]`;
+}
+
+/** How a prompt turn ended, as ACP says it, with a refusal's words in `_meta`. */
+export function promptResponseOf(event: RunFinished): PromptResponse {
+  return {
+    stopReason: stopReasonOf(event),
+    ...(event.refusal !== undefined ? { _meta: { 'durable-agent/refusal': event.refusal } } : {}),
+  };
+}
+
 /** How a prompt turn ended, as ACP says it. */
-export function stopReasonOf(event: RunFinished): 'end_turn' | 'max_turn_requests' | 'cancelled' {
+export function stopReasonOf(event: RunFinished): 'end_turn' | 'refusal' | 'max_turn_requests' | 'cancelled' {
   switch (event.outcome) {
     case 'answered':
       return 'end_turn';
+    case 'refused':
+      return 'refusal';
     // ACP has no reason for a spending limit; the nearest is the limit on a turn's requests.
     case 'max_tool_iterations':
     case 'budget_exhausted':

@@ -1,4 +1,3 @@
-import type OpenAI from 'openai';
 import type { LiveModelCalls } from './live-model-calls';
 import type { LiveModelText } from '../client/live-model-text';
 import type { AssistantMessage } from '../shared/messages';
@@ -10,8 +9,8 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { recordModelCost } from '../shared/agent-metrics';
 import type { ModelApi } from '../shared/model-api';
 import { type ModelPrices, pricedUsage } from '../shared/model-prices';
-import { type ModelWire, chatCompletionsWire, responsesWire } from './model-wire';
-import { streamedModelCall } from './streamed-completion';
+import type { ModelWire, ModelWires, WireRequest } from './models/model-wire';
+import { streamedModelCall } from './models/streamed-model-call';
 import { withUniqueToolCallIds } from './tool-call-ids';
 import type { ModelLimiter } from './model-lease';
 import type { DailyBudgetSpent } from '../shared/daily-budget';
@@ -20,17 +19,16 @@ import type { TranscriptCache } from './transcript-cache';
 import type { TranscriptLoader } from './transcript-loader';
 import { rebuildTranscript } from './transcript-rebuild';
 
+/** What the model activities call models with: built once per worker, shared by every call. */
 export interface ModelDeps {
-  /** Constructed with `maxRetries: 0`: Temporal's retry policy is the only one. */
-  openai: OpenAI;
   /** The model a conversation gets when its options name none. */
   defaultModel: string;
   /** What the endpoint serves, for tool schemas and tool call ids; from each call's model name when absent. */
   provider?: ModelProvider;
   /** The API conversations call the model through unless their options name another; `chat` when absent. */
   api?: ModelApi;
-  /** The wires this worker calls models through beyond Chat Completions over `openai` (Anthropic's needs its own client). */
-  wires?: Partial<Record<ModelApi, ModelWire>>;
+  /** The wires this worker calls models through, by API, each over its own client. */
+  wires: ModelWires;
   /** The worker's tools, whose schemas the model is offered. */
   tools: ToolRegistry;
   transcriptCache: TranscriptCache;
@@ -50,7 +48,13 @@ export interface ModelDeps {
 }
 
 export function createCallModel(deps: ModelDeps) {
-  /** One streamed chat completion over the whole transcript, rebuilt from the delta the workflow sent. */
+  const streamOptions = {
+    ...(deps.liveText ? { live: deps.liveText } : {}),
+    ...(deps.liveCalls ? { liveCalls: deps.liveCalls } : {}),
+    ...(deps.streamTimeouts ? { timeouts: deps.streamTimeouts } : {}),
+    ...(deps.limiter ? { limiter: deps.limiter } : {}),
+  };
+  /** One streamed model call over the whole transcript, rebuilt from the delta the workflow sent. */
   return async function callModel(input: ModelCallInput): Promise<AssistantMessage | DailyBudgetSpent> {
     const daily = deps.dailyLedger?.gateFor(input.agentId);
     const spent = await daily?.check();
@@ -60,22 +64,15 @@ export function createCallModel(deps: ModelDeps) {
     const provider = deps.provider ?? modelProviderOf(model);
     await deps.tools.ensure(input.toolNames);
     const tools = deps.tools.modelSchemas(input.toolNames, provider);
-    const stream = wireFor(
-      input.api ?? deps.api ?? 'chat',
-      deps,
-    )({
+    const wire = wireFor(input.api ?? deps.api ?? 'chat', deps.wires);
+    const request: WireRequest = {
       model,
       provider,
       ...(input.systemPrompt !== undefined ? { systemPrompt: input.systemPrompt } : {}),
       messages,
       tools,
-    });
-    const reply = await streamedModelCall(model, stream, {
-      ...(deps.liveText ? { live: deps.liveText } : {}),
-      ...(deps.liveCalls ? { liveCalls: deps.liveCalls } : {}),
-      ...(deps.streamTimeouts ? { timeouts: deps.streamTimeouts } : {}),
-      ...(deps.limiter ? { limiter: deps.limiter } : {}),
-    });
+    };
+    const reply = await streamedModelCall(wire, request, streamOptions);
     await daily?.report(reply.usage);
     // Priced by the name asked for, else the one the endpoint answered with (`gpt-4o-2024-08-06`).
     const usage = reply.usage && pricedUsage(reply.usage, deps.prices, [model, reply.model]);
@@ -84,12 +81,10 @@ export function createCallModel(deps: ModelDeps) {
   };
 }
 
-/** The wire for `api`: the worker's own, or Chat Completions over its OpenAI client. */
-export function wireFor(api: ModelApi, deps: Pick<ModelDeps, 'openai' | 'wires'>): ModelWire {
-  const given = deps.wires?.[api];
-  if (given) return given;
-  if (api === 'chat') return chatCompletionsWire(deps.openai);
-  if (api === 'responses') return responsesWire(deps.openai);
+/** The worker's wire for `api`; a conversation asking for one the worker was not set up for fails for good. */
+export function wireFor(api: ModelApi, wires: ModelWires): ModelWire {
+  const wire = wires[api];
+  if (wire) return wire;
   throw ApplicationFailure.nonRetryable(
     `this worker cannot call models through the ${api} API (set AGENT_MODEL_API or AGENT_MODEL_PROVIDER on the worker)`,
     'ModelApiUnavailable',

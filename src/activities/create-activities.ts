@@ -1,3 +1,4 @@
+import type OpenAI from 'openai';
 import type { ApprovalPolicy } from '../shared/approval-policy';
 import { createSendRapNotice } from '../rap/rap-notices';
 import { processLiveModelText } from '../client/live-model-text';
@@ -9,6 +10,7 @@ import { createDeliverWebhook, webhookTargets } from './deliver-webhook';
 import type { ToolListing } from '../shared/tool-descriptor';
 import type { LocalToolOutcome, ToolRunInput } from '../shared/tool-run';
 import { type ModelDeps, createCallModel } from './call-model';
+import type { ModelWires } from './models/model-wire';
 import { createComposeSystemPrompt } from './compose-system-prompt';
 import { type ToolDeps, createRunTool } from './run-tool';
 import { createSummarizeTranscript } from './summarize-transcript';
@@ -18,10 +20,18 @@ import { DailyTokenLedger } from './daily-token-ledger';
 import { type TranscriptLoader, loadTranscriptFromWorkflow } from './transcript-loader';
 
 /**
- * What the agent's activities need, as `createAgentWorker({ activities })` takes it: the model
- * client, the tools, and the operator's settings. What is optional has a default.
+ * What the agent's activities need, as `createAgentWorker({ activities })` takes it: the model's
+ * wires (or an OpenAI client), the tools, and the operator's settings. What is optional has a default.
  */
-export interface ActivityDeps extends Omit<ModelDeps, 'transcriptCache' | 'loadTranscript'>, ToolDeps {
+export interface ActivityDeps
+  extends Omit<ModelDeps, 'transcriptCache' | 'loadTranscript' | 'wires'>, ToolDeps {
+  /**
+   * Chat Completions and the Responses API through this client, unless `wires` has its own for
+   * them. Make it with `maxRetries: 0`: Temporal's retry policy is the only one.
+   */
+  openai?: OpenAI;
+  /** The wires models are called through, by API (Anthropic's Messages API needs one of its own). */
+  wires?: ModelWires;
   /** Transcripts kept in memory between model calls; a new cache of the default size when absent. */
   transcriptCache?: TranscriptCache;
   /** How a model call reads a transcript it does not have (from the workflow); the default query when absent. */
@@ -52,8 +62,11 @@ export interface ActivityDeps extends Omit<ModelDeps, 'transcriptCache' | 'loadT
   localTools?: boolean;
 }
 
+/** The activities' dependencies as the worker resolved them when it started: `openai` made into wires. */
+export type ResolvedActivityDeps = ActivityDeps & { wires: ModelWires };
+
 /** The worker's activities, closed over their dependencies: tests pass fakes, the worker real clients. */
-export function createActivities(deps: ActivityDeps) {
+export function createActivities(deps: ResolvedActivityDeps) {
   // One cache for both model activities: a summary and the next model call read the same transcript.
   const modelDeps: ModelDeps = {
     ...deps,

@@ -2,8 +2,8 @@ import { type SummarizeInput, type SummaryResult, SUMMARY_SYSTEM_PROMPT } from '
 import { type Message, textOf } from '../shared/messages';
 import { type ModelDeps, wireFor } from './call-model';
 import { modelProviderOf } from '../shared/model-provider';
-import { classifyModelError } from './model-errors';
-import { streamedModelCall } from './streamed-completion';
+import type { WireRequest } from './models/model-wire';
+import { streamedModelCall } from './models/streamed-model-call';
 import { rebuildTranscript } from './transcript-rebuild';
 import { pricedUsage } from '../shared/model-prices';
 
@@ -12,6 +12,10 @@ const MESSAGE_CHARS = 4_000;
 const MAX_INPUT_CHARS = 400_000;
 
 export function createSummarizeTranscript(deps: ModelDeps) {
+  const streamOptions = {
+    ...(deps.streamTimeouts ? { timeouts: deps.streamTimeouts } : {}),
+    ...(deps.limiter ? { limiter: deps.limiter } : {}),
+  };
   /**
    * The model's summary of messages [0, upTo): plain text, rendered so no tool call structure is
    * needed; with the tokens it cost when the workflow asks `withUsage` (one of an older version
@@ -21,10 +25,8 @@ export function createSummarizeTranscript(deps: ModelDeps) {
     const daily = deps.dailyLedger?.gateFor(input.agentId);
     const messages = await rebuildTranscript(input.transcript, deps);
     const model = input.model ?? deps.defaultModel;
-    const stream = wireFor(
-      input.api ?? deps.api ?? 'chat',
-      deps,
-    )({
+    const wire = wireFor(input.api ?? deps.api ?? 'chat', deps.wires);
+    const request: WireRequest = {
       model,
       provider: deps.provider ?? modelProviderOf(model),
       systemPrompt: SUMMARY_SYSTEM_PROMPT,
@@ -37,14 +39,11 @@ export function createSummarizeTranscript(deps: ModelDeps) {
         },
       ],
       tools: [],
-    });
-    const reply = await streamedModelCall(model, stream, {
-      ...(deps.streamTimeouts ? { timeouts: deps.streamTimeouts } : {}),
-      ...(deps.limiter ? { limiter: deps.limiter } : {}),
-    });
+    };
+    const reply = await streamedModelCall(wire, request, streamOptions);
     const summary = textOf(reply).trim();
     await daily?.report(reply.usage);
-    if (!summary) throw classifyModelError(new Error('the model returned an empty summary'));
+    if (!summary) throw new Error('the model returned an empty summary');
     if (!input.withUsage) return summary;
     const usage = reply.usage && pricedUsage(reply.usage, deps.prices, [model, reply.model]);
     return { summary, ...(usage ? { usage } : {}) };

@@ -7,8 +7,13 @@ import { type Cleanups, log } from './cleanups';
 
 /** TEMPORAL_ADDRESS, a server already on the embedded port, or the embedded server started now. */
 export async function ensureServer(settings: ConnectionSettings, cleanups: Cleanups): Promise<string> {
-  const { ensureTemporalServer } = await import('../worker/ensure-server');
-  const server = await ensureTemporalServer(settings, process.env, log);
+  const [{ ensureTemporalServer }, { startCodecServerFor }] = await Promise.all([
+    import('../temporal-server/ensure-server'),
+    import('./embedded-codec-server'),
+  ]);
+  const server = await ensureTemporalServer(settings, process.env, log, (pid, embedded) =>
+    startCodecServerFor(pid, embedded, process.env),
+  );
   const embedded = server.embedded;
   if (embedded) {
     cleanups.last(async () => {
@@ -31,8 +36,8 @@ export async function ensureServer(settings: ConnectionSettings, cleanups: Clean
 export async function findRunningServer(settings: ConnectionSettings): Promise<string> {
   if (settings.address) return settings.address;
   const [{ embeddedServerSettings }, { isListening }] = await Promise.all([
-    import('../worker/ensure-server'),
-    import('../worker/free-port'),
+    import('../temporal-server/ensure-server'),
+    import('../platform/free-port'),
   ]);
   const { port } = embeddedServerSettings(process.env);
   if (await isListening('127.0.0.1', port)) return `127.0.0.1:${port}`;
@@ -43,7 +48,7 @@ export async function findRunningServer(settings: ConnectionSettings): Promise<s
 
 /** True, after saying how to configure one, when the environment names no model for a worker here. */
 export async function noModelConfigured(env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
-  const { modelSettingsFromEnv, MODEL_SETUP_HELP } = await import('../worker/model-settings');
+  const { modelSettingsFromEnv, MODEL_SETUP_HELP } = await import('../activities/models/model-settings');
   if (modelSettingsFromEnv(env)) return false;
   log(MODEL_SETUP_HELP);
   return true;

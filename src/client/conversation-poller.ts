@@ -1,5 +1,6 @@
 import { type WorkflowHandle, defaultPayloadConverter } from '@temporalio/client';
-import type { Payload, WorkflowExecutionStatusName } from '@temporalio/client';
+import type { Payload, WorkflowExecutionDescription, WorkflowExecutionStatusName } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
 import { eventsQuery } from '../shared/conversation-api';
 import type { AgentEvent } from '../shared/events';
 import { SPAWN_TOOL_NAME } from '../shared/sub-agents';
@@ -56,130 +57,195 @@ export async function* pollConversation(
   afterSeq: number,
   { pollMs = DEFAULT_POLL_MS, liveText, signal, afterEndMs }: PollOptions = {},
 ): AsyncGenerator<PolledItem, WorkflowExecutionStatusName> {
-  const rpc = <T>(call: () => Promise<T>) => abortableCall(handle, signal, call);
-  const eventsAfter = (after: number): Promise<AgentEvent[]> =>
-    queryWhileRunning(handle, () => handle.query(eventsQuery, after), { signal, afterEndMs });
-  let seq = afterSeq;
-  /** The last heartbeat payload seen of each pending activity: an unchanged one is not decoded again. */
-  const lastProgress = new Map<string, Uint8Array>();
-  const text = new ModelTextSeen();
-  const live = new LiveQueue();
-  /** The last model retry told (activity id and attempt), so each failed attempt is told once. */
-  let retryTold = '';
-  /** Model calls whose text is read from their worker's push endpoint, by call key. */
-  const remote = new Map<string, { stop(): void }>();
-  const unsubscribe = liveText?.subscribe(handle.workflowId, (delta) => live.push(delta));
-  const stop = () => live.interrupt();
+  const poll = new ConversationPoll(handle, afterSeq, signal, afterEndMs);
+  const unsubscribe = liveText?.subscribe(handle.workflowId, (delta) => poll.live.push(delta));
+  const stop = () => poll.live.interrupt();
   signal?.addEventListener('abort', stop);
   try {
-    /** Sub-agents started by a `sessions_spawn` call still running, by that call's id. */
-    const subAgents = new Map<string, { handle: WorkflowHandle; seq: number }>();
-    /** The sub-agent's events since the last look, as progress of its spawn call. */
-    async function* subAgentEvents(toolCallId: string): AsyncGenerator<PolledItem> {
-      const subAgent = subAgents.get(toolCallId)!;
-      // A child that is gone (or whose worker is busy) simply shows nothing more.
-      const events = await rpc(() => subAgent.handle.query(eventsQuery, subAgent.seq)).catch(() => []);
-      for (const event of events) {
-        subAgent.seq = event.seq;
-        yield {
-          kind: 'progress',
-          progress: subAgentProgress(toolCallId, subAgent.handle.workflowId, event),
-          activityId: `subagent:${subAgent.handle.workflowId}`,
-          heartbeatAt: event.at,
-        };
-      }
-    }
     for (;;) {
       if (signal?.aborted) return 'RUNNING';
-      // Text that came before this look at the events follows the events that led to its model call
-      // (the call was scheduled before its first token); text that comes while looking may belong
-      // to a call the look does not show yet. Either precedes its call's model_response.
-      const before = live.drain();
-      const events = await eventsAfter(seq);
-      const during = live.drain();
-      for (const event of events) {
-        seq = event.seq;
-        if (event.type === 'model_response') yield* text.fromLive(takeFirstCall(before, during));
-        if (event.type === 'subagent_started') {
-          subAgents.set(event.toolCallId, { handle: handle.client.getHandle(event.conversationId), seq: 0 });
-        }
-        if (event.type === 'tool_execution_end' && subAgents.has(event.toolCallId)) {
-          // The sub-agent's last events come before its call's end.
-          yield* subAgentEvents(event.toolCallId);
-          subAgents.delete(event.toolCallId);
-        }
-        yield { kind: 'event', event };
-      }
-      live.anchor(before);
-      yield* text.fromLive(before);
-      live.putBack(during);
-      for (const toolCallId of subAgents.keys()) yield* subAgentEvents(toolCallId);
+      yield* poll.newEvents();
+      yield* poll.subAgentsEvents();
       const description = await describeWhileUnreachable(handle, signal);
       if (description.status.name !== 'RUNNING') {
-        // Events recorded by the workflow's last task, between the query above and its closing.
-        const last = await rpc(() => handle.query(eventsQuery, seq)).catch((error: unknown) => {
-          if (signal?.aborted) return [];
-          throw new EndedUnansweredError(handle.workflowId, error);
-        });
-        for (const event of last) yield { kind: 'event', event };
+        yield* poll.lastEvents();
         return description.status.name;
       }
-      const pending = description.raw.pendingActivities ?? [];
-      const retry = retryingModelCall(pending);
-      if (retry && `${retry.activityId}#${retry.attempt}` !== retryTold) {
-        retryTold = `${retry.activityId}#${retry.attempt}`;
-        yield { kind: 'retry', retry };
-      }
-      for (const activityId of lastProgress.keys()) {
-        if (!pending.some((activity) => activity.activityId === activityId)) lastProgress.delete(activityId);
-      }
-      for (const [call, follow] of remote) {
-        const running = pending.some(
-          (activity) =>
-            call === modelCallKey(description.runId, activity.activityId ?? '', activity.attempt ?? 1),
-        );
-        if (!running) {
-          follow.stop();
-          remote.delete(call);
-        }
-      }
-      for (const activity of pending) {
-        const payload = activity.heartbeatDetails?.payloads?.[0];
-        if (!payload || !activity.activityId) continue;
-        const raw = payload.data ?? new Uint8Array();
-        const seen = lastProgress.get(activity.activityId);
-        if (seen && Buffer.from(seen).equals(raw)) continue;
-        lastProgress.set(activity.activityId, raw);
-        const progress = await decodeProgress(handle, payload);
-        const heartbeat = activity.lastHeartbeatTime;
-        const heartbeatAt = heartbeat
-          ? Number(heartbeat.seconds ?? 0) * 1_000 + Math.floor((heartbeat.nanos ?? 0) / 1e6)
-          : Date.now();
-        if (progress.kind === 'model') {
-          const call = modelCallKey(description.runId, activity.activityId, activity.attempt ?? 1);
-          if (progress.live && !remote.has(call)) {
-            const follow = followRemoteModelText(progress.live, call, handle.workflowId, (delta) =>
-              live.push(delta),
-            );
-            remote.set(call, follow);
-          }
-          yield* text.fromHeartbeat(call, progress, heartbeatAt);
-        }
-        yield { kind: 'progress', progress, activityId: activity.activityId, heartbeatAt };
-      }
-      // Until the next look, live text of calls already placed among the events is passed on as it
-      // arrives; the first text of a new call is placed by looking at the events first.
-      const nextLook = Date.now() + pollMs;
-      for (let left = pollMs; left > 0 && !signal?.aborted; left = nextLook - Date.now()) {
-        await live.wait(left);
-        if (!live.allAnchored()) break;
-        yield* text.fromLive(live.drain());
-      }
+      yield* poll.pendingActivities(description);
+      yield* poll.liveTextUntilNextLook(pollMs);
     }
   } finally {
     signal?.removeEventListener('abort', stop);
     unsubscribe?.();
-    for (const follow of remote.values()) follow.stop();
+    poll.stopRemoteText();
+  }
+}
+
+type PendingActivity = temporal.api.workflow.v1.IPendingActivityInfo;
+
+/** What one poll of a conversation has seen so far, and each step of a look at it. */
+class ConversationPoll {
+  readonly live = new LiveQueue();
+  private seq: number;
+  /** The last heartbeat payload seen of each pending activity: an unchanged one is not decoded again. */
+  private readonly lastProgress = new Map<string, Uint8Array>();
+  private readonly text = new ModelTextSeen();
+  /** The last model retry told (activity id and attempt), so each failed attempt is told once. */
+  private retryTold = '';
+  /** Model calls whose text is read from their worker's push endpoint, by call key. */
+  private readonly remote = new Map<string, { stop(): void }>();
+  /** Sub-agents started by a `sessions_spawn` call still running, by that call's id. */
+  private readonly subAgents = new Map<string, { handle: WorkflowHandle; seq: number }>();
+
+  constructor(
+    private readonly handle: WorkflowHandle,
+    afterSeq: number,
+    private readonly signal: AbortSignal | undefined,
+    private readonly afterEndMs: number | undefined,
+  ) {
+    this.seq = afterSeq;
+  }
+
+  private rpc<T>(call: () => Promise<T>): Promise<T> {
+    return abortableCall(this.handle, this.signal, call);
+  }
+
+  /** The events since the last look, with the live text that came before each model call's response. */
+  async *newEvents(): AsyncGenerator<PolledItem> {
+    const { handle, live, text, signal, afterEndMs } = this;
+    // Text that came before this look at the events follows the events that led to its model call
+    // (the call was scheduled before its first token); text that comes while looking may belong
+    // to a call the look does not show yet. Either precedes its call's model_response.
+    const before = live.drain();
+    const events = await queryWhileRunning(handle, () => handle.query(eventsQuery, this.seq), {
+      signal,
+      afterEndMs,
+    });
+    const during = live.drain();
+    for (const event of events) {
+      this.seq = event.seq;
+      if (event.type === 'model_response') yield* text.fromLive(takeFirstCall(before, during));
+      if (event.type === 'subagent_started') {
+        this.subAgents.set(event.toolCallId, {
+          handle: handle.client.getHandle(event.conversationId),
+          seq: 0,
+        });
+      }
+      if (event.type === 'tool_execution_end' && this.subAgents.has(event.toolCallId)) {
+        // The sub-agent's last events come before its call's end.
+        yield* this.subAgentEvents(event.toolCallId);
+        this.subAgents.delete(event.toolCallId);
+      }
+      yield { kind: 'event', event };
+    }
+    live.anchor(before);
+    yield* text.fromLive(before);
+    live.putBack(during);
+  }
+
+  /** What each sub-agent still running did since the last look. */
+  async *subAgentsEvents(): AsyncGenerator<PolledItem> {
+    for (const toolCallId of this.subAgents.keys()) yield* this.subAgentEvents(toolCallId);
+  }
+
+  /** The sub-agent's events since the last look, as progress of its spawn call. */
+  private async *subAgentEvents(toolCallId: string): AsyncGenerator<PolledItem> {
+    const subAgent = this.subAgents.get(toolCallId)!;
+    // A child that is gone (or whose worker is busy) simply shows nothing more.
+    const events = await this.rpc(() => subAgent.handle.query(eventsQuery, subAgent.seq)).catch(() => []);
+    for (const event of events) {
+      subAgent.seq = event.seq;
+      yield {
+        kind: 'progress',
+        progress: subAgentProgress(toolCallId, subAgent.handle.workflowId, event),
+        activityId: `subagent:${subAgent.handle.workflowId}`,
+        heartbeatAt: event.at,
+      };
+    }
+  }
+
+  /** Events recorded by the workflow's last task, between the last look and its closing. */
+  async *lastEvents(): AsyncGenerator<PolledItem> {
+    const { handle, signal } = this;
+    const last = await this.rpc(() => handle.query(eventsQuery, this.seq)).catch((error: unknown) => {
+      if (signal?.aborted) return [];
+      throw new EndedUnansweredError(handle.workflowId, error);
+    });
+    for (const event of last) yield { kind: 'event', event };
+  }
+
+  /** A model call being tried again, and every change in the heartbeat details of pending activities. */
+  async *pendingActivities(description: WorkflowExecutionDescription): AsyncGenerator<PolledItem> {
+    const pending = description.raw.pendingActivities ?? [];
+    const retry = retryingModelCall(pending);
+    if (retry && `${retry.activityId}#${retry.attempt}` !== this.retryTold) {
+      this.retryTold = `${retry.activityId}#${retry.attempt}`;
+      yield { kind: 'retry', retry };
+    }
+    this.forgetEnded(description.runId, pending);
+    for (const activity of pending) {
+      const payload = activity.heartbeatDetails?.payloads?.[0];
+      if (!payload || !activity.activityId) continue;
+      const raw = payload.data ?? new Uint8Array();
+      const seen = this.lastProgress.get(activity.activityId);
+      if (seen && Buffer.from(seen).equals(raw)) continue;
+      this.lastProgress.set(activity.activityId, raw);
+      const progress = await decodeProgress(this.handle, payload);
+      const heartbeat = activity.lastHeartbeatTime;
+      const heartbeatAt = heartbeat
+        ? Number(heartbeat.seconds ?? 0) * 1_000 + Math.floor((heartbeat.nanos ?? 0) / 1e6)
+        : Date.now();
+      if (progress.kind === 'model') {
+        const call = modelCallKey(description.runId, activity.activityId, activity.attempt ?? 1);
+        this.followRemoteText(call, progress);
+        yield* this.text.fromHeartbeat(call, progress, heartbeatAt);
+      }
+      yield { kind: 'progress', progress, activityId: activity.activityId, heartbeatAt };
+    }
+  }
+
+  /** Forgets the progress of activities no longer pending, and stops reading text of model calls that ended. */
+  private forgetEnded(runId: string, pending: PendingActivity[]): void {
+    for (const activityId of this.lastProgress.keys()) {
+      if (!pending.some((activity) => activity.activityId === activityId))
+        this.lastProgress.delete(activityId);
+    }
+    for (const [call, follow] of this.remote) {
+      const running = pending.some(
+        (activity) => call === modelCallKey(runId, activity.activityId ?? '', activity.attempt ?? 1),
+      );
+      if (!running) {
+        follow.stop();
+        this.remote.delete(call);
+      }
+    }
+  }
+
+  /** Reads a model call's text from its worker's push endpoint, once the heartbeat names one. */
+  private followRemoteText(call: string, progress: Extract<ActivityProgress, { kind: 'model' }>): void {
+    if (!progress.live || this.remote.has(call)) return;
+    const follow = followRemoteModelText(progress.live, call, this.handle.workflowId, (delta) =>
+      this.live.push(delta),
+    );
+    this.remote.set(call, follow);
+  }
+
+  /**
+   * Until the next look, live text of calls already placed among the events is passed on as it
+   * arrives; the first text of a new call is placed by looking at the events first.
+   */
+  async *liveTextUntilNextLook(pollMs: number): AsyncGenerator<PolledItem> {
+    const { live, signal } = this;
+    const nextLook = Date.now() + pollMs;
+    for (let left = pollMs; left > 0 && !signal?.aborted; left = nextLook - Date.now()) {
+      await live.wait(left);
+      if (!live.allAnchored()) break;
+      yield* this.text.fromLive(live.drain());
+    }
+  }
+
+  stopRemoteText(): void {
+    for (const follow of this.remote.values()) follow.stop();
   }
 }
 

@@ -15,6 +15,8 @@ export interface EvalCaseResult {
   check?: 'pass' | 'fail';
   /** Why the rerun did not finish, when it did not. */
   error?: string;
+  /** The rerun's model provider refused to answer (`error` has its words). */
+  refused?: true;
 }
 
 export interface EvalReport {
@@ -48,7 +50,8 @@ export function evalCaseResult(
   const tokens = (side: 'original' | 'rerun') =>
     report.turns.reduce((sum, turn) => sum + turn[side].tokens.input + turn[side].tokens.output, 0);
   const answer = report.turns.at(-1)?.rerun.answer;
-  const ended = report.turns.find((turn) => turn.rerun.ended !== undefined)?.rerun.ended;
+  const endedTurn = report.turns.find((turn) => turn.rerun.ended !== undefined)?.rerun;
+  const ended = endedTurn?.ended;
   const passed = check !== undefined && answer !== undefined && !ended && new RegExp(check).test(answer);
   return {
     source,
@@ -61,6 +64,7 @@ export function evalCaseResult(
     ...(answer !== undefined ? { answer } : {}),
     ...(check !== undefined ? { check: passed ? ('pass' as const) : ('fail' as const) } : {}),
     ...(ended !== undefined ? { error: ended } : {}),
+    ...(endedTurn?.refused ? { refused: true as const } : {}),
   };
 }
 

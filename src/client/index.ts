@@ -103,6 +103,7 @@ export type {
   ConversationStatus,
   ConversationStatusSummary,
   ForkedFrom,
+  LastRunSummary,
   SteerReceipt,
 } from '../shared/conversation-api';
 export type { ConversationOptionsInput } from '../shared/conversation-options';

@@ -27,7 +27,8 @@ export interface TurnComparison {
   /** The user messages both were given. */
   messages: string[];
   original: Omit<RunRecord, 'run' | 'messages'>;
-  rerun: Omit<RunRecord, 'run' | 'messages'> & { ended?: string };
+  /** `ended`: why the rerun has no answer; `refused` when its model's provider refused to answer. */
+  rerun: Omit<RunRecord, 'run' | 'messages'> & { ended?: string; refused?: true };
   answerChanged: boolean;
   toolsChanged: boolean;
 }
@@ -74,6 +75,7 @@ export async function rerunConversation(
     await agent.start(newId, { ...optionsOfOriginal(plan.options, variant.workspace), ...rerunOption });
   }
   const ended = new Map<number, string>();
+  const refused = new Set<number>();
   for (const run of plan.runs) {
     const [first, ...rest] = run.messages;
     const text = [first, ...rest].map((message) => message?.text ?? '').join('\n\n');
@@ -99,7 +101,8 @@ export async function rerunConversation(
       );
       break;
     }
-    if (end.event.outcome !== 'answered') ended.set(run.run, `the run ended ${end.event.outcome}`);
+    if (end.event.outcome === 'refused') refused.add(run.run);
+    if (end.event.outcome !== 'answered') ended.set(run.run, runEndWords(end.event));
   }
   const rerunExecutions = await readDecoded(client, newId);
   return {
@@ -112,9 +115,16 @@ export async function rerunConversation(
         original,
         rerunRecord(newId, rerunExecutions, original.run, converter),
         ended.get(original.run),
+        refused.has(original.run),
       ),
     ),
   };
+}
+
+/** Why a rerun's run has no answer; a refusal with the provider's words. */
+function runEndWords(event: Extract<AgentEvent, { type: 'run_finished' }>): string {
+  if (event.outcome !== 'refused') return `the run ended ${event.outcome}`;
+  return `refused by the model's provider${event.refusal ? `: ${event.refusal}` : ''}`;
 }
 
 function rerunRecord(
@@ -134,6 +144,7 @@ function compareRun(
   original: RunRecord,
   rerun: RunRecord | undefined,
   ended: string | undefined,
+  refused: boolean,
 ): TurnComparison {
   const { run, messages, ...was } = original;
   const is: Omit<RunRecord, 'run' | 'messages'> = rerun
@@ -149,7 +160,11 @@ function compareRun(
     run,
     messages: messages.map((message) => message.text),
     original: was,
-    rerun: { ...is, ...(ended !== undefined ? { ended } : rerun ? {} : { ended: 'not run' }) },
+    rerun: {
+      ...is,
+      ...(ended !== undefined ? { ended } : rerun ? {} : { ended: 'not run' }),
+      ...(refused ? { refused: true as const } : {}),
+    },
     answerChanged: was.answer !== is.answer,
     toolsChanged: shown(was) !== shown(is),
   };

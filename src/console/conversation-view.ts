@@ -114,6 +114,7 @@ export function messageBlock(message: Message): SafeHtml {
                   <pre>${prettyJson(block.arguments)}</pre>
                 </div>`,
         )}
+        ${message.stopReason === 'refusal' ? refusalBlock(message.refusal) : ''}
       </div>`;
     case 'toolResult':
       return html`<div class="message tool-result">
@@ -126,4 +127,11 @@ export function messageBlock(message: Message): SafeHtml {
         )}
       </div>`;
   }
+}
+
+/** A refused answer: the provider's words as text, set apart from the model's. */
+function refusalBlock(refusal: string | undefined): SafeHtml {
+  return html`<p class="refusal">
+    The model's provider refused to answer${refusal ? html`: <q>${refusal}</q>` : html` (it gave no reason).`}
+  </p>`;
 }

@@ -5,7 +5,10 @@ import { printable } from '../shared/printable-text';
 
 const LINE_CHARS = 200;
 
-/** `history ID --at N` as text: per model call, what the model was given and what it answered. */
+/**
+ * `history ID --at N` as text: per model call, what the model was given and what it answered. What a
+ * model, a tool, a file or a client wrote is shown without what a terminal acts on (see `printable`).
+ */
 export function formatStateAtRun(state: StateAtRun): string {
   const lines = [
     `Run ${state.run} of ${state.conversationId} (of ${state.runs}; execution ${state.runId}), ${state.modelCalls.length} model call${state.modelCalls.length === 1 ? '' : 's'}`,
@@ -31,7 +34,15 @@ export function formatStateAtRun(state: StateAtRun): string {
       `  ${approval.toolCallId}${approval.toolName ? ` (${approval.toolName})` : ''}: ${approval.decision}${approval.by ? ` by ${approval.by}` : ''}`,
     );
   }
-  return `${lines.join('\n')}\n`;
+  return printable(`${lines.join('\n')}\n`);
+}
+
+/**
+ * `text` on one line (a carriage return a space, as other whitespace), made printable before it is
+ * cut, so that a cut never leaves half an escape sequence to be shown.
+ */
+function shownLine(text: string, max: number): string {
+  return oneLine(printable(text.replace(/\s+/g, ' ')), max);
 }
 
 /**
@@ -51,15 +62,15 @@ function systemPromptLines(prompt: string, shown: string | undefined): string[] 
 function messageLine(message: Message): string {
   switch (message.role) {
     case 'user':
-      return `user: ${oneLine(message.content, LINE_CHARS)}${message.images?.length ? ` (+${message.images.length} image${message.images.length === 1 ? '' : 's'})` : ''}`;
+      return `user: ${shownLine(message.content, LINE_CHARS)}${message.images?.length ? ` (+${message.images.length} image${message.images.length === 1 ? '' : 's'})` : ''}`;
     case 'assistant': {
-      const calls = toolCallsOf(message).map((call) => `${call.name} ${oneLine(call.arguments, 80)}`);
+      const calls = toolCallsOf(message).map((call) => `${call.name} ${shownLine(call.arguments, 80)}`);
       const text = textOf(message);
-      return `assistant: ${[text ? oneLine(text, LINE_CHARS) : '', ...calls.map((call) => `[calls ${call}]`)].filter(Boolean).join(' ')}`;
+      return `assistant: ${[text ? shownLine(text, LINE_CHARS) : '', ...calls.map((call) => `[calls ${call}]`)].filter(Boolean).join(' ')}`;
     }
     case 'toolResult': {
       const text = message.content.map((part) => (part.type === 'text' ? part.text : '[image]')).join('');
-      return `tool ${message.toolName}${message.isError ? ' (error)' : ''}: ${oneLine(text, LINE_CHARS)}`;
+      return `tool ${message.toolName}${message.isError ? ' (error)' : ''}: ${shownLine(text, LINE_CHARS)}`;
     }
   }
 }

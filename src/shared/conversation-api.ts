@@ -8,7 +8,7 @@ import type { ApprovalDecision, ApprovalDecisionKind, PendingApproval, StandingD
 import type { BudgetStatus } from './budget';
 import type { ConversationOptionsInput } from './conversation-options';
 import type { CompactionReceipt } from './compaction';
-import type { AgentEvent } from './events';
+import type { AgentEvent, RunFinishedOutcome } from './events';
 import type { Message } from './messages';
 import type { RapConversationMessage, UserChoiceAnswer } from './rap';
 
@@ -191,6 +191,8 @@ export interface ConversationStatusSummary {
   approvalMode?: ApprovalModeInput['mode'];
   /** Tokens and tool calls spent (by the conversation and its latest run) and the budget's limits; absent from older workers. */
   budget?: BudgetStatus;
+  /** How the latest finished run ended, while its event is among those kept; absent before any, and from older workers. */
+  lastRun?: LastRunSummary;
 }
 export const statusQuery = defineQuery<ConversationStatusSummary>('status');
 
@@ -208,6 +210,16 @@ export interface MessageReceipt {
 }
 /** The receipt of the message taken under this id, or null when none was (or it is too old to be remembered). */
 export const messageReceiptQuery = defineQuery<MessageReceipt | null, [string]>('messageReceipt');
+
+/** How a run ended, as `status` says it. */
+export interface LastRunSummary {
+  /** The run's number. */
+  run: number;
+  /** How it ended. */
+  outcome: RunFinishedOutcome;
+  /** When it was `refused`: why, in the provider's words (bounded), when it said. */
+  refusal?: string;
+}
 
 /** The summary plus everything kept: the whole transcript and the latest events. */
 export interface ConversationState extends ConversationStatusSummary {

@@ -27,11 +27,13 @@ function eventType<T extends string>(type: T) {
 }
 
 /**
- * How a run ended: the model answered, ran out of tool iterations, an activity failed for good, it
- * was aborted, or it reached its budget and a person (or the approval timeout) stopped it.
+ * How a run ended: the model answered, its provider refused to answer, it ran out of tool
+ * iterations, an activity failed for good, it was aborted, or it reached its budget and a person (or
+ * the approval timeout) stopped it.
  */
 export const RunFinishedOutcomeSchema = z.enum([
   'answered',
+  'refused',
   'max_tool_iterations',
   'error',
   'aborted',
@@ -244,6 +246,11 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
     outcome: RunFinishedOutcomeSchema,
     /** The model's last text; empty when the run ended without one. */
     answer: z.string(),
+    /**
+     * When the outcome is `refused`: why, in the provider's words (bounded, without what a terminal
+     * would act on); absent when it gave none.
+     */
+    refusal: z.string().optional(),
     /** Tokens the endpoint reported and tool calls run in this run; absent in events of older workers. */
     usage: z
       .object({

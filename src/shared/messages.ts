@@ -69,8 +69,17 @@ export const AssistantMessageSchema = z.object({
   role: z.literal('assistant'),
   /** Text, tool calls, and (from reasoning models) thinking, which is never part of the answer. */
   content: z.array(z.discriminatedUnion('type', [TextContentSchema, ToolCallSchema, ThinkingContentSchema])),
-  /** Why the model stopped: done, to call tools, at its output limit, or filtered. */
-  stopReason: z.enum(['stop', 'toolUse', 'length', 'contentFilter']),
+  /**
+   * Why the model stopped: done, to call tools, at its output limit, filtered, or because its
+   * provider refused to answer (`refusal`).
+   */
+  stopReason: z.enum(['stop', 'toolUse', 'length', 'contentFilter', 'refusal']),
+  /**
+   * Why the provider refused, in its own words (Anthropic's `stop_details`, the Responses API's and
+   * Chat Completions' refusal text), bounded and stripped of what a terminal would act on; absent
+   * when it gave none, and on an answer it did not refuse.
+   */
+  refusal: z.string().optional(),
   /** The model that answered. */
   model: z.string(),
   /** The call's tokens, when the endpoint reported them. */

@@ -1,10 +1,11 @@
 import type { DataConverter } from '@temporalio/common';
-import type { ActivityDeps } from '../activities/create-activities';
+import type { ActivityDeps, ResolvedActivityDeps } from '../activities/create-activities';
+import type { ModelSettings } from '../activities/models/model-settings';
+import { wiresOver, workerModelOf } from '../activities/models/model-wires';
 import type { ToolPolicy } from '../shared/tool-policy';
 import { type BuiltinToolDeps, builtinTools } from '../tools/builtin/builtin-tools';
 import { ToolRegistry } from '../tools/registry';
 import type { ToolSource } from '../tools/tool-source';
-import { type ModelSettings, createOpenAiClient, modelWiresOf } from './model-settings';
 import { type ToolChoice, selectTools } from './tool-selection';
 
 /** How a durable-agent worker behaves as a Temporal worker; every field has a default. */
@@ -96,18 +97,21 @@ export interface AgentPluginOptions
 }
 
 /**
- * The activities' dependencies the options describe, and whether the plugin made the tool registry
- * (then it closes its tool sources when the worker stops) or was handed one.
+ * The activities' dependencies the options describe, with the model's wires made (once, for the
+ * worker's life), and whether the plugin made the tool registry (then it closes its tool sources
+ * when the worker stops) or was handed one.
  */
-export function activityDepsFrom(options: AgentPluginOptions): { deps: ActivityDeps; ownsTools: boolean } {
+export async function activityDepsFrom(
+  options: AgentPluginOptions,
+): Promise<{ deps: ResolvedActivityDeps; ownsTools: boolean }> {
   const given = options.activities ?? {};
-  const model = modelDeps(options.model, given);
+  const model = await modelDeps(options.model, given);
   const tools =
     given.tools ??
     new ToolRegistry(selectTools(options.tools, builtinTools(options.builtinTools)), [
       ...(options.toolSources ?? []),
     ]);
-  const deps: ActivityDeps = {
+  const deps: ResolvedActivityDeps = {
     ...model,
     tools,
     defaultWorkspace: options.workspace ?? process.cwd(),
@@ -119,24 +123,24 @@ export function activityDepsFrom(options: AgentPluginOptions): { deps: ActivityD
     ...(options.gatewayUrl ? { gatewayUrl: options.gatewayUrl } : {}),
     ...(options.prices ? { prices: options.prices } : {}),
     ...given,
+    // Wires given in full win over those made from the settings or from an OpenAI client.
+    wires: { ...model.wires, ...given.wires },
   };
   return { deps, ownsTools: given.tools === undefined };
 }
 
-function modelDeps(
+/** The model's part: from `activities` when it names a model and a way to call it, else from the settings. */
+async function modelDeps(
   model: ModelSettings | undefined,
   given: Partial<ActivityDeps>,
-): Pick<ActivityDeps, 'openai' | 'defaultModel' | 'provider' | 'api' | 'wires'> {
-  if (given.openai && given.defaultModel) return { openai: given.openai, defaultModel: given.defaultModel };
+): Promise<Pick<ResolvedActivityDeps, 'defaultModel' | 'provider' | 'api' | 'wires'>> {
+  if (given.defaultModel && (given.openai || given.wires)) {
+    return { defaultModel: given.defaultModel, wires: given.openai ? await wiresOver(given.openai) : {} };
+  }
   if (!model) {
     throw new Error(
       'durable-agent needs a model: pass `model: { baseURL, apiKey, model }` (any OpenAI-compatible endpoint)',
     );
   }
-  return {
-    openai: createOpenAiClient(model),
-    defaultModel: model.model,
-    ...(model.provider ? { provider: model.provider } : {}),
-    ...modelWiresOf(model),
-  };
+  return workerModelOf(model);
 }

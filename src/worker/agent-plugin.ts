@@ -11,7 +11,7 @@ import {
   type WorkerOptions,
   type WorkerPlugin,
 } from '@temporalio/worker';
-import { type ActivityDeps, createActivities } from '../activities/create-activities';
+import { type ResolvedActivityDeps, createActivities } from '../activities/create-activities';
 import { LiveModelCalls } from '../activities/live-model-calls';
 import { type LocalCancelRequests, processLocalCancelRequests } from '../activities/local-cancel-requests';
 import type { CancelRequestSinks } from '../shared/cancel-request-sink';
@@ -151,7 +151,7 @@ export class DurableAgentPlugin implements WorkerPlugin, ClientPlugin, BundlerPl
 
   private async assemble(options: WorkerOptions): Promise<Assembly> {
     const serves = this.options.serves ?? 'all';
-    const { deps: given, ownsTools } = activityDepsFrom(this.options);
+    const { deps: given, ownsTools } = await activityDepsFrom(this.options);
     const cancels = given.cancelRequests ?? processLocalCancelRequests;
     const liveCalls = new LiveModelCalls();
     const endpoint = this.options.liveEndpoint
@@ -193,10 +193,10 @@ export class DurableAgentPlugin implements WorkerPlugin, ClientPlugin, BundlerPl
 
   /** The worker-wide tool policy, and what serving only activities or having a push endpoint changes. */
   private withWorkerPolicy(
-    deps: ActivityDeps,
+    deps: ResolvedActivityDeps,
     serves: 'all' | 'workflows' | 'activities',
     liveCalls: LiveModelCalls | undefined,
-  ): ActivityDeps {
+  ): ResolvedActivityDeps {
     const policy = this.options.toolPolicy;
     const tools = policy
       ? applyWorkerToolPolicy(deps.tools, policy, (message) => Runtime.instance().logger.warn(message))

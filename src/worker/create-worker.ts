@@ -29,6 +29,12 @@ export interface AgentWorkerOptions extends AgentWorkerTuning {
    * deployment's current version. Unversioned when absent.
    */
   deployment?: WorkerDeploymentVersion;
+  /**
+   * The identity the server shows for this worker's polls and the activities it runs. Default
+   * Temporal's `<pid>@<host>`, by which `status` and the embedded server tell a worker of this
+   * machine that has exited from one still running.
+   */
+  identity?: string;
 }
 
 /**
@@ -36,7 +42,7 @@ export interface AgentWorkerOptions extends AgentWorkerTuning {
  * worker of the given task queue (with tracing and Worker Versioning when asked).
  */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<AgentWorker> {
-  const { connection, namespace, taskQueue, tracing, deployment, ...pluginOptions } = options;
+  const { connection, namespace, taskQueue, tracing, deployment, identity, ...pluginOptions } = options;
   const plugin = new DurableAgentPlugin({
     ...pluginOptions,
     ...(tracing ? { bundleWorkflowsAtStart: true } : {}),
@@ -48,6 +54,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Ag
       namespace,
       taskQueue,
       plugins,
+      ...(identity !== undefined ? { identity } : {}),
       ...(deployment ? { workerDeploymentOptions: versionedWorker(deployment) } : {}),
     });
     return new AgentWorker(main, plugin);

@@ -11,15 +11,26 @@ export type { ToolChoice } from './tool-selection';
 export { type AgentWorkerOptions, createAgentWorker } from './create-worker';
 export type { AgentWorker } from './agent-worker';
 export type { ActivityDeps } from '../activities/create-activities';
-export type { ModelStream, ModelWire, WireRequest } from '../activities/model-wire';
-export type { PartialAnswer } from '../activities/model-stream';
+export type {
+  ModelStream,
+  ModelWire,
+  ModelWires,
+  PartialAnswer,
+  StatusFailure,
+  TransientFailure,
+  UnreachableFailure,
+  WireFailure,
+  WireRequest,
+  WireServer,
+} from '../activities/models/model-wire';
 export type { ModelApi } from '../shared/model-api';
 export type { AssistantMessage, Message } from '../shared/messages';
 export type { ModelPrice, ModelPrices } from '../shared/model-prices';
 export { type RunningWorker, type WorkerFromEnvOptions, startWorkerFromEnv } from './local-worker';
 export { connectClient, connectWorker } from './connect';
 export { agentDataConverter } from './data-converter';
-export { type ModelSettings, createOpenAiClient, modelSettingsFromEnv } from './model-settings';
+export { type ModelSettings, modelSettingsFromEnv } from '../activities/models/model-settings';
+export type { AnthropicSettings } from '../activities/models/anthropic/anthropic-settings';
 export {
   type AgentTool,
   type RegisteredTool,

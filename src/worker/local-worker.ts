@@ -9,22 +9,18 @@ import { ToolCircuitBreakers } from '../tools/circuit-breaker';
 import { circuitBreakerSettingsFromEnv } from './circuit-breaker-settings';
 import { connectWorker } from './connect';
 import type { Tracing } from './tracing';
-import { ensureSearchAttributes } from './search-attribute-registration';
+import { ensureSearchAttributes } from '../temporal-server/search-attribute-registration';
 import { STICKY_QUEUE_TIMEOUT_MS, createAgentWorker } from './create-worker';
 import { localToolsFromEnv } from './local-tools-settings';
 import { deploymentVersionFromEnv } from './deployment-settings';
 import { wholeNumberFromEnv } from './env-number';
-import { modelStreamTimeoutsFromEnv } from './model-stream-timeouts-settings';
 import { execEnvPassFromEnv, execLimitsFromEnv, execPolicyFromEnv } from './exec-settings';
 import { externalToolsFromEnv } from './external-tools';
 import { approvalPolicyFromEnv } from './approval-policy-settings';
 import { approverKeysFromEnv, floorsFromEnv } from './floor-settings';
-import { createOpenAiClient, modelSettingsFromEnv, modelWiresOf } from './model-settings';
-import { modelPricesFromEnv } from './model-prices-settings';
 import { liveEndpointFromEnv } from './live-endpoint-settings';
-import { modelLimiterFromEnv } from './model-limit-settings';
 import { dailyTokenBudgetsFromEnv } from './daily-budget-settings';
-import { fleetModelLimiter } from '../activities/model-lease';
+import { modelDepsFromEnv } from './model-deps-from-env';
 import { webFetchOptionsFromEnv } from './web-fetch-settings';
 import { webhooksFromEnv } from './webhook-settings';
 import { toolPolicyFromEnv } from './worker-tool-policy';
@@ -62,13 +58,10 @@ export interface WorkerFromEnvOptions {
  */
 export async function startWorkerFromEnv(options: WorkerFromEnvOptions): Promise<RunningWorker> {
   const { settings, address, workspace, env, log, moreSources = [], tracing } = options;
-  const model = modelSettingsFromEnv(env);
-  if (!model) throw new Error('no model is configured');
+  const model = await modelDepsFromEnv(env);
   const liveEndpoint = liveEndpointFromEnv(env);
   const deployment = deploymentVersionFromEnv(env);
-  const modelLimiter = modelLimiterFromEnv(env);
   const dailyTokenBudgets = dailyTokenBudgetsFromEnv(env);
-  const prices = modelPricesFromEnv(env);
   const external = await externalToolsFromEnv(env, settings, address, log);
   const execPolicy = execPolicyFromEnv(env);
   if (execPolicy.security === 'sandbox') {
@@ -102,15 +95,9 @@ export async function startWorkerFromEnv(options: WorkerFromEnvOptions): Promise
     namespace: settings.namespace,
     taskQueue: settings.taskQueue,
     activities: {
-      openai: createOpenAiClient(model),
-      defaultModel: model.model,
-      ...(model.provider ? { provider: model.provider } : {}),
-      ...modelWiresOf(model),
-      ...(prices ? { prices } : {}),
+      ...model,
       tools,
       circuitBreakers,
-      streamTimeouts: modelStreamTimeoutsFromEnv(env),
-      ...(modelLimiter ? { limiter: fleetModelLimiter(modelLimiter) } : {}),
       searchAttributes,
       localTools: localToolsFromEnv(env),
       defaultWorkspace: workspace,

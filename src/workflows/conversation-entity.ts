@@ -7,6 +7,7 @@ import type {
   ApprovalModeInput,
   ConversationStatus,
   ConversationStatusSummary,
+  LastRunSummary,
   UserMessageInput,
 } from '../shared/conversation-api';
 import type { ConversationOptions } from '../shared/conversation-options';
@@ -263,6 +264,7 @@ export class ConversationEntity {
       approvalMode: this.approvals.mode ?? 'default',
       budget: this.budget.status(),
       ...(this.carried?.forkedFrom ? { forkedFrom: this.carried.forkedFrom } : {}),
+      ...lastRunOf(this.events),
     };
   }
 
@@ -301,4 +303,12 @@ export class ConversationEntity {
       this.ignored(what, (error as Error).message);
     }
   }
+}
+
+/** The latest finished run, as the status says it: its number, outcome and a refusal's words. */
+function lastRunOf(events: EventLog): { lastRun?: LastRunSummary } {
+  const finished = events.latest('run_finished');
+  if (!finished) return {};
+  const { run, outcome, refusal } = finished;
+  return { lastRun: { run, outcome, ...(refusal !== undefined ? { refusal } : {}) } };
 }

@@ -41,6 +41,8 @@ export async function oneRun(
 export interface FinishedRun {
   outcome?: RunFinishedOutcome;
   answer?: string;
+  /** Why the provider refused, when the outcome is `refused` and it said. */
+  refusal?: string;
 }
 
 /** What a run works with: the conversation's state, the worker's tools, and its own control. */
@@ -68,7 +70,13 @@ function runContext(self: ConversationEntity, control: RunControl, handOver: Han
 function lastFinished(events: AgentEvent[]): FinishedRun | undefined {
   let finished: FinishedRun | undefined;
   for (const event of events) {
-    if (event.type === 'run_finished') finished = { outcome: event.outcome, answer: event.answer };
+    if (event.type === 'run_finished') {
+      finished = {
+        outcome: event.outcome,
+        answer: event.answer,
+        ...(event.refusal !== undefined ? { refusal: event.refusal } : {}),
+      };
+    }
   }
   return finished;
 }

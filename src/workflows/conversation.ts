@@ -25,6 +25,8 @@ export interface ConversationResult {
   /** How the last run ended and its answer: what a sub-agent's parent reads. */
   outcome?: RunFinishedOutcome;
   answer?: string;
+  /** Why the model's provider refused, when the last run's outcome is `refused` and it said. */
+  refusal?: string;
   /** Tokens and tool calls the conversation spent, its sub-agents' included: what a parent counts in its budget. */
   usage?: BudgetUsage;
 }

@@ -48,6 +48,15 @@ export class EventLog {
     return firstNewer === -1 ? [] : this.events.slice(firstNewer);
   }
 
+  /** The newest kept event of `type`, if one is kept. */
+  latest<T extends AgentEvent['type']>(type: T): Extract<AgentEvent, { type: T }> | undefined {
+    for (let index = this.events.length - 1; index >= 0; index--) {
+      const event = this.events[index]!;
+      if (event.type === type) return event as Extract<AgentEvent, { type: T }>;
+    }
+    return undefined;
+  }
+
   all(): AgentEvent[] {
     return [...this.events];
   }

@@ -50,12 +50,14 @@ export interface AgentStepResult {
   /** The conversation's workflow id: its events and history are there. */
   conversationId: string;
   /**
-   * How the run ended: `answered`, or why it did not (`aborted`, `error`, `max_tool_iterations`,
-   * `budget_exhausted`).
+   * How the run ended: `answered`, or why it did not (`refused` by the model's provider, `aborted`,
+   * `error`, `max_tool_iterations`, `budget_exhausted`).
    */
   outcome: RunFinishedOutcome | undefined;
   /** The model's last answer; present when `outcome` is `answered`. */
   answer: string | undefined;
+  /** Why the model's provider refused, in its words, when `outcome` is `refused` and it said. */
+  refusal?: string;
   /** Tokens and tool calls the step spent, its sub-agents' included. */
   usage: BudgetUsage | undefined;
 }
@@ -91,5 +93,11 @@ export async function runAgent(step: AgentStepOptions): Promise<AgentStepResult>
       cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
     },
   );
-  return { conversationId, outcome: result.outcome, answer: result.answer, usage: result.usage };
+  return {
+    conversationId,
+    outcome: result.outcome,
+    answer: result.answer,
+    ...(result.refusal !== undefined ? { refusal: result.refusal } : {}),
+    usage: result.usage,
+  };
 }

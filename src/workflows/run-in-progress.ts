@@ -1,7 +1,7 @@
 import { ActivityFailure, ApplicationFailure, isCancellation } from '@temporalio/workflow';
 import { EVENT_TEXT_PREVIEW_CHARS } from '../shared/constants';
 import type { RunFinishedOutcome } from '../shared/events';
-import type { UserMessage } from '../shared/messages';
+import { type AssistantMessage, type UserMessage, textOf } from '../shared/messages';
 import { definedScope, type ToolCallScope } from '../shared/tool-run';
 import { isOwner } from './owners';
 import { RecordedToolResults } from './recorded-tools';
@@ -107,14 +107,21 @@ export class RunInProgress {
     };
   }
 
-  finish(outcome: RunFinishedOutcome, answer = ''): void {
+  finish(outcome: RunFinishedOutcome, answer = '', refusal?: string): void {
     this.context.events.record(this.run, {
       type: 'run_finished',
       messageIds: this.messageIds,
       outcome,
       answer,
+      ...(refusal !== undefined ? { refusal } : {}),
       usage: this.context.budget.usageOf(this.run),
     });
+  }
+
+  /** The model's last reply ends the run: answered, or refused by its provider, with its words. */
+  answered(reply: AssistantMessage): void {
+    if (reply.stopReason === 'refusal') this.finish('refused', textOf(reply), reply.refusal);
+    else this.finish('answered', textOf(reply));
   }
 
   abort(interrupted: string[]): void {

@@ -41,6 +41,8 @@ export interface SubAgentContext {
 export interface SubAgentResult {
   answer?: string;
   outcome?: RunFinishedOutcome;
+  /** Why the child's model provider refused, when it did and said. */
+  refusal?: string;
   /** Absent from conversations of workers before sub-agents' tokens counted in their parent's budget. */
   usage?: BudgetUsage;
 }
@@ -101,27 +103,7 @@ export async function runSubAgent(
     conversationId: childId,
     task: task.slice(0, 2_000),
   });
-  const options: ConversationOptionsInput = {
-    ...(parent.model !== undefined ? { model: parent.model } : {}),
-    ...(parent.systemPrompt !== undefined ? { systemPrompt: parent.systemPrompt } : {}),
-    ...(parent.appendSystemPrompt !== undefined ? { appendSystemPrompt: parent.appendSystemPrompt } : {}),
-    ...(parent.workspace !== undefined ? { workspace: parent.workspace } : {}),
-    ...(parent.agentId !== undefined ? { agentId: parent.agentId } : {}),
-    ...(parent.execSecurity !== undefined ? { execSecurity: parent.execSecurity } : {}),
-    maxToolIterations: parent.maxToolIterations,
-    approval: parent.approval,
-    compaction: parent.compaction,
-    subAgents: limits,
-    ...((profile ?? parent.profile) !== undefined ? { profile: profile ?? parent.profile } : {}),
-    // A requested profile narrows; the parent's extra tools come along only with the parent's profile.
-    ...(profile === undefined && parent.alsoAllow !== undefined ? { alsoAllow: parent.alsoAllow } : {}),
-    allow: [...context.offeredTools],
-    ...(parent.deny !== undefined ? { deny: parent.deny } : {}),
-    ...(parent.owners !== undefined ? { owners: parent.owners } : {}),
-    endAfterFirstRun: true,
-    ancestors,
-    ...(share !== undefined ? { budget: share } : {}),
-  };
+  const options = childOptions(parent, { profile, offeredTools: context.offeredTools, ancestors, share });
   // Without owners everyone is one; with them, a task from a run that was not an owner's names no sender.
   const sender = context.ownersRun ? context.senderOfRun : undefined;
   let usage: BudgetUsage | undefined;
@@ -161,6 +143,13 @@ export async function runSubAgent(
         `the sub-agent (${childId}) stopped at its budget, its share of what this conversation had left`,
       );
     }
+    if (result.outcome === 'refused') {
+      return errorOutcome(
+        call.name,
+        'ExecutionFailed',
+        `the sub-agent's model provider refused to answer (${childId})${result.refusal ? `: ${result.refusal}` : ''}`,
+      );
+    }
     return errorOutcome(
       call.name,
       'ExecutionFailed',
@@ -183,6 +172,47 @@ export async function runSubAgent(
   } finally {
     if (share) context.budget.subAgentEnded(share, usage);
   }
+}
+
+/**
+ * A sub-agent's options: the parent's model, prompts, workspace, approval settings, exec security and
+ * limits, at most the tools the parent's model is offered, one run, and its share of the budget.
+ */
+function childOptions(
+  parent: ConversationOptions,
+  {
+    profile,
+    offeredTools,
+    ancestors,
+    share,
+  }: {
+    profile: ConversationOptionsInput['profile'];
+    offeredTools: readonly string[];
+    ancestors: string[];
+    share: ConversationOptionsInput['budget'] | undefined;
+  },
+): ConversationOptionsInput {
+  return {
+    ...(parent.model !== undefined ? { model: parent.model } : {}),
+    ...(parent.systemPrompt !== undefined ? { systemPrompt: parent.systemPrompt } : {}),
+    ...(parent.appendSystemPrompt !== undefined ? { appendSystemPrompt: parent.appendSystemPrompt } : {}),
+    ...(parent.workspace !== undefined ? { workspace: parent.workspace } : {}),
+    ...(parent.agentId !== undefined ? { agentId: parent.agentId } : {}),
+    ...(parent.execSecurity !== undefined ? { execSecurity: parent.execSecurity } : {}),
+    maxToolIterations: parent.maxToolIterations,
+    approval: parent.approval,
+    compaction: parent.compaction,
+    subAgents: parent.subAgents,
+    ...((profile ?? parent.profile) !== undefined ? { profile: profile ?? parent.profile } : {}),
+    // A requested profile narrows; the parent's extra tools come along only with the parent's profile.
+    ...(profile === undefined && parent.alsoAllow !== undefined ? { alsoAllow: parent.alsoAllow } : {}),
+    allow: [...offeredTools],
+    ...(parent.deny !== undefined ? { deny: parent.deny } : {}),
+    ...(parent.owners !== undefined ? { owners: parent.owners } : {}),
+    endAfterFirstRun: true,
+    ancestors,
+    ...(share !== undefined ? { budget: share } : {}),
+  };
 }
 
 /** A sub-agent's run usage without its tool calls, which its parent does not count as its own. */

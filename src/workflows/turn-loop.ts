@@ -68,7 +68,7 @@ export async function runTurnLoop(
     if (!reply) return undefined;
     const calls = toolCallsOf(reply);
     if (calls.length === 0) {
-      if (!control.hasSteering) return void run.finish('answered', textOf(reply));
+      if (!control.hasSteering) return void run.answered(reply);
       run.applySteering([]);
       continue;
     }

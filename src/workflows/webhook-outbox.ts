@@ -71,6 +71,7 @@ export class WebhookOutbox {
           run: event.run,
           outcome: event.outcome,
           answer: event.answer,
+          ...(event.refusal !== undefined ? { refusal: event.refusal } : {}),
         },
       );
     }

@@ -3,12 +3,12 @@ import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { clusterFiles } from '../../src/worker/cluster/cluster-files';
-import { runningAs } from '../../src/worker/cluster/cluster-processes';
-import { runningPostgres } from '../../src/worker/cluster/postgres-cluster';
+import { clusterFiles } from '../../src/temporal-server/cluster/cluster-files';
+import { runningAs } from '../../src/temporal-server/cluster/cluster-processes';
+import { runningPostgres } from '../../src/temporal-server/cluster/postgres-cluster';
 import { assertCliBuilt } from '../support/cli-process';
 import { inCi } from '../support/in-ci';
-import { buildTemporalServer, stopTestCluster, whatClusterNeeds } from '../support/test-cluster';
+import { stopTestCluster, whatClusterNeeds } from '../support/test-cluster';
 
 interface Figures {
   samples: number;
@@ -37,15 +37,12 @@ const missing = whatClusterNeeds('the cluster chaos test');
 if (missing && !inCi()) console.warn(`skipped: ${missing}`);
 const whenAvailable = missing && !inCi() ? test.skip : test;
 
-beforeAll(async () => {
+// The Temporal server is built by the global setup, before any test starts.
+beforeAll(() => {
   // The chaos workers run the workflow bundle `npm run build` writes.
   assertCliBuilt();
-  if (missing) {
-    if (inCi()) throw new Error(missing);
-    return;
-  }
-  await buildTemporalServer();
-}, 900_000);
+  if (missing && inCi()) throw new Error(missing);
+});
 
 /** Live processes working in `dir` or below it (the services run in DIR, PostgreSQL's in DIR/postgres) or naming it. */
 function processesIn(dir: string): string[] {

@@ -1,15 +1,15 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { ClusterStatus } from '../../src/worker/cluster/cluster';
-import { clusterFiles } from '../../src/worker/cluster/cluster-files';
-import { runningAs } from '../../src/worker/cluster/cluster-processes';
-import { readClusterState } from '../../src/worker/cluster/cluster-state';
-import { isListening } from '../../src/worker/free-port';
+import type { ClusterStatus } from '../../src/temporal-server/cluster/cluster';
+import { clusterFiles } from '../../src/temporal-server/cluster/cluster-files';
+import { runningAs } from '../../src/temporal-server/cluster/cluster-processes';
+import { readClusterState } from '../../src/temporal-server/cluster/cluster-state';
+import { isListening } from '../../src/platform/free-port';
 import { assertCliBuilt, runCli, startCli } from '../support/cli-process';
 import { inCi } from '../support/in-ci';
 import { startScriptedModelServer } from '../support/scripted-model-server';
-import { buildTemporalServer, whatClusterNeeds } from '../support/test-cluster';
+import { whatClusterNeeds } from '../support/test-cluster';
 import { unclaimedPort } from '../support/unclaimed-port';
 import { waitFor } from '../support/test-worker';
 
@@ -18,15 +18,11 @@ const missing = whatClusterNeeds('the cluster test');
 if (missing && !inCi()) console.warn(`skipped: ${missing}`);
 const whenAvailable = missing && !inCi() ? test.skip : test;
 
-beforeAll(async () => {
+// The Temporal server is built by the global setup, before any test starts.
+beforeAll(() => {
   assertCliBuilt();
-  if (missing) {
-    if (inCi()) throw new Error(missing);
-    return;
-  }
-  // Built once (about 4 minutes with Go), then found at once.
-  await buildTemporalServer();
-}, 900_000);
+  if (missing && inCi()) throw new Error(missing);
+});
 
 whenAvailable(
   'cluster start runs PostgreSQL and four Temporal services that serve a conversation, brings back a killed service, and stop leaves nothing running',

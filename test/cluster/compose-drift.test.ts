@@ -3,18 +3,18 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { load } from 'js-yaml';
 import { PACKAGE_ROOT } from '../../src/platform/paths';
-import { NAMESPACE } from '../../src/worker/cluster/cluster';
+import { NAMESPACE } from '../../src/temporal-server/cluster/cluster';
 import {
   DYNAMIC_CONFIG_FILE,
   SCHEMA_SCRIPT,
   SERVER_SETTINGS_FILE,
   serviceEnvironment,
-} from '../../src/worker/cluster/cluster-config';
-import { NAMESPACE_RETENTION } from '../../src/worker/cluster/cluster-frontend';
-import type { ClusterState } from '../../src/worker/cluster/cluster-state';
-import { POSTGRES_MISSING, findPostgresBin } from '../../src/worker/cluster/postgres-cluster';
-import { TEMPORAL_SERVICES } from '../../src/worker/cluster/temporal-services';
-import { DEV_SERVER_DYNAMIC_CONFIG } from '../../src/worker/dev-server';
+} from '../../src/temporal-server/cluster/cluster-config';
+import { NAMESPACE_RETENTION } from '../../src/temporal-server/cluster/cluster-frontend';
+import type { ClusterState } from '../../src/temporal-server/cluster/cluster-state';
+import { POSTGRES_MISSING, findPostgresBin } from '../../src/temporal-server/cluster/postgres-cluster';
+import { TEMPORAL_SERVICES } from '../../src/temporal-server/cluster/temporal-services';
+import { DEV_SERVER_DYNAMIC_CONFIG } from '../../src/temporal-server/dev-server';
 import { inCi } from '../support/in-ci';
 
 /**

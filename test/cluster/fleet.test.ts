@@ -15,12 +15,7 @@ import { inCi } from '../support/in-ci';
 import type { ChatRequest, ScriptedReply } from '../support/scripted-model';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server';
 import { killWorkerProcess } from '../support/spawn-worker-process';
-import {
-  buildTemporalServer,
-  startTestCluster,
-  stopTestCluster,
-  whatClusterNeeds,
-} from '../support/test-cluster';
+import { startTestCluster, stopTestCluster, whatClusterNeeds } from '../support/test-cluster';
 import { waitFor } from '../support/test-worker';
 import { eventsOf } from '../support/wait-for-event';
 
@@ -51,8 +46,7 @@ beforeAll(async () => {
     address = clusterAddress;
     return;
   }
-  // Built once (about 4 minutes with Go), then found at once.
-  await buildTemporalServer();
+  // The Temporal server is built by the global setup, before any test starts.
   ownClusterDir = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-fleet-cluster-'));
   address = await startTestCluster(ownClusterDir, log);
 }, 900_000);

@@ -142,6 +142,35 @@ test("a run held by its agent's spent day asks the editor with reject options on
   ).toMatchObject({ status: 'failed' });
 }, 120_000);
 
+test('a model call tried again is told to an editor that shows notices, as a warning with the error made printable', async () => {
+  const overloaded = { status: 503, error: 'over\x1b]0;pwned\x07loaded\u202E' };
+  const { env, workspace } = await setUp([overloaded, overloaded, overloaded, { text: 'Back online.' }]);
+  const editor = startAgent(env);
+  await editor.initialize({ notices: true });
+  const { sessionId } = await editor.agent.request(methods.agent.session.new, {
+    cwd: workspace,
+    mcpServers: [],
+  });
+  const response = await editor.agent.request(methods.agent.session.prompt, {
+    sessionId,
+    prompt: [{ type: 'text', text: 'Hello?' }],
+  });
+  expect(response.stopReason).toBe('end_turn');
+  expect(editor.agentText()).toBe('Back online.');
+  const notices = editor.updatesOf('notice');
+  // The last failed attempt is followed by two seconds of backoff: it cannot be missed.
+  expect(notices.at(-1)).toMatchObject({
+    severity: 'warning',
+    title: 'The model call failed; trying again (attempt 4)',
+    description: expect.stringContaining('overloaded'),
+  });
+  for (const notice of notices) {
+    for (const unprintable of ['\x1b', '\x07', '\u202E'])
+      expect(notice.description).not.toContain(unprintable);
+  }
+  expect(editor.updatesOf('agent_thought_chunk')).toEqual([]);
+}, 120_000);
+
 test('session/cancel aborts the run in progress and the turn ends cancelled', async () => {
   const { env, workspace } = await setUp([
     { toolCalls: [{ id: 'call_sleep', name: 'exec', arguments: { command: 'sleep 60' } }] },

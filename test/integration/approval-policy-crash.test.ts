@@ -10,7 +10,7 @@ import type { ApprovalPolicyInput } from '../../src/shared/approval-policy';
 import type { ApprovalDecision } from '../../src/shared/approvals';
 import type { AgentEvent } from '../../src/shared/events';
 import { signedDecisionText } from '../../src/shared/signed-decisions';
-import { type RunningServer, startDevServer } from '../../src/worker/dev-server';
+import { type RunningServer, startDevServer } from '../../src/temporal-server/dev-server';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server';
 import { killWorkerProcess, spawnWorkerProcess } from '../support/spawn-worker-process';
 import { waitFor } from '../support/test-worker';

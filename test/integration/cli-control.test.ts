@@ -8,6 +8,7 @@ import { type ScriptedModelServer, startScriptedModelServer } from '../support/s
 import { type TestHarness, startHarness, waitFor } from '../support/test-worker';
 import { echoTool, recordTool, tickerTool } from '../support/test-tools';
 import { waitForEvent } from '../support/wait-for-event';
+import { killWorkerProcess, spawnWorkerProcess } from '../support/spawn-worker-process';
 
 // The command line against the suite's dev server (TEMPORAL_ADDRESS), each test on its own task queue.
 
@@ -367,6 +368,48 @@ test('status of a running conversation no worker polls for says so at once, with
   expect(status.stderr).toContain(
     'but no worker answered for it (no worker polls it): is a worker running on that task queue? (durable-agent worker)',
   );
+}, 120_000);
+
+test('status of a conversation whose worker on another machine died a moment ago says at once that none answers, and answers once a worker comes', async () => {
+  const model = await startScriptedModelServer([{ text: 'Hello back.' }]);
+  opened.push(model);
+  const taskQueue = `remote-${newId()}`;
+  const env = cliEnv(model, taskQueue);
+  const workspace = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-cli-ws-'));
+  const workerEnv = {
+    TASK_QUEUE: taskQueue,
+    OPENAI_BASE_URL: model.baseUrl,
+    WORKSPACE: workspace,
+    MARKER_DIR: workspace,
+  };
+  // A worker that says it runs on another machine, so no one here can tell that its process has gone.
+  const remote = await spawnWorkerProcess({ ...workerEnv, WORKER_IDENTITY: '4242@another-machine' });
+  const id = newId();
+  expect((await runCli(['send', id, 'Hello'], env)).code).toBe(0);
+  await killWorkerProcess(remote);
+
+  const status = track(startCli(['status', id], env));
+  // Said while status still waits: the server fails the question only after about 30 s, and the
+  // match fails if status exits first.
+  const [note] = await status.stderrMatching(
+    /no worker has answered for conversation \S+ in \d+ s; still waiting\..*\n/,
+  );
+  expect(note).toContain(`conversation ${id} in `);
+  expect(note).toContain(
+    'The worker that had it may have died: the server lists a worker for about a minute',
+  );
+  expect(note).toMatch(
+    new RegExp(`lists 4242@another-machine \\(last poll \\d+ s ago\\) on task queue ${taskQueue}\\.`),
+  );
+
+  const next = await spawnWorkerProcess({ ...workerEnv, WORKER_IDENTITY: '4343@a-third-machine' });
+  try {
+    const answered = await status.done;
+    expect(answered.code).toBe(0);
+    expect(answered.stdout).toContain(`conversation ${id}: idle`);
+  } finally {
+    await killWorkerProcess(next);
+  }
 }, 120_000);
 
 test('watch of a running conversation no worker polls for says so, waits, and follows the run once a worker comes', async () => {

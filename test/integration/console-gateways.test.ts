@@ -9,7 +9,7 @@ import { MARK_WORKFLOW_TYPE } from '../../src/console/console-marks';
 import { signInLink } from '../../src/console/sign-in-link';
 import { GatewayTokens } from '../../src/gateway/gateway-tokens';
 import { type GatewayDeps, createGateway } from '../../src/http/gateway-app';
-import { freePort } from '../../src/worker/free-port';
+import { freePort } from '../../src/platform/free-port';
 import { assertCliBuilt, runCli, startCli } from '../support/cli-process';
 
 /**

@@ -10,7 +10,7 @@ import { type Browser, type Page, chromium } from 'playwright-core';
 import { signInLink } from '../../src/console/sign-in-link';
 import { createGateway } from '../../src/http/gateway-app';
 import { GatewayTokens } from '../../src/gateway/gateway-tokens';
-import { freePort } from '../../src/worker/free-port';
+import { freePort } from '../../src/platform/free-port';
 import { assertCliBuilt, runCli } from '../support/cli-process';
 import { inCi } from '../support/in-ci';
 import type { ChatRequest, ScriptedReply } from '../support/scripted-model';

@@ -2,7 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
-import { startEmbeddedServer } from '../../src/worker/ensure-server';
+import { startEmbeddedServer } from '../../src/temporal-server/ensure-server';
 import { unclaimedPorts } from '../support/unclaimed-port';
 
 test('an embedded server started while the previous one on the same data file is stopping waits for it, then starts', async () => {
@@ -14,13 +14,12 @@ test('an embedded server started while the previous one on the same data file is
     codecPort: codecPort!,
     dbFile: path.join(dataDir, 'temporal.db'),
   };
-  const env = { ...process.env, DURABLE_AGENT_DATA_DIR: dataDir };
   const lines: string[] = [];
   const log = (line: string) => lines.push(line);
-  const first = await startEmbeddedServer(settings, 'default', env, log);
+  const first = await startEmbeddedServer(settings, 'default', log);
   const stopping = first.stop();
 
-  const second = await startEmbeddedServer(settings, 'default', env, log);
+  const second = await startEmbeddedServer(settings, 'default', log);
   try {
     await stopping;
     const connection = await Connection.connect({ address: second.address });

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { createGateway } from '../../src/http/gateway-app';
 import { GatewayTokens } from '../../src/gateway/gateway-tokens';
 import { rawPublicKey } from '../../src/worker/floor-settings';
-import { freePort } from '../../src/worker/free-port';
+import { freePort } from '../../src/platform/free-port';
 import { NOCK_MODEL_URL, nockModel } from '../support/nock-model';
 import type { ChatRequest } from '../support/scripted-model';
 import { recordTool, recorded } from '../support/test-tools';

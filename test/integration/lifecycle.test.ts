@@ -115,6 +115,7 @@ test('events carry a bounded preview of long model text; the transcript and the 
       run: { run: 1, tokens: 15, toolCalls: 0 },
       startedAt: expect.any(Number),
     },
+    lastRun: { run: 1, outcome: 'answered' },
   });
 });
 

@@ -6,7 +6,7 @@ import nock from 'nock';
 import { McpToolSource } from '../../src/mcp/mcp-tool-source';
 import { builtinTools } from '../../src/tools/builtin/builtin-tools';
 import { ToolRegistry } from '../../src/tools/registry';
-import { freePort } from '../../src/worker/free-port';
+import { freePort } from '../../src/platform/free-port';
 import type { ChatRequest } from '../support/scripted-model';
 import { NOCK_MODEL_URL, nockModel } from '../support/nock-model';
 import { type TestHarness, startHarness, waitFor } from '../support/test-worker';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { AgentClient } from '../../src/client/agent-client';
 import { agentDataConverter } from '../../src/worker/data-converter';
-import { freePort } from '../../src/worker/free-port';
+import { freePort } from '../../src/platform/free-port';
 import { assertCliBuilt, startCli } from '../support/cli-process';
 import { startScriptedModelServer } from '../support/scripted-model-server';
 import { waitFor } from '../support/test-worker';

@@ -1,17 +1,23 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
-import { anthropicWire } from '../../src/activities/anthropic-wire';
-import { type TestHarness, startHarness } from '../support/test-worker';
+import { anthropicWire } from '../../src/activities/models/anthropic/anthropic-wire';
+import { conversationRegion } from '../../src/console/conversation-view';
+import { escapeHtml } from '../../src/console/html';
+import { assertCliBuilt, runCli } from '../support/cli-process';
+import { providerRefusal } from '../support/provider-streams';
+import { type TestHarness, startHarness, waitFor } from '../support/test-worker';
 import { ask } from '../support/ask';
 import { waitForEvent } from '../support/wait-for-event';
 
 // A tool loop of three model calls through OpenAI's Responses API and through Anthropic's Messages
 // API, each against a local server that streams as the API documents: the second and third
-// requests carry the reasoning items (or signed thinking blocks) of the calls before them.
+// requests carry the reasoning items (or signed thinking blocks) of the calls before them. And a
+// refusal through each of the three APIs, Chat Completions included.
 
 type Body = Record<string, unknown>;
 interface ApiServer {
@@ -20,8 +26,20 @@ interface ApiServer {
   close(): Promise<void>;
 }
 
-/** Answers each POST with the next of `replies` for its path, as server-sent events. */
-async function startApiServer(replies: Record<string, string[]>): Promise<ApiServer> {
+/** Where the worker posts its webhooks: the same server, which keeps them with the requests. */
+const HOOKS = '/hooks';
+
+/** What a user says to be refused: each API's server then answers with its recorded refusal. */
+const REFUSE = 'Tell me something your provider will not let you say.';
+
+/**
+ * Answers each POST with the next of `replies` for its path, as server-sent events; a request of a
+ * conversation that said REFUSE with the refusal of its path instead.
+ */
+async function startApiServer(
+  replies: Record<string, string[]>,
+  refusals: Record<string, string>,
+): Promise<ApiServer> {
   const requests: ApiServer['requests'] = [];
   const served: Record<string, number> = {};
   const server = http.createServer((request, response) => {
@@ -34,6 +52,12 @@ async function startApiServer(replies: Record<string, string[]>): Promise<ApiSer
         headers: request.headers,
         body: JSON.parse(Buffer.concat(chunks).toString()) as Body,
       });
+      if (route === HOOKS) return void response.writeHead(204).end();
+      const body = requests.at(-1)!.body;
+      const refused = JSON.stringify(body).includes(REFUSE) ? refusals[route] : undefined;
+      if (refused !== undefined) {
+        return void response.writeHead(200, { 'content-type': 'text/event-stream' }).end(refused);
+      }
       const next = replies[route]?.[served[route] ?? 0];
       served[route] = (served[route] ?? 0) + 1;
       if (next === undefined) return void response.writeHead(500).end(`no reply scripted for ${route}`);
@@ -249,27 +273,39 @@ function anthropicReply(turn: number, call?: { id: string; path: string }): stri
   return sse(events);
 }
 
+const FIXTURES = path.join(__dirname, '..', 'fixtures');
+
 let server: ApiServer;
 let harness: TestHarness;
 
 beforeAll(async () => {
-  server = await startApiServer({
-    '/v1/responses': [
-      responsesReply(1, { id: 'call_notes', path: 'notes.txt' }),
-      responsesReply(2, { id: 'call_todo', path: 'todo.txt' }),
-      responsesReply(3),
-      responsesReply(4),
-    ],
-    '/v1/messages': [
-      anthropicReply(1, { id: 'toolu_notes', path: 'notes.txt' }),
-      anthropicReply(2, { id: 'toolu_todo', path: 'todo.txt' }),
-      anthropicReply(3),
-    ],
-  });
+  server = await startApiServer(
+    {
+      '/v1/responses': [
+        responsesReply(1, { id: 'call_notes', path: 'notes.txt' }),
+        responsesReply(2, { id: 'call_todo', path: 'todo.txt' }),
+        responsesReply(3),
+        responsesReply(4),
+      ],
+      '/v1/messages': [
+        anthropicReply(1, { id: 'toolu_notes', path: 'notes.txt' }),
+        anthropicReply(2, { id: 'toolu_todo', path: 'todo.txt' }),
+        anthropicReply(3),
+      ],
+    },
+    {
+      '/v1/chat/completions': providerRefusal('openai.json').sse,
+      '/v1/responses': readFileSync(path.join(FIXTURES, 'responses-api', 'refusal.sse'), 'utf8'),
+      '/v1/messages': readFileSync(path.join(FIXTURES, 'anthropic-messages', 'refusal.sse'), 'utf8'),
+    },
+  );
   const anthropic = new Anthropic({ baseURL: server.url, apiKey: 'test', maxRetries: 0 });
   harness = await startHarness({
     modelBaseUrl: `${server.url}/v1`,
     wires: { anthropic: anthropicWire(anthropic, { thinkingBudgetTokens: 2048 }) },
+    webhooks: [
+      { url: `${server.url}${HOOKS}`, events: ['run_finished'], secret: 'model-apis-webhook-secret' },
+    ],
   });
   await writeFile(path.join(harness.workspace, 'notes.txt'), 'the notes');
   await writeFile(path.join(harness.workspace, 'todo.txt'), 'the todo list');
@@ -389,3 +425,52 @@ test("Anthropic's Messages API: signed thinking goes back before its tool use, a
     content: [{ type: 'tool_result', tool_use_id: 'toolu_todo' }],
   });
 });
+
+test.each([
+  ['chat', providerRefusal('openai.json').refusal],
+  ['responses', "I'm sorry, but I can't assist with that request."],
+  ['anthropic', 'This request was declined because it could enable cyber harm.'],
+] as const)(
+  "a refusal through the %s API ends the run as refused, with the provider's words in status, the console and its webhook",
+  async (api, words) => {
+    assertCliBuilt();
+    const id = `conv-${randomUUID()}`;
+    await harness.agent.send(id, REFUSE, { options: { modelApi: api } });
+    const finished = await waitForEvent(harness.client.workflow.getHandle(id), 'run_finished');
+    expect(finished).toMatchObject({ outcome: 'refused', refusal: words });
+    expect(await harness.agent.status(id)).toMatchObject({
+      lastRun: { run: 1, outcome: 'refused', refusal: words },
+    });
+
+    const status = await runCli(['status', id], {
+      ...process.env,
+      TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
+      AGENT_TASK_QUEUE: harness.taskQueue,
+    });
+    expect(status.stdout).toContain(`  last run 1: refused by the model's provider: ${words}\n`);
+
+    const { messages } = await harness.agent.transcriptTail(id, 10);
+    const page = conversationRegion(
+      {
+        conversationId: id,
+        agentId: 'default',
+        status: 'idle',
+        runs: 1,
+        transcript: messages,
+        from: 0,
+        pending: [],
+      },
+      'csrf',
+    ).text;
+    expect(page).toContain(`The model's provider refused to answer: <q>${escapeHtml(words)}</q>`);
+
+    const hook = await waitFor(
+      async () => requestsTo(HOOKS).find((body) => body.conversationId === id),
+      `the run_finished webhook of ${id}`,
+    );
+    expect(hook).toMatchObject({
+      type: 'run_finished',
+      data: { run: 1, outcome: 'refused', refusal: words },
+    });
+  },
+);

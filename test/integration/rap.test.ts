@@ -15,7 +15,7 @@ import type { RapSettings } from '../../src/rap/rap-settings';
 import { builtinTools } from '../../src/tools/builtin/builtin-tools';
 import { ToolRegistry } from '../../src/tools/registry';
 import { agentDataConverter } from '../../src/worker/data-converter';
-import { freePort } from '../../src/worker/free-port';
+import { freePort } from '../../src/platform/free-port';
 import { type RapInvocation, postCallback, startRapToolServer } from '../support/rap-tool-server';
 import type { ChatRequest } from '../support/scripted-model';
 import { NOCK_MODEL_URL, nockModel } from '../support/nock-model';

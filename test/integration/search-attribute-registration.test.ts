@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { SEARCH_ATTRIBUTE_TYPES } from '../../src/shared/search-attributes';
-import { ensureSearchAttributes } from '../../src/worker/search-attribute-registration';
+import { ensureSearchAttributes } from '../../src/temporal-server/search-attribute-registration';
 
 // A worker starting beside `cluster start` or `server` registers the attributes at the same moment
 // as they do; on SQL visibility the loser of that race is answered UNAVAILABLE, not ALREADY_EXISTS.

@@ -63,7 +63,9 @@ test('one trace follows a message from the client through the workflow to its ac
   expect(chats).toHaveLength(2);
   expect(chats[0]!.attributes).toMatchObject({
     'gen_ai.operation.name': 'chat',
-    'gen_ai.system': 'openai',
+    // The scripted endpoint's host is no provider the GenAI conventions name.
+    'gen_ai.provider.name': '_OTHER',
+    'server.address': 'model.test',
     'gen_ai.request.model': 'scripted-model',
     'gen_ai.usage.input_tokens': 10,
     'gen_ai.usage.output_tokens': 5,

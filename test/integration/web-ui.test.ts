@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { type Page, chromium } from 'playwright-core';
 import { BLOB_ENCODING } from '../../src/worker/large-payload-codec';
-import { isListening } from '../../src/worker/free-port';
+import { isListening } from '../../src/platform/free-port';
 import { assertCliBuilt, runCli, startCli } from '../support/cli-process';
 import { inCi } from '../support/in-ci';
 import { startScriptedModelServer } from '../support/scripted-model-server';

@@ -20,7 +20,7 @@ import {
 } from '../../src/shared/model-limiter';
 import { subAgentId } from '../../src/shared/sub-agents';
 import { DEFAULT_MAX_HISTORY_EVENTS, WORKFLOW_TASK_TIMEOUT_MS } from '../../src/shared/workflow-task-bounds';
-import { type RunningServer, startDevServer } from '../../src/worker/dev-server';
+import { type RunningServer, startDevServer } from '../../src/temporal-server/dev-server';
 import { NOCK_MODEL_URL, nockModel } from '../support/nock-model';
 import { useNockedHarness } from '../support/nocked-harness';
 import { echoTool } from '../support/test-tools';

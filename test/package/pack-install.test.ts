@@ -72,6 +72,7 @@ test('the tarball holds the built package and the files its commands run, withou
     expect.arrayContaining([
       'package.json',
       'README.md',
+      'LICENSE',
       WORKFLOW_BUNDLE,
       'dist/client/index.js',
       'dist/client/index.d.ts',

@@ -70,10 +70,15 @@ export class AcpTestClient {
       ).agent;
   }
 
-  async initialize() {
+  /** Initializes the connection; `notices`: the editor says it shows notices (`session.notices`). */
+  async initialize({ notices = false }: { notices?: boolean } = {}) {
     return this.agent.request(methods.agent.initialize, {
       protocolVersion: PROTOCOL_VERSION,
-      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      clientCapabilities: {
+        fs: { readTextFile: false, writeTextFile: false },
+        terminal: false,
+        ...(notices ? { session: { notices: {} } } : {}),
+      },
     });
   }
 

@@ -4,16 +4,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
-import { clusterFiles } from '../../src/worker/cluster/cluster-files';
+import { clusterFiles } from '../../src/temporal-server/cluster/cluster-files';
 import {
   DATABASE_ROLE,
   POSTGRES_MISSING,
   PostgresCluster,
   findPostgresBin,
   runningPostgres,
-} from '../../src/worker/cluster/postgres-cluster';
-import { postgresUser } from '../../src/worker/cluster/postgres-user';
-import { freePort, isListening } from '../../src/worker/free-port';
+} from '../../src/temporal-server/cluster/postgres-cluster';
+import { postgresUser } from '../../src/temporal-server/cluster/postgres-user';
+import { freePort, isListening } from '../../src/platform/free-port';
 import { inCi } from './in-ci';
 
 export const S3_TEST_CREDENTIALS = {
@@ -23,12 +23,12 @@ export const S3_TEST_CREDENTIALS = {
 
 /**
  * A real S3 server on 127.0.0.1 with `bucket` created, for the S3 blob store: versitygw (S3 over a
- * directory, built once from the Go module proxy by scripts/build-versitygw.mjs). Where it cannot be
+ * directory, built from the Go module proxy by the global setup, test-servers.ts). Where it cannot be
  * built (no Go), s3rver, a Node emulator, stands in, saying so; in CI that fails instead.
  */
 export async function startS3Server(bucket: string): Promise<{ endpoint: string; close(): Promise<void> }> {
   const directory = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-s3-'));
-  const versitygw = buildVersitygw();
+  const versitygw = builtVersitygw();
   const server = versitygw
     ? await startVersitygw(versitygw, directory)
     : await startS3rver(directory, 'versitygw cannot be built here (no Go)');
@@ -49,16 +49,24 @@ export async function startS3Server(bucket: string): Promise<{ endpoint: string;
   };
 }
 
-const BUILD_VERSITYGW = path.resolve(__dirname, '..', '..', 'scripts', 'build-versitygw.mjs');
+const VERSITYGW_SCRIPT = path.resolve(__dirname, '..', '..', 'scripts', 'build-versitygw.mjs');
 
-/** versitygw's path, built first if need be; undefined where Go is missing and it is not built. */
-function buildVersitygw(): string | undefined {
-  const missing = spawnSync(process.execPath, [BUILD_VERSITYGW, '--missing'], { encoding: 'utf8' });
-  if (missing.status !== 0) throw new Error(`${BUILD_VERSITYGW} --missing failed: ${missing.stderr}`);
-  if ((JSON.parse(missing.stdout) as string[]).length > 0) return undefined;
-  const built = spawnSync(process.execPath, [BUILD_VERSITYGW], { encoding: 'utf8', maxBuffer: 1024 * 1024 });
-  if (built.status !== 0) throw new Error(`${BUILD_VERSITYGW} failed: ${built.stderr}`);
-  return built.stdout.trim();
+/**
+ * versitygw's path, as the global setup built it; undefined where it cannot be built here (no Go).
+ * Never built here: a first build takes longer than the hook that asks may wait.
+ */
+function builtVersitygw(): string | undefined {
+  const script = (mode: string) => {
+    const result = spawnSync(process.execPath, [VERSITYGW_SCRIPT, mode], { encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`${VERSITYGW_SCRIPT} ${mode} failed: ${result.stderr}`);
+    return result.stdout.trim();
+  };
+  const program = script('--find');
+  if (program) return program;
+  if ((JSON.parse(script('--missing')) as string[]).length > 0) return undefined;
+  throw new Error(
+    `versitygw is not built: jest's global setup builds it before any test starts (test/support/test-servers.ts), and says why when it cannot`,
+  );
 }
 
 async function startVersitygw(program: string, directory: string) {

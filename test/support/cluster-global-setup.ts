@@ -2,7 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestCluster, stopTestCluster, whatClusterNeeds } from './test-cluster';
-import { exportTestRun, findTestTemporalCli, writeTestWorkflowBundle } from './test-run';
+import { exportTestRun, writeTestWorkflowBundle } from './test-run';
+import { prepareTestServers } from './test-servers';
 
 const log = (line: string) => console.log(`[cluster] ${line}`);
 
@@ -15,16 +16,14 @@ const log = (line: string) => console.log(`[cluster] ${line}`);
 export default async function clusterGlobalSetup(): Promise<void> {
   const missing = whatClusterNeeds('npm run test:cluster');
   if (missing) throw new Error(missing);
+  // What these tests run, built before the cluster starts: Go builds one at a time.
+  const { temporalCli } = await prepareTestServers(['temporal-server', 'temporal-cli'], console.log);
   const dir = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-test-cluster-'));
   process.env.TEST_CLUSTER_DIR = dir;
   try {
     // The cluster's start mostly waits on its processes; bundling meanwhile uses the other core.
-    const [address, bundlePath, cliPath] = await Promise.all([
-      startTestCluster(dir, log),
-      writeTestWorkflowBundle(),
-      findTestTemporalCli(),
-    ]);
-    await exportTestRun({ address, bundlePath, cliPath });
+    const [address, bundlePath] = await Promise.all([startTestCluster(dir, log), writeTestWorkflowBundle()]);
+    await exportTestRun({ address, bundlePath, cliPath: temporalCli });
     process.env.TEST_CLUSTER_ADDRESS = address;
   } catch (error) {
     // Jest runs no teardown after a failed setup.

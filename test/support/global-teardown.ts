@@ -1,4 +1,4 @@
-import type { RunningServer } from '../../src/worker/dev-server';
+import type { RunningServer } from '../../src/temporal-server/dev-server';
 import { removeTestRunFiles } from './test-run';
 
 export default async function globalTeardown(): Promise<void> {

@@ -32,6 +32,15 @@ interface ProviderFile {
   provider: string;
   text: { sse: string[]; expected: ExpectedText };
   toolCall: { sse: string[]; expected: ExpectedToolCall };
+  /** A refusal in the model's words, where the provider sends one. */
+  refusal?: { sse: string[]; expected: { refusal: string } };
+}
+
+/** The refusal stream `file` holds, as the wire carries it, and the words it must give. */
+export function providerRefusal(file: string): { sse: string; refusal: string } {
+  const doc = JSON.parse(readFileSync(path.join(DIR, file), 'utf8')) as ProviderFile;
+  if (!doc.refusal) throw new Error(`${file} holds no refusal stream`);
+  return { sse: sseBody(doc.refusal.sse), refusal: doc.refusal.expected.refusal };
 }
 
 /** Every recorded stream of test/fixtures/provider-streams: a text answer and a tool call per provider. */

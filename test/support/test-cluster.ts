@@ -1,8 +1,7 @@
-import { execFile, spawnSync } from 'node:child_process';
-import { promisify } from 'node:util';
-import { startCluster, stopCluster } from '../../src/worker/cluster/cluster';
-import { POSTGRES_MISSING, findPostgresBin } from '../../src/worker/cluster/postgres-cluster';
-import { BUILD_SCRIPT } from '../../src/worker/cluster/temporal-server-build';
+import { spawnSync } from 'node:child_process';
+import { startCluster, stopCluster } from '../../src/temporal-server/cluster/cluster';
+import { POSTGRES_MISSING, findPostgresBin } from '../../src/temporal-server/cluster/postgres-cluster';
+import { BUILD_SCRIPT } from '../../src/temporal-server/cluster/temporal-server-build';
 import { unclaimedPort } from './unclaimed-port';
 
 /**
@@ -17,11 +16,6 @@ export function whatClusterNeeds(what: string): string | undefined {
   return commands.length > 0
     ? `${what} builds the Temporal server with ${commands.join(' and ')}, which is missing (https://go.dev/dl/)`
     : undefined;
-}
-
-/** Builds the Temporal server into .tools when it is not there yet (about 4 minutes with Go); else returns at once. */
-export async function buildTemporalServer(): Promise<void> {
-  await promisify(execFile)(process.execPath, [BUILD_SCRIPT], { maxBuffer: 1024 * 1024 });
 }
 
 /** A cluster in `dir` with its frontend on a free port; returns the frontend's address. */

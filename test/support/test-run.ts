@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_TOOLS_DIR } from '../../src/platform/paths';
-import { findOrBuildTemporalCli } from '../../src/worker/temporal-cli';
+import { findOrBuildTemporalCli } from '../../src/temporal-server/temporal-cli';
 import { bundleAgentWorkflows } from '../../src/worker/workflow-bundle';
 
 /**
@@ -11,9 +11,12 @@ import { bundleAgentWorkflows } from '../../src/worker/workflow-bundle';
  * bundle and one blob directory, handed to tests through the environment.
  */
 
-/** The `temporal` CLI in .tools (built there when missing and Go is at hand), or undefined. */
-export function findTestTemporalCli(): Promise<string | undefined> {
-  return findOrBuildTemporalCli({ env: process.env, toolsDir: PROJECT_TOOLS_DIR, log: console.log });
+/**
+ * The `temporal` CLI in .tools (built there when missing and Go is at hand, saying so through
+ * `log`), or undefined.
+ */
+export function findTestTemporalCli(log: (line: string) => void = console.log): Promise<string | undefined> {
+  return findOrBuildTemporalCli({ env: process.env, toolsDir: PROJECT_TOOLS_DIR, log });
 }
 
 /** The workflow bundle, written for the run to share (bundling takes a while: do it once). */

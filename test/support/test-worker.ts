@@ -1,4 +1,4 @@
-import type { ModelWire } from '../../src/activities/model-wire';
+import type { ModelWire } from '../../src/activities/models/model-wire';
 import type { ModelApi } from '../../src/shared/model-api';
 import type { ModelPrices } from '../../src/shared/model-prices';
 import type { ApprovalPolicy } from '../../src/shared/approval-policy';

@@ -7,8 +7,8 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 
 /**
  * Temporal's time-skipping test server: the Java one from Maven Central, fetched by
- * scripts/fetch-test-server.mjs on first use (the SDK's own download needs the internet at large),
- * started by @temporalio/testing as an existing executable.
+ * scripts/fetch-test-server.mjs in the tests' global setup (test-servers.ts; the SDK's own download
+ * needs the internet at large), started by @temporalio/testing as an existing executable.
  */
 
 const FETCH_SCRIPT = path.resolve(__dirname, '..', '..', 'scripts', 'fetch-test-server.mjs');
@@ -24,9 +24,9 @@ export function missingCommands(): string[] {
   return JSON.parse(result.stdout) as string[];
 }
 
-/** A time-skipping environment on a server of its own (a free port), fetched first if need be. */
+/** A time-skipping environment on a server of its own (a free port). */
 export async function startTestServer(): Promise<TestWorkflowEnvironment> {
-  const executable = await fetchTestServer();
+  const executable = await fetchedTestServer();
   const start = () =>
     TestWorkflowEnvironment.createTimeSkipping({
       server: { executable: { type: 'existing-path', path: executable } },
@@ -48,18 +48,19 @@ export async function startTestServer(): Promise<TestWorkflowEnvironment> {
   }
 }
 
-async function fetchTestServer(): Promise<string> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [FETCH_SCRIPT], {
-      maxBuffer: 1024 * 1024,
-    });
-    // Said only when it fetched: where the server went.
-    if (stderr.trim()) console.log(stderr.trim());
-    return stdout.trim();
-  } catch (error) {
-    const stderr = (error as { stderr?: string }).stderr?.trim();
-    throw new Error(`could not fetch the time-skipping test server: ${stderr || String(error)}`);
+/**
+ * The server as the global setup fetched it. Never fetched here: a first fetch takes longer than
+ * the hook that asks may wait.
+ */
+async function fetchedTestServer(): Promise<string> {
+  const { stdout } = await promisify(execFile)(process.execPath, [FETCH_SCRIPT, '--find']);
+  const executable = stdout.trim();
+  if (!executable) {
+    throw new Error(
+      `the time-skipping test server is not fetched: jest's global setup fetches it before any test starts (test/support/test-servers.ts), and says why when it cannot`,
+    );
   }
+  return executable;
 }
 
 const serverLog = (executable: string) => path.join(path.dirname(executable), 'server.log');

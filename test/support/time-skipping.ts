@@ -50,7 +50,8 @@ export function describeWithTimeSkipping(
   }
   describe(name, () => {
     let harness: Harness | undefined;
-    // Generous for a first run, which fetches about 40 MB with mvn; later runs take a second or two.
+    // The server is fetched by the global setup; bundling (where no bundle was handed over) and a
+    // JVM's start on a busy machine still take a while.
     beforeAll(async () => {
       if (missing.length > 0) throw new Error(whatIsMissing(missing));
       quietRuntime();

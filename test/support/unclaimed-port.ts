@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { MAX_MEMBERSHIP_PORT, canBind } from '../../src/worker/cluster/cluster-ports';
-import { freePortExcept } from '../../src/worker/free-port';
+import { MAX_MEMBERSHIP_PORT, canBind } from '../../src/temporal-server/cluster/cluster-ports';
+import { freePortExcept } from '../../src/platform/free-port';
 
 /**
  * A free port that no other process is handed while this one has not bound it yet, as 7233 is on a

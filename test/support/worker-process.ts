@@ -1,7 +1,8 @@
 /**
  * A worker in its own process, so a test can SIGKILL it. Configured by environment:
  * TEST_TEMPORAL_ADDRESS, TEST_WORKFLOW_BUNDLE, TASK_QUEUE, OPENAI_BASE_URL, WORKSPACE, MARKER_DIR,
- * AGENT_DEPLOYMENT_NAME with AGENT_BUILD_ID for a versioned worker, AGENT_STICKY_QUEUE_TIMEOUT_MS, and
+ * AGENT_DEPLOYMENT_NAME with AGENT_BUILD_ID for a versioned worker, AGENT_STICKY_QUEUE_TIMEOUT_MS,
+ * WORKER_IDENTITY (a worker that says it runs on another machine: `<pid>@<host>` of another host), and
  * the fleet model limits (AGENT_MODEL_MAX_CONCURRENT, …), approver keys and the approval policy
  * (DURABLE_AGENT_APPROVER_KEYS, AGENT_APPROVAL_POLICY) as a worker reads them.
  */
@@ -97,6 +98,7 @@ async function main() {
     },
     ...(deployment ? { deployment } : {}),
     ...(stickyQueueTimeoutMs ? { stickyQueueTimeoutMs: Number(stickyQueueTimeoutMs) } : {}),
+    ...(process.env.WORKER_IDENTITY ? { identity: process.env.WORKER_IDENTITY } : {}),
   });
   const running = worker.run();
   process.stdout.write('ready\n');

@@ -1,4 +1,5 @@
 import { promptOf } from '../../src/acp/acp-agent';
+import { promptResponseOf, refusalNotice } from '../../src/acp/session-follower';
 import { toolCallView } from '../../src/acp/tool-call-view';
 
 const cwd = '/home/ann/project';
@@ -73,4 +74,29 @@ test('a prompt becomes one message: text as it is, embedded files quoted, links 
     mimeType: 'image/png',
   }));
   expect(() => promptOf(tooMany)).toThrow(/at most 8 images/);
+});
+
+test("a refused run ends the prompt turn with ACP's refusal, the provider's words in _meta and in the notice shown", () => {
+  const finished = {
+    type: 'run_finished' as const,
+    seq: 9,
+    at: 0,
+    run: 2,
+    messageIds: ['m'],
+    outcome: 'refused' as const,
+    answer: '',
+    refusal: 'Declined: it could enable cyber harm.',
+  };
+  expect(promptResponseOf(finished)).toEqual({
+    stopReason: 'refusal',
+    _meta: { 'durable-agent/refusal': 'Declined: it could enable cyber harm.' },
+  });
+  expect(refusalNotice(finished)).toContain(
+    "The model's provider refused to answer: Declined: it could enable cyber harm.",
+  );
+  const { refusal: _words, ...withoutWords } = finished;
+  expect(promptResponseOf(withoutWords)).toEqual({ stopReason: 'refusal' });
+  expect(promptResponseOf({ ...finished, outcome: 'answered', refusal: undefined })).toEqual({
+    stopReason: 'end_turn',
+  });
 });

@@ -9,7 +9,7 @@ import {
   agentPreloadModules,
   agentWorkflowsModule,
 } from '../../src/worker/combined-workflows';
-import { freePort } from '../../src/worker/free-port';
+import { freePort } from '../../src/platform/free-port';
 import { selectTools } from '../../src/worker/tool-selection';
 import { builtinTools } from '../../src/tools/builtin/builtin-tools';
 import { ToolRegistry } from '../../src/tools/registry';

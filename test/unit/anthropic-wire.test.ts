@@ -5,11 +5,15 @@ import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
 import type OpenAI from 'openai';
-import { toAnthropicMessages } from '../../src/activities/anthropic-messages';
-import { type AnthropicStreamEvent, assembleAnthropicStream } from '../../src/activities/anthropic-stream';
-import { anthropicWire } from '../../src/activities/anthropic-wire';
-import { classifyModelError, modelErrorKind } from '../../src/activities/model-errors';
-import type { PartialAnswer } from '../../src/activities/model-stream';
+import { toAnthropicMessages } from '../../src/activities/models/anthropic/anthropic-messages';
+import {
+  type AnthropicStreamEvent,
+  assembleAnthropicStream,
+} from '../../src/activities/models/anthropic/anthropic-stream';
+import { anthropicFailureOf } from '../../src/activities/models/anthropic/anthropic-failures';
+import { anthropicWire } from '../../src/activities/models/anthropic/anthropic-wire';
+import { classifyModelError, modelErrorKind } from '../../src/activities/models/model-failures';
+import type { PartialAnswer } from '../../src/activities/models/model-wire';
 import type { AssistantMessage, Message, ToolResultMessage } from '../../src/shared/messages';
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'anthropic-messages');
@@ -116,7 +120,7 @@ test('a tool loop of three calls: thinking goes back signed before its tool use,
     ];
     const partials: PartialAnswer[] = [];
     const call = () =>
-      wire({
+      wire.open({
         model: 'claude-sonnet-4-6',
         provider: 'openai',
         systemPrompt: 'You are terse.',
@@ -274,7 +278,7 @@ test('a tool loop of three calls: thinking goes back signed before its tool use,
 test('no system prompt, no tools and no thinking budget: none of them is sent', async () => {
   const model = await endpoint([fixture('tool-loop-3.sse')]);
   try {
-    await anthropicWire(model.client, { maxTokens: 1000 })({
+    await anthropicWire(model.client, { maxTokens: 1000 }).open({
       model: 'claude-haiku-4-5',
       provider: 'openai',
       messages: [{ role: 'user', content: 'hi', messageId: 'm', timestamp: 1 }],
@@ -301,7 +305,7 @@ test('no system prompt, no tools and no thinking budget: none of them is sent', 
 test('max_tokens leaves the answer room beyond a thinking budget as large as the limit', async () => {
   const model = await endpoint([fixture('tool-loop-3.sse')]);
   try {
-    await anthropicWire(model.client, { maxTokens: 2000, thinkingBudgetTokens: 16_000 })({
+    await anthropicWire(model.client, { maxTokens: 2000, thinkingBudgetTokens: 16_000 }).open({
       model: 'claude-haiku-4-5',
       provider: 'openai',
       messages: [{ role: 'user', content: 'hi', messageId: 'm', timestamp: 1 }],
@@ -326,22 +330,24 @@ test('an error event in the stream fails the call with the SDK error, classified
     'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n';
   const model = await endpoint([overloaded]);
   try {
-    const error = await anthropicWire(model.client)({
-      model: 'claude-sonnet-4-6',
-      provider: 'openai',
-      messages: [{ role: 'user', content: 'hi', messageId: 'm', timestamp: 1 }],
-      tools: [],
-    })(
-      new AbortController().signal,
-      () => {},
-      () => 1,
-    ).catch((caught: unknown) => caught);
+    const error = await anthropicWire(model.client)
+      .open({
+        model: 'claude-sonnet-4-6',
+        provider: 'openai',
+        messages: [{ role: 'user', content: 'hi', messageId: 'm', timestamp: 1 }],
+        tools: [],
+      })(
+        new AbortController().signal,
+        () => {},
+        () => 1,
+      )
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(Anthropic.APIError);
-    const failure = classifyModelError(error);
+    const failure = classifyModelError(error, anthropicFailureOf);
     expect(failure).toBeInstanceOf(ApplicationFailure);
     expect(failure).toMatchObject({ type: 'ModelUnavailable', nonRetryable: false });
     expect((failure as ApplicationFailure).message).toContain('Overloaded');
-    expect(modelErrorKind(error)).toBe('unavailable');
+    expect(modelErrorKind(error, anthropicFailureOf)).toBe('unavailable');
   } finally {
     await model.close();
   }
@@ -486,7 +492,7 @@ describe('assembleAnthropicStream', () => {
   test.each([
     ['max_tokens', 'length'],
     ['model_context_window_exceeded', 'length'],
-    ['refusal', 'contentFilter'],
+    ['refusal', 'refusal'],
     ['end_turn', 'stop'],
     ['stop_sequence', 'stop'],
   ])('stop reason %s is %s', async (reason, expected) => {
@@ -499,6 +505,58 @@ describe('assembleAnthropicStream', () => {
     ]);
     expect(message.stopReason).toBe(expected);
     expect(message.content).toEqual([{ type: 'text', text: 'Partial' }]);
+  });
+
+  test("a refusal keeps the text begun, stops for refusal, and says why in stop_details' words", async () => {
+    const events = fixture('refusal.sse')
+      .split('\n\n')
+      .flatMap((event) => {
+        const data = event.split('\n').find((line) => line.startsWith('data: '));
+        return data ? [JSON.parse(data.slice('data: '.length)) as AnthropicStreamEvent] : [];
+      });
+    const message = await assemble(events);
+    expect(message).toMatchObject({
+      content: [{ type: 'text', text: 'Here is how to' }],
+      stopReason: 'refusal',
+      refusal: 'This request was declined because it could enable cyber harm.',
+      usage: { inputTokens: 52, outputTokens: 6 },
+    });
+    // Without an explanation, the category it named; without details, no words at all.
+    const details = (stop_details: unknown): AnthropicStreamEvent[] => [
+      {
+        type: 'message_delta',
+        delta: { stop_reason: 'refusal', stop_sequence: null, stop_details },
+        usage: { output_tokens: 1 },
+      } as unknown as AnthropicStreamEvent,
+      { type: 'message_stop' },
+    ];
+    expect(
+      await assemble([start(), ...details({ type: 'refusal', category: 'bio', explanation: null })]),
+    ).toMatchObject({ stopReason: 'refusal', refusal: 'declined (bio)' });
+    const bare = await assemble([start(), ...details(null)]);
+    expect(bare.stopReason).toBe('refusal');
+    expect(bare).not.toHaveProperty('refusal');
+  });
+
+  test("a refusal's words are the provider's, bounded, and lose what a terminal would act on", async () => {
+    const hostile = `\u001b]0;pwned\u0007Declined.\u001b[2J${'x'.repeat(5_000)}`;
+    const message = await assemble([
+      start(),
+      {
+        type: 'message_delta',
+        delta: {
+          stop_reason: 'refusal',
+          stop_sequence: null,
+          stop_details: { type: 'refusal', category: null, explanation: hostile },
+        },
+        usage: { output_tokens: 1 },
+      } as unknown as AnthropicStreamEvent,
+      { type: 'message_stop' },
+    ]);
+    expect(message.refusal!.startsWith('Declined.xxx')).toBe(true);
+    expect(message.refusal).toHaveLength(2_001);
+    expect(message.refusal).not.toContain('\u001b');
+    expect(message.refusal).not.toContain('\u0007');
   });
 
   test('output tokens spent thinking are reasoning tokens; input totals in message_delta win', async () => {
@@ -644,6 +702,23 @@ describe('toAnthropicMessages', () => {
     });
   });
 
+  test('the cache mark goes on the last block that may carry one, never on thinking', () => {
+    // A turn that ends in thinking (cut at its limit while thinking): the API refuses a marked thinking block.
+    const [, turn] = toAnthropicMessages([
+      user('go'),
+      assistant([
+        { type: 'text', text: 'Before.' },
+        { type: 'thinking', thinking: 'signed', signature: 'sig' },
+        { type: 'thinking', thinking: '', redacted: 'opaque' },
+      ]),
+    ]);
+    expect(turn!.content).toEqual([
+      { type: 'text', text: 'Before.', cache_control: { type: 'ephemeral' } },
+      { type: 'thinking', thinking: 'signed', signature: 'sig' },
+      { type: 'redacted_thinking', data: 'opaque' },
+    ]);
+  });
+
   test('tool call ids the API would refuse are rewritten, the same for the call and its result', () => {
     const messages = toAnthropicMessages([
       user('go'),
@@ -690,7 +765,7 @@ describe('Anthropic SDK errors are classified like OpenAI’s', () => {
     );
 
   test.each([400, 401, 403, 404, 422])('status %i is a non-retryable ModelRequestRejected', (status) => {
-    const failure = classifyModelError(apiError(status));
+    const failure = classifyModelError(apiError(status), anthropicFailureOf);
     expect(failure).toBeInstanceOf(ApplicationFailure);
     expect(failure).toMatchObject({
       nonRetryable: true,
@@ -698,32 +773,35 @@ describe('Anthropic SDK errors are classified like OpenAI’s', () => {
       details: [{ status }],
     });
     expect((failure as ApplicationFailure).message).toContain('bad thing');
-    expect(modelErrorKind(apiError(status))).toBe('rejected');
+    expect(modelErrorKind(apiError(status), anthropicFailureOf)).toBe('rejected');
   });
 
   test.each([429, 500, 529])('status %i is a retryable ModelUnavailable', (status) => {
-    const failure = classifyModelError(apiError(status));
+    const failure = classifyModelError(apiError(status), anthropicFailureOf);
     expect(failure).toBeInstanceOf(ApplicationFailure);
     expect(failure).toMatchObject({ nonRetryable: false, type: 'ModelUnavailable', details: [{ status }] });
   });
 
   test('a 429 honours Retry-After and counts as rate limited; a 529 is unavailable', () => {
-    expect(classifyModelError(apiError(429, { 'retry-after': '12' }))).toMatchObject({
+    expect(classifyModelError(apiError(429, { 'retry-after': '12' }), anthropicFailureOf)).toMatchObject({
       nextRetryDelay: 12_000,
     });
-    expect(modelErrorKind(apiError(429))).toBe('rate_limited');
+    expect(modelErrorKind(apiError(429), anthropicFailureOf)).toBe('rate_limited');
     expect(apiError(529)).toBeInstanceOf(Anthropic.APIError);
-    expect(modelErrorKind(apiError(529))).toBe('unavailable');
+    expect(modelErrorKind(apiError(529), anthropicFailureOf)).toBe('unavailable');
   });
 
   test('a connection error is retryable; an abort is left alone', () => {
-    const failure = classifyModelError(new Anthropic.APIConnectionError({ message: 'ECONNREFUSED' }));
+    const failure = classifyModelError(
+      new Anthropic.APIConnectionError({ message: 'ECONNREFUSED' }),
+      anthropicFailureOf,
+    );
     expect(failure).toMatchObject({ nonRetryable: false, type: 'ModelUnavailable' });
     expect((failure as ApplicationFailure).message).toContain('ECONNREFUSED');
-    expect(modelErrorKind(new Anthropic.APIConnectionTimeoutError())).toBe('unavailable');
+    expect(modelErrorKind(new Anthropic.APIConnectionTimeoutError(), anthropicFailureOf)).toBe('unavailable');
     const abort = new Anthropic.APIUserAbortError();
-    expect(classifyModelError(abort)).toBe(abort);
-    expect(modelErrorKind(abort)).toBe('other');
+    expect(classifyModelError(abort, anthropicFailureOf)).toBe(abort);
+    expect(modelErrorKind(abort, anthropicFailureOf)).toBe('other');
   });
 
   test('a streamed error event: overloaded and rate limits are retryable, others left as they are', () => {
@@ -734,12 +812,12 @@ describe('Anthropic SDK errors are classified like OpenAI’s', () => {
         undefined,
         new Headers(),
       );
-    expect(classifyModelError(streamed('overloaded_error'))).toMatchObject({
+    expect(classifyModelError(streamed('overloaded_error'), anthropicFailureOf)).toMatchObject({
       type: 'ModelUnavailable',
       nonRetryable: false,
     });
-    expect(modelErrorKind(streamed('rate_limit_error'))).toBe('rate_limited');
+    expect(modelErrorKind(streamed('rate_limit_error'), anthropicFailureOf)).toBe('rate_limited');
     const other = streamed('invalid_request_error');
-    expect(classifyModelError(other)).toBe(other);
+    expect(classifyModelError(other, anthropicFailureOf)).toBe(other);
   });
 });

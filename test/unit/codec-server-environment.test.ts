@@ -1,4 +1,4 @@
-import { codecServerEnvironment } from '../../src/worker/ensure-server';
+import { codecServerEnvironment } from '../../src/cli/embedded-codec-server';
 
 test('the codec server gets the blob store and codec settings, never the worker’s other secrets', () => {
   const env = codecServerEnvironment(

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { DirectoryBlobStore } from '../../src/worker/blob-store';
-import { type RunningCodecServer, startCodecServer } from '../../src/worker/codec-server';
+import { type RunningCodecServer, startCodecServer } from '../../src/temporal-server/codec-server';
 import { BLOB_ENCODING, LargePayloadCodec } from '../../src/worker/large-payload-codec';
 
 const UI = 'http://127.0.0.1:8233';

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { claimDataFile } from '../../src/worker/data-file-claim';
+import { claimDataFile } from '../../src/temporal-server/data-file-claim';
 
 async function dataFile(): Promise<string> {
   return path.join(await mkdtemp(path.join(os.tmpdir(), 'claim-')), 'temporal.db');

@@ -1,4 +1,4 @@
-import { goEnvironment } from '../../src/worker/temporal-cli';
+import { goEnvironment } from '../../src/temporal-server/temporal-cli';
 
 test("go install, which builds the Temporal CLI, sees Go's and the network's settings but none of the worker's secrets", () => {
   expect(

@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import OpenAI from 'openai';
-import { classifyModelError, retryAfterOf } from '../../src/activities/model-errors';
+import { classifyModelError, retryAfterOf } from '../../src/activities/models/model-failures';
+import { openAiFailureOf } from '../../src/activities/models/openai/openai-failures';
 
 const apiError = (status: number, message = 'bad thing') =>
   OpenAI.APIError.generate(status, { error: { message } }, message, new Headers());
@@ -11,7 +12,7 @@ function asFailure(value: unknown): ApplicationFailure {
 }
 
 test.each([400, 401, 403, 404, 422])('status %i is a non-retryable ModelRequestRejected', (status) => {
-  const failure = asFailure(classifyModelError(apiError(status)));
+  const failure = asFailure(classifyModelError(apiError(status), openAiFailureOf));
   expect(failure.nonRetryable).toBe(true);
   expect(failure.type).toBe('ModelRequestRejected');
   expect(failure.message).toContain(String(status));
@@ -20,7 +21,7 @@ test.each([400, 401, 403, 404, 422])('status %i is a non-retryable ModelRequestR
 });
 
 test.each([408, 409, 429, 500, 502, 503, 504])('status %i is a retryable ModelUnavailable', (status) => {
-  const failure = asFailure(classifyModelError(apiError(status)));
+  const failure = asFailure(classifyModelError(apiError(status), openAiFailureOf));
   expect(failure.nonRetryable).toBe(false);
   expect(failure.type).toBe('ModelUnavailable');
   expect(failure.details).toEqual([{ status }]);
@@ -28,29 +29,29 @@ test.each([408, 409, 429, 500, 502, 503, 504])('status %i is a retryable ModelUn
 
 test('a plain APIError built with the constructor is classified too', () => {
   const error = new OpenAI.APIError(403, { error: { message: 'x' } }, 'x', new Headers());
-  expect(asFailure(classifyModelError(error)).nonRetryable).toBe(true);
+  expect(asFailure(classifyModelError(error, openAiFailureOf)).nonRetryable).toBe(true);
 });
 
 test('a connection error is retryable', () => {
   const error = new OpenAI.APIConnectionError({ message: 'ECONNREFUSED', cause: new Error('refused') });
-  const failure = asFailure(classifyModelError(error));
+  const failure = asFailure(classifyModelError(error, openAiFailureOf));
   expect(failure.nonRetryable).toBe(false);
   expect(failure.type).toBe('ModelUnavailable');
   expect(failure.message).toContain('ECONNREFUSED');
 });
 
 test('a connection timeout is retryable', () => {
-  const failure = asFailure(classifyModelError(new OpenAI.APIConnectionTimeoutError()));
+  const failure = asFailure(classifyModelError(new OpenAI.APIConnectionTimeoutError(), openAiFailureOf));
   expect(failure.nonRetryable).toBe(false);
   expect(failure.type).toBe('ModelUnavailable');
 });
 
 test('other errors are returned unchanged', () => {
   const plain = new Error('something else');
-  expect(classifyModelError(plain)).toBe(plain);
+  expect(classifyModelError(plain, openAiFailureOf)).toBe(plain);
   const abort = new OpenAI.APIUserAbortError();
-  expect(classifyModelError(abort)).toBe(abort);
-  expect(classifyModelError('a string')).toBe('a string');
+  expect(classifyModelError(abort, openAiFailureOf)).toBe(abort);
+  expect(classifyModelError('a string', openAiFailureOf)).toBe('a string');
 });
 
 test('a 429 with Retry-After waits that long before the next attempt; without it, the backoff applies', () => {
@@ -58,6 +59,7 @@ test('a 429 with Retry-After waits that long before the next attempt; without it
     asFailure(
       classifyModelError(
         OpenAI.APIError.generate(429, { error: { message: 'slow down' } }, 'slow down', new Headers(headers)),
+        openAiFailureOf,
       ),
     );
   expect(limited({ 'retry-after': '7' }).nextRetryDelay).toBe(7_000);

@@ -1,10 +1,10 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { assembleResponsesStream } from '../../src/activities/responses-stream';
+import { assembleResponsesStream } from '../../src/activities/models/openai/responses-stream';
 import { costOf, priceOf, pricedUsage } from '../../src/shared/model-prices';
 import { modelPricesFromEnv } from '../../src/worker/model-prices-settings';
-import { modelSettingsFromEnv } from '../../src/worker/model-settings';
+import { modelSettingsFromEnv } from '../../src/activities/models/model-settings';
 
 const PRICES = {
   'gpt-4.1': { input: 2, cachedInput: 0.5, output: 8 },

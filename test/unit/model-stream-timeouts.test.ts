@@ -4,7 +4,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import OpenAI from 'openai';
-import { streamedCompletion } from '../../src/activities/streamed-completion';
+import { chatCompletionsWire } from '../../src/activities/models/openai/chat-wire';
+import { streamedModelCall } from '../../src/activities/models/streamed-model-call';
 import { modelStreamTimeoutsFromEnv } from '../../src/worker/model-stream-timeouts-settings';
 
 const chunk = (delta: unknown, finish: string | null = null) =>
@@ -37,7 +38,16 @@ async function endpoint(pieces: Array<{ afterMs: number; text: string }>, end: b
 const call = (openai: OpenAI, timeouts: { firstTokenMs: number; idleMs: number }) =>
   new MockActivityEnvironment({ heartbeatTimeoutMs: 10_000 }, { logger: new DefaultLogger('ERROR') }).run(
     () =>
-      streamedCompletion(openai, { model: 'm', messages: [{ role: 'user', content: 'hi' }] }, { timeouts }),
+      streamedModelCall(
+        chatCompletionsWire(openai),
+        {
+          model: 'm',
+          provider: 'openai',
+          messages: [{ role: 'user', content: 'hi', messageId: 'm1', timestamp: 0 }],
+          tools: [],
+        },
+        { timeouts },
+      ),
   );
 
 test('an endpoint that accepts the request and sends no first token is given up on, to be tried again', async () => {

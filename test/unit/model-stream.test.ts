@@ -1,5 +1,6 @@
 import type OpenAI from 'openai';
-import { type PartialAnswer, assembleStream } from '../../src/activities/model-stream';
+import type { PartialAnswer } from '../../src/activities/models/model-wire';
+import { assembleStream } from '../../src/activities/models/openai/chat-stream';
 
 type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
 type Delta = Chunk['choices'][number]['delta'];

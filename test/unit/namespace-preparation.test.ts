@@ -1,7 +1,7 @@
 import type { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { SEARCH_ATTRIBUTE_TYPES } from '../../src/shared/search-attributes';
-import { prepareNamespace } from '../../src/worker/namespace-preparation';
+import { prepareNamespace } from '../../src/temporal-server/namespace-preparation';
 
 /** A frontend that has the namespace in its database but serves it only from the `servedAfter`th look. */
 function frontendLoadingNamespaces(servedAfter: number) {

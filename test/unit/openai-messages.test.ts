@@ -1,4 +1,4 @@
-import { toOpenAiMessages } from '../../src/activities/openai-messages';
+import { toOpenAiMessages } from '../../src/activities/models/openai/chat-messages';
 import type { AssistantMessage, Message, ToolResultMessage, UserMessage } from '../../src/shared/messages';
 
 const user = (content: string): UserMessage => ({ role: 'user', content, messageId: 'm1', timestamp: 1 });

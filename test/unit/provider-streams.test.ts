@@ -1,6 +1,7 @@
-import { assembleStream } from '../../src/activities/model-stream';
+import { assembleStream } from '../../src/activities/models/openai/chat-stream';
 import { textOf, thinkingOf, toolCallsOf } from '../../src/shared/messages';
-import { chunksOf, providerStreams } from '../support/provider-streams';
+import { toOpenAiMessages } from '../../src/activities/models/openai/chat-messages';
+import { chunksOf, providerRefusal, providerStreams } from '../support/provider-streams';
 
 async function* streamOf<T>(items: T[]): AsyncIterable<T> {
   for (const item of items) yield item;
@@ -47,3 +48,27 @@ describe.each(streams.map((stream) => [`${stream.file} ${stream.kind}`, stream] 
     });
   },
 );
+
+test("OpenAI's refusal: the call stops for refusal, in the model's words, none of them the answer's text", async () => {
+  const { sse, refusal } = providerRefusal('openai.json');
+  const message = await assemble(sse);
+  expect(message).toMatchObject({ stopReason: 'refusal', refusal, content: [] });
+  expect(message.usage).toMatchObject({ inputTokens: 25, outputTokens: 9 });
+  // Sent back, the model reads its refusal as what it answered.
+  expect(toOpenAiMessages([message])).toEqual([{ role: 'assistant', content: refusal }]);
+});
+
+test('a refusal beside tool calls is no refusal: the calls are the answer', async () => {
+  const chunk = (delta: unknown, finish: string | null = null) =>
+    `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  const message = await assemble(
+    chunk({ role: 'assistant', refusal: 'no' }) +
+      chunk(
+        { tool_calls: [{ index: 0, id: 'call_1', function: { name: 'read', arguments: '{}' } }] },
+        'tool_calls',
+      ) +
+      'data: [DONE]\n\n',
+  );
+  expect(message.stopReason).toBe('toolUse');
+  expect(message).not.toHaveProperty('refusal');
+});

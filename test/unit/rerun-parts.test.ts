@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseRerunArgs, rerunWorkspace } from '../../src/cli/commands/rerun';
 import { UsageError } from '../../src/cli/usage-error';
-import { evalCaseResult, evalReport } from '../../src/client/eval-report';
+import { evalCaseResult, evalMarkdown, evalReport } from '../../src/client/eval-report';
 import type { RerunReport } from '../../src/client/rerun';
 import { type Rerun, canonicalArguments } from '../../src/shared/rerun';
 import type { ToolCall } from '../../src/shared/messages';
@@ -131,4 +131,37 @@ test('an eval counts changes and tokens per conversation, and a failed rerun fai
     passed: 1,
     passRate: 0.5,
   });
+});
+
+test("an eval reports a rerun its model's provider refused as refused, with the provider's words, its check failed", () => {
+  const refused: RerunReport = {
+    conversationId: 'conv-r',
+    original: 'conv-a',
+    fromRun: 1,
+    variant: { tools: 'recorded' },
+    turns: [
+      {
+        run: 1,
+        messages: ['hi'],
+        original: { answer: 'old', toolCalls: [], tokens: { input: 10, output: 5 } },
+        rerun: {
+          answer: '',
+          toolCalls: [],
+          tokens: { input: 7, output: 1 },
+          ended: "refused by the model's provider: Declined.",
+          refused: true,
+        },
+        answerChanged: true,
+        toolsChanged: false,
+      },
+    ],
+  };
+  expect(evalCaseResult('a.json', 'conv-r', refused, '.*')).toMatchObject({
+    check: 'fail',
+    refused: true,
+    error: "refused by the model's provider: Declined.",
+  });
+  expect(evalMarkdown(evalReport([evalCaseResult('a.json', 'conv-r', refused, '.*')]))).toContain(
+    "| fail | refused by the model's provider: Declined. |",
+  );
 });

@@ -3,10 +3,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import OpenAI from 'openai';
-import type { PartialAnswer } from '../../src/activities/model-stream';
-import { responsesWire } from '../../src/activities/model-wire';
-import { toResponsesInput } from '../../src/activities/responses-input';
-import { assembleResponsesStream } from '../../src/activities/responses-stream';
+import type { PartialAnswer } from '../../src/activities/models/model-wire';
+import { responsesWire } from '../../src/activities/models/openai/responses-wire';
+import { toResponsesInput } from '../../src/activities/models/openai/responses-input';
+import { assembleResponsesStream } from '../../src/activities/models/openai/responses-stream';
 import type { AssistantMessage, Message, ToolResultMessage } from '../../src/shared/messages';
 
 // OpenAI's Responses API through a real `openai` client against a local server that streams the
@@ -94,7 +94,7 @@ test('a tool loop of three calls: each later request carries the earlier reasoni
     ];
     const partials: PartialAnswer[] = [];
     const ask = () =>
-      responsesWire(server.openai)({
+      responsesWire(server.openai).open({
         model: 'gpt-5-mini',
         provider: 'openai',
         systemPrompt: 'You read files for the user.',
@@ -453,6 +453,76 @@ test('reasoning, a preamble, more reasoning and a call keep the order the model 
   expect(input[2]).toMatchObject({ id: 'rs_b', encrypted_content: 'enc-rs_b' });
 });
 
+test('a call before reasoning and another call: the parts keep the output order, calls not gathered at the end', async () => {
+  const callDone = (id: string, index: number): StreamEvent => ({
+    type: 'response.output_item.done',
+    sequence_number: index,
+    output_index: index,
+    item: { type: 'function_call', id: `fc_${id}`, call_id: `call_${id}`, name: 'read', arguments: '{}' },
+  });
+  const answer = await assembleResponsesStream(
+    streamOf([
+      callDone('a', 0),
+      {
+        type: 'response.output_item.done',
+        sequence_number: 1,
+        output_index: 1,
+        item: { type: 'reasoning', id: 'rs_between', summary: [], encrypted_content: 'enc' },
+      },
+      callDone('b', 2),
+      completed({ status: 'completed' }),
+    ]),
+    () => {},
+    () => 7,
+  );
+  expect(answer.content.map((part) => (part.type === 'toolCall' ? part.id : part.type))).toEqual([
+    'call_a',
+    'thinking',
+    'call_b',
+  ]);
+});
+
+test("a refusal part ends the answer as refused, in the model's words; sent back without its reasoning", async () => {
+  const partials: PartialAnswer[] = [];
+  const refused = await assembleResponsesStream(
+    streamOf(eventsIn(fixture('refusal'))),
+    (partial) => partials.push(partial),
+    () => 7,
+  );
+  expect(refused).toMatchObject({
+    stopReason: 'refusal',
+    refusal: "I'm sorry, but I can't assist with that request.",
+    usage: { inputTokens: 31, outputTokens: 74, reasoningTokens: 64 },
+  });
+  // The refusal is not the answer's text.
+  expect(refused.content.map((part) => part.type)).toEqual(['thinking']);
+  expect(partials.every((partial) => partial.text === '')).toBe(true);
+
+  // The refusal's words from its deltas alone, when no done event came.
+  const deltasOnly = eventsIn(fixture('refusal')).filter(
+    (event) => event.type !== 'response.refusal.done' && event.type !== 'response.output_item.done',
+  );
+  expect(
+    await assembleResponsesStream(
+      streamOf(deltasOnly),
+      () => {},
+      () => 7,
+    ),
+  ).toMatchObject({ stopReason: 'refusal', refusal: "I'm sorry, but I can't assist with that request." });
+
+  // Its reasoning item cannot go back without the item that followed it: the refusal goes as words.
+  const input = toResponsesInput([
+    { role: 'user', content: 'Tell me how.', messageId: 'm1', timestamp: 1 },
+    refused,
+    { role: 'user', content: 'Something else, then.', messageId: 'm2', timestamp: 2 },
+  ]);
+  expect(input).toEqual([
+    { role: 'user', content: 'Tell me how.' },
+    { role: 'assistant', content: "I'm sorry, but I can't assist with that request." },
+    { role: 'user', content: 'Something else, then.' },
+  ]);
+});
+
 test('an answer cut at max_output_tokens keeps its text and stops for length; a filtered one for contentFilter', async () => {
   const cut = await assembleResponsesStream(
     streamOf(eventsIn(fixture('incomplete-max-output-tokens'))),
@@ -519,7 +589,7 @@ test('a failed response, or an error event, throws with the message the endpoint
   const server = await startResponsesServer([failed, errorEvent]);
   try {
     const call = () =>
-      responsesWire(server.openai)({ model: 'gpt-5-mini', provider: 'openai', messages: [], tools: [] })(
+      responsesWire(server.openai).open({ model: 'gpt-5-mini', provider: 'openai', messages: [], tools: [] })(
         new AbortController().signal,
         () => {},
         () => 7,

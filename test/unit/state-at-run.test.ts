@@ -4,7 +4,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import type { ExecutionHistory } from '../../src/history/build-timeline';
 import { formatStateAtRun } from '../../src/history/format-state-at-run';
-import { stateAtRun } from '../../src/history/state-at-run';
+import { type StateAtRun, stateAtRun } from '../../src/history/state-at-run';
 import { TranscriptAtRunError } from '../../src/history/transcript-at-run';
 
 // `history --at N`: a run from inside, taken from recorded histories (test/histories).
@@ -103,4 +103,67 @@ test('recorded: an approval mode set between runs, a message with an image, a fo
   ]);
   expect(JSON.stringify(results[0]!.content)).toContain('the recorded milk');
   expect(JSON.stringify(results[1]!.content)).toContain('not recorded');
+});
+
+test('model and tool text is shown without what a terminal acts on: escapes, a carriage return, C1 controls, bidi overrides, a sequence cut at the line end', () => {
+  const ESC = '\x1b';
+  const clipboard = `${ESC}]52;c;${'QUFB'.repeat(80)}\x07`;
+  const hostile = (words: string) => `${ESC}[2J${words}\rhidden\u202Eevil${ESC}[31m red\x9b1m`;
+  const state: StateAtRun = {
+    conversationId: 'conv',
+    run: 1,
+    runs: 1,
+    runId: 'run-1',
+    options: { systemPrompt: 'be \u202Ekind' },
+    modelCalls: [
+      {
+        iteration: 1,
+        execution: 1,
+        eventId: 5,
+        outcome: 'completed',
+        model: `model${ESC}]0;title\x07`,
+        toolNames: ['read'],
+        messages: [
+          { role: 'user', content: hostile('Read it'), messageId: 'm1', timestamp: 0 },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'text', text: hostile('Reading') },
+              { type: 'toolCall', id: 'call_1', name: 'read', arguments: `{"path":"a${ESC}[8mb"}` },
+            ],
+            stopReason: 'toolUse',
+            model: 'm',
+            timestamp: 0,
+          },
+          {
+            role: 'toolResult',
+            toolCallId: 'call_1',
+            toolName: 'read',
+            content: [{ type: 'text', text: `${clipboard}file text` }],
+            isError: false,
+            timestamp: 0,
+          },
+        ],
+        answer: {
+          role: 'assistant',
+          // The clipboard write crosses the point where the line is cut.
+          content: [{ type: 'text', text: `${'x'.repeat(150)}${clipboard} done` }],
+          stopReason: 'stop',
+          model: 'm',
+          timestamp: 0,
+        },
+      },
+    ],
+    approvals: [{ toolCallId: 'call_1', toolName: 'read', decision: 'allow_once', by: `alice${ESC}[2K` }],
+  };
+  const text = formatStateAtRun(state);
+  for (const unprintable of [ESC, '\r', '\u202E', '\x9b', '\x07']) expect(text).not.toContain(unprintable);
+  expect(text).not.toContain('52;c;');
+  expect(text).not.toContain('QUFB');
+  expect(text).toContain('  [1] user: Read it hiddenevil red1m');
+  expect(text).toContain('  [2] assistant: Reading hiddenevil red1m [calls read {"path":"ab"}]');
+  expect(text).toContain('  [3] tool read: file text');
+  expect(text).toContain(`  → assistant: ${'x'.repeat(150)} done`);
+  expect(text).toContain('Model call 1 (model, completed');
+  expect(text).toContain('  call_1 (read): allow_once by alice');
 });

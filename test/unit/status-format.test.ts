@@ -237,3 +237,16 @@ test('a model call that is being tried again shows its attempt, the last error a
     '  the model call failed (the model endpoint answered 503: overloaded); trying again: attempt 4, until 2025-03-01T10:35:00.000Z',
   );
 });
+
+test("how the latest run ended: a refused one with the provider's words, one without words saying so", () => {
+  const ended = (lastRun: NonNullable<Parameters<typeof formatStatus>[0]['summary']>['lastRun']) =>
+    formatStatus({ execution, summary: { ...summary, lastRun }, pendingApprovals: [] }).split('\n');
+  expect(ended({ run: 2, outcome: 'answered' })).toContain('  last run 2: answered');
+  expect(ended({ run: 2, outcome: 'budget_exhausted' })).toContain('  last run 2: budget exhausted');
+  expect(ended({ run: 3, outcome: 'refused', refusal: 'Declined: it could enable cyber harm.' })).toContain(
+    "  last run 3: refused by the model's provider: Declined: it could enable cyber harm.",
+  );
+  expect(ended({ run: 3, outcome: 'refused' })).toContain(
+    "  last run 3: refused by the model's provider (it gave no reason)",
+  );
+});

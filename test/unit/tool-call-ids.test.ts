@@ -1,5 +1,6 @@
-import { withProviderToolCallIds, withUniqueToolCallIds } from '../../src/activities/tool-call-ids';
-import { toOpenAiMessages } from '../../src/activities/openai-messages';
+import { withUniqueToolCallIds } from '../../src/activities/tool-call-ids';
+import { withProviderToolCallIds } from '../../src/activities/models/openai/chat-tool-call-ids';
+import { toOpenAiMessages } from '../../src/activities/models/openai/chat-messages';
 import type { AssistantMessage, Message, ToolCall } from '../../src/shared/messages';
 
 const FRESH_ID = /^call_[0-9a-f]{24}$/;

@@ -1,13 +1,13 @@
 import { chmod, mkdir } from 'node:fs/promises';
 import { Client } from 'pg';
-import { clusterFiles } from '../../../src/worker/cluster/cluster-files';
+import { clusterFiles } from '../../../src/temporal-server/cluster/cluster-files';
 import {
   DATABASE_ROLE,
   POSTGRES_MISSING,
   PostgresCluster,
   findPostgresBin,
-} from '../../../src/worker/cluster/postgres-cluster';
-import { postgresUser } from '../../../src/worker/cluster/postgres-user';
+} from '../../../src/temporal-server/cluster/postgres-cluster';
+import { postgresUser } from '../../../src/temporal-server/cluster/postgres-user';
 import { scratchDir } from '../scratch';
 import { stopWithTheRun } from '../server';
 import { freePort } from './free-port';
@@ -24,7 +24,7 @@ export interface BenchPostgres {
 /**
  * Starts PostgreSQL from the system's package: `initdb` into a scratch directory, TCP on a free
  * loopback port only, PostgreSQL's defaults otherwise (fsync, synchronous_commit and
- * full_page_writes on), as `durable-agent cluster` runs it (src/worker/cluster).
+ * full_page_writes on), as `durable-agent cluster` runs it (src/temporal-server/cluster).
  */
 export async function startBenchPostgres(log: (line: string) => void): Promise<BenchPostgres> {
   const bin = findPostgresBin(process.env);

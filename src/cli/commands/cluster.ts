@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { ClusterStatus } from '../../worker/cluster/cluster';
+import type { ClusterStatus } from '../../temporal-server/cluster/cluster';
 import { type Cleanups, log } from '../cleanups';
 import { namedPositionals, parseCommandArgs, positiveInteger } from '../parse-command-args';
 import { UsageError } from '../usage-error';
@@ -39,8 +39,8 @@ export function parseClusterArgs(args: string[], defaultDir: string): ClusterArg
  * so `TEMPORAL_ADDRESS=$(durable-agent cluster start)` works; `status` exits 1 when a part is down.
  */
 export async function clusterCommand(args: string[], _cleanups: Cleanups): Promise<number> {
-  const cluster = await import('../../worker/cluster/cluster');
-  const { defaultClusterDir } = await import('../../worker/cluster/cluster-files');
+  const cluster = await import('../../temporal-server/cluster/cluster');
+  const { defaultClusterDir } = await import('../../temporal-server/cluster/cluster-files');
   const parsed = parseClusterArgs(args, defaultClusterDir(process.env));
   const options = { dir: parsed.dir, env: process.env, log };
   switch (parsed.action) {

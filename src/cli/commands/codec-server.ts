@@ -19,9 +19,9 @@ export async function codecServerCommand(args: string[], cleanups: Cleanups): Pr
     },
   });
   const [{ startCodecServer }, { agentDataConverter }, { embeddedServerSettings }] = await Promise.all([
-    import('../../worker/codec-server'),
+    import('../../temporal-server/codec-server'),
     import('../../worker/data-converter'),
-    import('../../worker/ensure-server'),
+    import('../../temporal-server/ensure-server'),
   ]);
   const embedded = embeddedServerSettings(process.env);
   const port = values.port !== undefined ? Number(values.port) : embedded.codecPort;

@@ -9,7 +9,10 @@ export async function serverCommand(args: string[], cleanups: Cleanups): Promise
     args,
     options: { port: { type: 'string' }, 'ui-port': { type: 'string' }, db: { type: 'string' } },
   });
-  const { embeddedServerSettings, startEmbeddedServer } = await import('../../worker/ensure-server');
+  const [{ embeddedServerSettings, startEmbeddedServer }, { startCodecServerFor }] = await Promise.all([
+    import('../../temporal-server/ensure-server'),
+    import('../embedded-codec-server'),
+  ]);
   const env = {
     ...process.env,
     ...(values.port ? { DURABLE_AGENT_SERVER_PORT: values.port } : {}),
@@ -17,7 +20,9 @@ export async function serverCommand(args: string[], cleanups: Cleanups): Promise
   };
   const embedded = embeddedServerSettings(env);
   if (values.db) embedded.dbFile = path.resolve(values.db);
-  const server = await startEmbeddedServer(embedded, connectionSettingsFromEnv(env).namespace, env, log);
+  const server = await startEmbeddedServer(embedded, connectionSettingsFromEnv(env).namespace, log, (pid) =>
+    startCodecServerFor(pid, embedded, env),
+  );
   cleanups.last(() => server.stop());
   log(`Temporal server ready on ${server.address}; Ctrl-C stops it`);
   await new Promise(() => {});

@@ -4,7 +4,8 @@ import type { BudgetPause, BudgetStatus, BudgetUsage } from '../../shared/budget
 import type { DailySpent } from '../../shared/daily-budget';
 import { budgetPauseWords, dailyBudgetPauseWords, usdWords } from '../../client/budget-words';
 import { RAISE_FLAGS } from '../raise-flags';
-import type { ConversationStatusSummary } from '../../shared/conversation-api';
+import type { ConversationStatusSummary, LastRunSummary } from '../../shared/conversation-api';
+import { oneLine } from '../../shared/one-line';
 import type { ConversationExecution } from '../../client/agent-client';
 import { approveCommandLine } from '../approval-choices';
 import type { AgentEvent } from '../../shared/events';
@@ -15,7 +16,7 @@ import { modelRetryWords } from '../../client/event-line';
 import { connectAgent } from '../connect-agent';
 import { conversationIdArg, namedPositionals, parseCommandArgs } from '../parse-command-args';
 import { printable, withUnprintableShown } from '../../shared/printable-text';
-import { noWorkerFor } from '../worker-presence';
+import { listedPollers, noWorkerFor, sayingWhenSlow, unansweredWords } from '../worker-presence';
 
 export interface StatusArgs {
   conversationId: string;
@@ -45,6 +46,12 @@ export interface StatusReport {
   disabledTools?: DisabledTool[];
 }
 
+/**
+ * How long a running conversation's worker may take to answer before `status` says that none has:
+ * a live worker answers in milliseconds, a dead one's question waits for the server's timeout.
+ */
+const UNANSWERED_NOTE_MS = 3_000;
+
 /** Arguments shown on the status line; the rest (whole) with --json. */
 const STATUS_ARGUMENTS_CHARS = 200;
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
@@ -63,6 +70,7 @@ export function formatStatus(report: StatusReport): string {
     `  started ${execution.startTime.toISOString()} on task queue ${execution.taskQueue}`,
     `  ${plural(summary.runCount, 'run')}, ${plural(summary.transcriptLength, 'message')}, ${plural(summary.queuedMessages, 'queued message')}, last event #${summary.lastSeq}`,
   ];
+  if (summary.lastRun) lines.push(`  ${lastRunWords(summary.lastRun)}`);
   if (summary.forkedFrom) {
     const { conversationId, runId, atRun } = summary.forkedFrom;
     lines.push(`  forked from ${conversationId} at run ${atRun}${runId ? ` (execution ${runId})` : ''}`);
@@ -106,6 +114,12 @@ export function formatStatus(report: StatusReport): string {
     lines.push('  no tool call is waiting for approval');
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** `last run 3: answered`, or refused with the provider's words. */
+function lastRunWords({ run, outcome, refusal }: LastRunSummary): string {
+  if (outcome !== 'refused') return `last run ${run}: ${outcome.replace(/_/g, ' ')}`;
+  return `last run ${run}: refused by the model's provider${refusal ? `: ${oneLine(refusal, 400)}` : ' (it gave no reason)'}`;
 }
 
 /** `1200 tokens (800 cached, 40 reasoning), 3 tool calls, $0.0123`: the parts a provider reported. */
@@ -163,11 +177,24 @@ export async function statusCommand(args: string[], cleanups: Cleanups): Promise
     let events: AgentEvent[];
     try {
       if (unanswered) throw new Error(unanswered);
-      [report.summary, report.pendingApprovals, events] = await Promise.all([
-        agent.status(status.conversationId),
-        agent.pendingApprovals(status.conversationId),
-        agent.events(status.conversationId),
-      ]);
+      const asked = Date.now();
+      [report.summary, report.pendingApprovals, events] = await sayingWhenSlow(
+        Promise.all([
+          agent.status(status.conversationId),
+          agent.pendingApprovals(status.conversationId),
+          agent.events(status.conversationId),
+        ]),
+        UNANSWERED_NOTE_MS,
+        async () =>
+          unansweredWords({
+            conversationId: status.conversationId,
+            taskQueue: execution.taskQueue,
+            waitedMs: Date.now() - asked,
+            pollers: await listedPollers(client, settings.namespace, execution.taskQueue),
+            nowMs: Date.now(),
+          }),
+        log,
+      );
     } catch (error) {
       // Only a worker answers what a running conversation is doing; the server alone knows that it runs.
       log(

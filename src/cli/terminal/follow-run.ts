@@ -127,16 +127,22 @@ export function reportRunEnd(conversationId: string, followed: FollowedRun, json
     if (!json && !followed.answerShown) process.stdout.write(`${printable(event.answer)}\n`);
     return 0;
   }
-  if (!json) {
-    log(
-      event.outcome === 'aborted'
-        ? 'run aborted; the conversation takes the next message'
-        : event.outcome === 'budget_exhausted'
-          ? 'run stopped at its budget (see above); the conversation takes the next message'
-          : `run ended without an answer (${event.outcome}); see the error above`,
-    );
-  }
+  if (!json) log(noAnswerWords(event));
   return 1;
+}
+
+/** Why a finished run has no answer, as the terminal says it. */
+function noAnswerWords(event: Extract<AgentEvent, { type: 'run_finished' }>): string {
+  switch (event.outcome) {
+    case 'aborted':
+      return 'run aborted; the conversation takes the next message';
+    case 'budget_exhausted':
+      return 'run stopped at its budget (see above); the conversation takes the next message';
+    case 'refused':
+      return `the model's provider refused to answer${event.refusal ? `: ${printable(event.refusal)}` : ' (it gave no reason)'}; the conversation takes the next message`;
+    default:
+      return `run ended without an answer (${event.outcome}); see the error above`;
+  }
 }
 
 type ApprovalEvent = Extract<AgentEvent, { type: 'approval_requested' | 'approval_decided' }>;

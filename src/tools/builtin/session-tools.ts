@@ -27,8 +27,21 @@ const MAX_SCANNED = 200;
  * agent's conversations. One out of reach is reported exactly as one that does not exist.
  */
 export function createSessionTools(directory: SessionDirectory): AgentTool[] {
-  const reachable = (sessionId: string, context: ToolContext) => inScope(directory, sessionId, context);
-  const sessionsList = defineTool({
+  const reachable: Reachable = (sessionId, context) => inScope(directory, sessionId, context);
+  return [
+    sessionsListTool(directory, reachable),
+    sessionStatusTool(directory, reachable),
+    sessionsHistoryTool(directory, reachable),
+    sessionsSendTool(directory, reachable),
+  ] as AgentTool[];
+}
+
+/** Whether the calling conversation may see or message `sessionId` (see `inScope`). */
+type Reachable = (sessionId: string, context: ToolContext) => Promise<boolean>;
+
+/** `sessions_list`: the open sessions the caller may reach, newest first. */
+function sessionsListTool(directory: SessionDirectory, reachable: Reachable) {
+  return defineTool({
     name: 'sessions_list',
     label: 'List sessions',
     description:
@@ -63,8 +76,11 @@ export function createSessionTools(directory: SessionDirectory): AgentTool[] {
       });
     },
   });
+}
 
-  const sessionStatus = defineTool({
+/** `session_status`: a session's state, the caller's own by default. */
+function sessionStatusTool(directory: SessionDirectory, reachable: Reachable) {
+  return defineTool({
     name: 'session_status',
     label: 'Session status',
     description:
@@ -85,8 +101,11 @@ export function createSessionTools(directory: SessionDirectory): AgentTool[] {
       });
     },
   });
+}
 
-  const sessionsHistory = defineTool({
+/** `sessions_history`: the last messages of a session's transcript, each cut. */
+function sessionsHistoryTool(directory: SessionDirectory, reachable: Reachable) {
+  return defineTool({
     name: 'sessions_history',
     label: 'Session history',
     description: `The last messages of a session's transcript: user messages and answers (each cut at ${HISTORY_TEXT_CHARS} characters), tool results only with include_tools.`,
@@ -119,8 +138,11 @@ export function createSessionTools(directory: SessionDirectory): AgentTool[] {
       return jsonResult({ sessionId, transcriptLength: history.transcriptLength, messages });
     },
   });
+}
 
-  const sessionsSend = defineTool({
+/** `sessions_send`: a user message to another session, and with `wait_seconds` its answer. */
+function sessionsSendTool(directory: SessionDirectory, reachable: Reachable) {
+  return defineTool({
     name: 'sessions_send',
     label: 'Message a session',
     description: `Send a message to another open session, as a user message it will answer in its own run. It must exist already (sessions_list); a session cannot message itself. With wait_seconds, waits up to that long (at most ${MAX_WAIT_S}) for its answer.`,
@@ -185,8 +207,6 @@ export function createSessionTools(directory: SessionDirectory): AgentTool[] {
       });
     },
   });
-
-  return [sessionsList, sessionStatus, sessionsHistory, sessionsSend] as AgentTool[];
 }
 
 function validSessionId(sessionId: string): string {
@@ -217,7 +237,7 @@ async function inScope(
 async function reach<T>(
   sessionId: string,
   context: ToolContext,
-  reachable: (sessionId: string, context: ToolContext) => Promise<boolean>,
+  reachable: Reachable,
   call: () => Promise<T>,
 ): Promise<T> {
   try {

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { isListening } from '../free-port';
+import { isListening } from '../../platform/free-port';
 import { serviceEnvironment } from './cluster-config';
 import { type ClusterFiles, clusterFiles } from './cluster-files';
 import { type FrontendHealth, frontendHealth, prepareClusterNamespace } from './cluster-frontend';

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { MAX_MEMBERSHIP_PORT, canBind, choosePort } from './cluster/cluster-ports';
 import { TEMPORAL_SERVICES, type TemporalService } from './cluster/temporal-services';
-import { freePortExcept } from './free-port';
+import { freePortExcept } from '../platform/free-port';
 
 type MembershipPorts = Record<TemporalService, number>;
 

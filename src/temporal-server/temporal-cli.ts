@@ -32,7 +32,7 @@ export async function findOrBuildTemporalCli({ env, toolsDir, log }: CliLookup):
   if (!(await commandExists('go', env))) return undefined;
 
   log(
-    `Building the Temporal CLI (go install ${TEMPORAL_CLI_MODULE}); this happens once and takes a few minutes.`,
+    `Building the Temporal CLI (go install ${TEMPORAL_CLI_MODULE}) into ${toolsDir}; once, minutes (many more without a warm Go cache).`,
   );
   await mkdir(path.join(toolsDir, 'bin'), { recursive: true });
   // Build into a scratch directory and rename, so a concurrent or interrupted build never leaves half a binary.

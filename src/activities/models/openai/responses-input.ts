@@ -1,6 +1,6 @@
 import type OpenAI from 'openai';
-import type { ImageContent, TextContent } from '../shared/content';
-import type { AssistantMessage, Message, ToolResultMessage, UserMessage } from '../shared/messages';
+import type { ImageContent, TextContent } from '../../../shared/content';
+import type { AssistantMessage, Message, ToolResultMessage, UserMessage } from '../../../shared/messages';
 
 type InputItem = OpenAI.Responses.ResponseInputItem;
 
@@ -35,12 +35,18 @@ function userItem(message: UserMessage): InputItem {
   };
 }
 
+/**
+ * An assistant turn's items. A refused turn goes back without its reasoning (whose following
+ * refusal item is not kept, and a reasoning item is refused without it), its refusal as the
+ * assistant's words.
+ */
 function assistantItems(message: AssistantMessage): InputItem[] {
   const items: InputItem[] = [];
+  const refused = message.stopReason === 'refusal';
   for (const part of message.content) {
     if (part.type === 'thinking') {
       // Only reasoning the Responses API itself produced goes back; other providers' thinking cannot.
-      if (!part.reasoningItem) continue;
+      if (!part.reasoningItem || refused) continue;
       items.push({
         type: 'reasoning',
         id: part.reasoningItem.id,
@@ -55,6 +61,7 @@ function assistantItems(message: AssistantMessage): InputItem[] {
       items.push({ type: 'function_call', call_id: part.id, name: part.name, arguments: part.arguments });
     }
   }
+  if (refused && message.refusal) items.push({ role: 'assistant', content: message.refusal });
   return items;
 }
 

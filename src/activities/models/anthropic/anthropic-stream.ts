@@ -1,7 +1,8 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { ThinkingContent } from '../shared/content';
-import type { AssistantMessage, ToolCall, Usage } from '../shared/messages';
-import type { PartialAnswer } from './model-stream';
+import type { ThinkingContent } from '../../../shared/content';
+import type { AssistantMessage, ToolCall, Usage } from '../../../shared/messages';
+import type { PartialAnswer } from '../model-wire';
+import { refusalWords } from '../refusal';
 
 /**
  * An event of a Messages API stream. The SDK drops `ping` and throws on `error` itself; both are
@@ -22,7 +23,8 @@ type Gathered =
 
 /**
  * Assembles a streamed Messages API answer: thinking (with its signature, or redacted) first, in
- * the order it came, then the text, then the tool calls. Throws on an `error` event, and when the
+ * the order it came, then the text, then the tool calls; a `refusal` stop with the explanation its
+ * `stop_details` gave (or, without one, the policy category it named). Throws on an `error` event, and when the
  * stream ends before `message_stop` (a dropped connection, or an abort the SDK ends quietly): the
  * answer is incomplete either way.
  */
@@ -34,6 +36,7 @@ export async function assembleAnthropicStream(
   const blocks = new Map<number, Gathered>();
   let model = '';
   let stopReason: Anthropic.StopReason | null = null;
+  let stopDetails: Anthropic.RefusalStopDetails | null = null;
   let usage: Anthropic.Usage | undefined;
   let delta: Anthropic.MessageDeltaUsage | undefined;
   let text = '';
@@ -74,6 +77,7 @@ export async function assembleAnthropicStream(
       }
       case 'message_delta':
         stopReason = event.delta.stop_reason ?? stopReason;
+        stopDetails = event.delta.stop_details ?? stopDetails;
         delta = event.usage;
         break;
       case 'message_stop':
@@ -98,10 +102,23 @@ export async function assembleAnthropicStream(
       ...ordered.flatMap(toolCallOf),
     ],
     stopReason: stopReasonOf(stopReason),
+    ...refusalOf(stopReason, stopDetails),
     model,
     ...(usage ? { usage: usageOf(usage, delta) } : {}),
     timestamp: now(),
   };
+}
+
+/** Why a refused answer was refused: the explanation, else the category; nothing for an answer not refused. */
+function refusalOf(
+  reason: Anthropic.StopReason | null,
+  details: Anthropic.RefusalStopDetails | null,
+): { refusal?: string } {
+  if (reason !== 'refusal' || !details) return {};
+  const refusal = refusalWords(
+    details.explanation ?? (details.category ? `declined (${details.category})` : undefined),
+  );
+  return refusal !== undefined ? { refusal } : {};
 }
 
 function gatheredOf(block: Anthropic.RawContentBlockStartEvent['content_block']): Gathered {
@@ -169,7 +186,7 @@ function stopReasonOf(reason: Anthropic.StopReason | null): AssistantMessage['st
     case 'model_context_window_exceeded':
       return 'length';
     case 'refusal':
-      return 'contentFilter';
+      return 'refusal';
     default:
       return 'stop';
   }

@@ -1,12 +1,8 @@
-import { spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
 import path from 'node:path';
 import type { ConnectionSettings } from '../shared/connection-settings';
-import { childEnvironment } from '../tools/exec/child-environment';
 import { claimDataFile } from './data-file-claim';
-import { dataConverterVariables } from './data-converter';
 import { type RunningServer, startDevServer } from './dev-server';
-import { isListening } from './free-port';
+import { isListening } from '../platform/free-port';
 import { dataDir, ensurePrivateDirectory } from '../platform/paths';
 
 export interface EnsuredServer {
@@ -46,13 +42,14 @@ export async function ensureTemporalServer(
   settings: ConnectionSettings,
   env: NodeJS.ProcessEnv,
   log: (line: string) => void,
+  alongside?: ServerCompanions,
 ): Promise<EnsuredServer> {
   if (settings.address) return { address: settings.address };
   const embedded = embeddedServerSettings(env);
   const address = `127.0.0.1:${embedded.port}`;
   if (await isListening('127.0.0.1', embedded.port)) return { address };
   try {
-    const server = await startEmbeddedServer(embedded, settings.namespace, env, log);
+    const server = await startEmbeddedServer(embedded, settings.namespace, log, alongside);
     return { address: server.address, embedded: server };
   } catch (error) {
     // Another process started it meanwhile.
@@ -64,11 +61,17 @@ export async function ensureTemporalServer(
 /** The data file's server answers already: use it rather than start another on the same file. */
 export class AlreadyServed extends Error {}
 
+/**
+ * What lives as long as a server this process started does, started once it serves, with the
+ * server's process id (the CLI starts the Web UI's codec server here, which may outlive the CLI).
+ */
+export type ServerCompanions = (serverPid: number, embedded: EmbeddedServerSettings) => void;
+
 export async function startEmbeddedServer(
   embedded: EmbeddedServerSettings,
   namespace: string,
-  env: NodeJS.ProcessEnv,
   log: (line: string) => void,
+  alongside?: ServerCompanions,
 ): Promise<RunningServer> {
   ensurePrivateDirectory(path.dirname(embedded.dbFile));
   const claim = await claimDataFile(embedded.dbFile, {
@@ -101,12 +104,7 @@ export async function startEmbeddedServer(
   }
   if (server.pid !== undefined) {
     claim.recordServer(server.pid);
-    startCodecServerFor(
-      server.pid,
-      embedded,
-      env,
-      path.join(path.dirname(embedded.dbFile), 'codec-server.log'),
-    );
+    alongside?.(server.pid, embedded);
   }
   return {
     ...server,
@@ -116,51 +114,5 @@ export async function startEmbeddedServer(
       await server.stop();
       claim.release();
     },
-  };
-}
-
-/**
- * The Web UI's codec server, in a process of its own that lives as long as the server does (which
- * may outlive this process). If one already listens on the port, the new one exits at once.
- */
-function startCodecServerFor(
-  serverPid: number,
-  embedded: EmbeddedServerSettings,
-  env: NodeJS.ProcessEnv,
-  logFile: string,
-): void {
-  // Under a TypeScript loader (tests) the CLI is its source; built, it is the JavaScript beside this file.
-  const cli = path.join(__dirname, '..', 'cli', __filename.endsWith('.ts') ? 'cli.ts' : 'cli.js');
-  const loader = __filename.endsWith('.ts') ? ['--import', 'tsx'] : [];
-  const out = openSync(logFile, 'a', 0o600);
-  const child = spawn(
-    process.execPath,
-    [...loader, cli, 'codec-server', '--port', String(embedded.codecPort), '--exit-with', String(serverPid)],
-    {
-      env: codecServerEnvironment(env, embedded),
-      detached: true,
-      stdio: ['ignore', out, out],
-    },
-  );
-  closeSync(out);
-  child.unref();
-}
-
-/**
- * What the codec server is given of this process's environment: what a shell needs, the payload
- * codec's and blob store's settings, the browser origins it serves. Never the model's key, the RAP
- * secret or other credentials it has no use for.
- */
-export function codecServerEnvironment(
-  env: NodeJS.ProcessEnv,
-  embedded: Pick<EmbeddedServerSettings, 'uiPort'>,
-): Record<string, string> {
-  return {
-    ...childEnvironment(env, [
-      ...dataConverterVariables(env),
-      'DURABLE_AGENT_CODEC_ORIGINS',
-      'NODE_EXTRA_CA_CERTS',
-    ]),
-    DURABLE_AGENT_UI_PORT: String(embedded.uiPort),
   };
 }

@@ -1,53 +1,28 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type OpenAI from 'openai';
-import { type LiveModelText, modelCallKey } from '../client/live-model-text';
-import type { AssistantMessage } from '../shared/messages';
-import { DEFAULT_MODEL_STREAM_TIMEOUTS, type ModelStreamTimeouts } from '../shared/model-stream-timeouts';
-import { type ActivityProgress, MODEL_PROGRESS_TAIL_CHARS } from '../shared/tool-run';
-import { Heartbeater } from './heartbeater';
-import type { LiveModelCalls } from './live-model-calls';
-import { classifyModelError, modelErrorKind, retryAfterOf } from './model-errors';
-import type { HeldModelLease, ModelLimiter } from './model-lease';
-import { recordModelCall } from '../shared/agent-metrics';
+import { type LiveModelText, modelCallKey } from '../../client/live-model-text';
+import type { AssistantMessage } from '../../shared/messages';
+import { DEFAULT_MODEL_STREAM_TIMEOUTS, type ModelStreamTimeouts } from '../../shared/model-stream-timeouts';
+import { type ActivityProgress, MODEL_PROGRESS_TAIL_CHARS } from '../../shared/tool-run';
+import { recordModelCall } from '../../shared/agent-metrics';
+import { Heartbeater } from '../heartbeater';
+import type { LiveModelCalls } from '../live-model-calls';
+import type { HeldModelLease, ModelLimiter } from '../model-lease';
 import { withModelCallSpan } from './model-call-span';
-import { assembleStream } from './model-stream';
-import type { ModelStream } from './model-wire';
-
-type CompletionRequest = Omit<
-  OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming,
-  'stream' | 'stream_options'
->;
-
-/** One streamed chat completion inside a model activity (see `streamedModelCall`). */
-export function streamedCompletion(
-  openai: OpenAI,
-  request: CompletionRequest,
-  options: StreamOptions = {},
-): Promise<AssistantMessage> {
-  const stream: ModelStream = async (signal, onPartial, now) =>
-    assembleStream(
-      await openai.chat.completions.create(
-        { ...request, stream: true, stream_options: { include_usage: true } },
-        { signal },
-      ),
-      onPartial,
-      now,
-    );
-  return streamedModelCall(request.model, stream, options);
-}
+import { classifyModelError, modelErrorKind, rateLimitOf } from './model-failures';
+import type { ModelWire, WireRequest } from './model-wire';
 
 /**
- * One streamed model call inside a model activity, through whichever API: the end of the partial
+ * One streamed model call inside a model activity, through whichever wire: the end of the partial
  * answer heartbeated as it arrives (so watchers elsewhere see it and a dead worker is noticed),
  * every piece of text handed to `live` at once for watchers in this process, cancelled with the
- * activity, and failures classified (retryable or not) the way every model call is.
+ * activity, and failures classified (retryable or not) by what the wire says they mean.
  */
 export function streamedModelCall(
-  model: string,
-  stream: ModelStream,
+  wire: ModelWire,
+  request: WireRequest,
   options: StreamOptions = {},
 ): Promise<AssistantMessage> {
-  return withModelCallSpan(model, () => streamOnce(model, stream, options));
+  return withModelCallSpan(wire, request.model, () => streamOnce(wire, request, options));
 }
 
 export interface StreamOptions {
@@ -61,10 +36,11 @@ export interface StreamOptions {
 }
 
 async function streamOnce(
-  model: string,
-  stream: ModelStream,
+  wire: ModelWire,
+  request: WireRequest,
   { live, liveCalls, timeouts: given, limiter }: StreamOptions,
 ): Promise<AssistantMessage> {
+  const { model } = request;
   const context = Context.current();
   const { workflowExecution: execution, activityId, attempt } = context.info;
   const call = execution && modelCallKey(execution.runId, activityId, attempt);
@@ -98,7 +74,7 @@ async function streamOnce(
   const quiet = new QuietEndpoint();
   quiet.expect(timeouts.firstTokenMs, 'sent no first token');
   try {
-    const reply = await stream(
+    const reply = await wire.open(request)(
       AbortSignal.any([context.cancellationSignal, quiet.signal]),
       (partial) => {
         if (firstTokenMs !== undefined) quiet.heard();
@@ -148,15 +124,15 @@ async function streamOnce(
     return reply;
   } catch (error) {
     const cancelled = context.cancellationSignal.aborted;
-    await lease?.release(...leaseOutcomeOf(error));
+    await lease?.release(...leaseOutcomeOf(wire, error));
     recordModelCall(meter, model, {
       latencyMs: Date.now() - startedAt,
-      errorKind: cancelled ? 'cancelled' : quiet.gaveUp ? 'timeout' : modelErrorKind(error),
+      errorKind: cancelled ? 'cancelled' : quiet.gaveUp ? 'timeout' : modelErrorKind(error, wire.failureOf),
     });
     if (cancelled) throw context.cancellationSignal.reason ?? error;
     if (quiet.gaveUp)
       throw ApplicationFailure.retryable(`the model endpoint ${quiet.gaveUp}`, 'ModelTimeout');
-    throw classifyModelError(error);
+    throw classifyModelError(error, wire.failureOf);
   } finally {
     quiet.stop();
     heartbeater.stop();
@@ -165,10 +141,10 @@ async function streamOnce(
 }
 
 /** How a failed call ends its lease: a 429 (with what its Retry-After asked) pauses the fleet's calls. */
-function leaseOutcomeOf(error: unknown): Parameters<HeldModelLease['release']> {
-  if (modelErrorKind(error) !== 'rate_limited') return ['failed'];
-  const retryAfterMs = retryAfterOf((error as { headers?: Headers }).headers, Date.now());
-  return retryAfterMs !== undefined ? ['rate_limited', retryAfterMs] : ['rate_limited'];
+function leaseOutcomeOf(wire: ModelWire, error: unknown): Parameters<HeldModelLease['release']> {
+  const limited = rateLimitOf(error, wire.failureOf, Date.now());
+  if (!limited) return ['failed'];
+  return limited.retryAfterMs !== undefined ? ['rate_limited', limited.retryAfterMs] : ['rate_limited'];
 }
 
 /** Aborts the request when the endpoint says nothing for longer than it is expected to. */

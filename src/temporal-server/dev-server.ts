@@ -8,7 +8,7 @@ import { childEnvironment } from '../tools/exec/child-environment';
 import { findOrBuildTemporalServer, findOrBuildTemporalUiServer } from './cluster/temporal-server-build';
 import { preparedDataFile, recordPreparedDataFile } from './data-file-preparation';
 import { servicePorts } from './dev-server-ports';
-import { freePortExcept } from './free-port';
+import { freePortExcept } from '../platform/free-port';
 import { prepareNamespace } from './namespace-preparation';
 import { type ProcessExit, captureOutput, exitOf, killGroup, tailOf } from './server-process';
 import { startUiServer, waitForUi } from './temporal-ui-server';

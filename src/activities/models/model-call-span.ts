@@ -1,14 +1,17 @@
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import type { AssistantMessage } from '../shared/messages';
+import type { AssistantMessage } from '../../shared/messages';
+import type { ModelWire } from './model-wire';
 
 const tracer = trace.getTracer('durable-agent');
 
 /**
  * A model call as an OpenTelemetry span with the GenAI semantic conventions' attributes (operation,
- * system, requested and answering model, tokens, finish reason, error type). It nests under the
- * activity's span when tracing is on, and costs nothing when it is off (no tracer provider).
+ * the provider the wire calls and its server, requested and answering model, tokens, finish reason,
+ * error type). It nests under the activity's span when tracing is on, and costs nothing when it is
+ * off (no tracer provider).
  */
 export function withModelCallSpan(
+  wire: Pick<ModelWire, 'providerName' | 'server'>,
   model: string,
   call: () => Promise<AssistantMessage>,
 ): Promise<AssistantMessage> {
@@ -18,8 +21,10 @@ export function withModelCallSpan(
       kind: SpanKind.CLIENT,
       attributes: {
         'gen_ai.operation.name': 'chat',
-        'gen_ai.system': 'openai',
+        'gen_ai.provider.name': wire.providerName,
         'gen_ai.request.model': model,
+        ...(wire.server ? { 'server.address': wire.server.address } : {}),
+        ...(wire.server?.port !== undefined ? { 'server.port': wire.server.port } : {}),
       },
     },
     async (span) => {

@@ -1,17 +1,9 @@
 import type OpenAI from 'openai';
-import type { AssistantMessage, ToolCall, Usage } from '../shared/messages';
+import type { AssistantMessage, ToolCall, Usage } from '../../../shared/messages';
+import type { PartialAnswer } from '../model-wire';
+import { refusalWords } from '../refusal';
 
 type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
-
-/** A model's answer as it streams in, reported after each piece. */
-export interface PartialAnswer {
-  /** The answer so far: text only, never thinking. */
-  text: string;
-  /** Tool calls begun so far. */
-  toolCalls: number;
-  /** How much the model has thought so far (characters): a reasoning model may think long before its first word. */
-  thinkingLength: number;
-}
 
 /**
  * A delta as OpenAI-compatible providers really send it: `content` may be an array of typed parts
@@ -21,6 +13,8 @@ export interface PartialAnswer {
  */
 interface ProviderDelta {
   content?: string | ContentPart[] | null;
+  /** OpenAI: the model's refusal, in place of an answer. */
+  refusal?: string | null;
   reasoning_content?: string | null;
   reasoning?: string | null;
   tool_calls?: ToolCallDelta[] | null;
@@ -49,7 +43,8 @@ interface ProviderChunk {
 
 /**
  * Assembles a streamed chat completion: answer text and thinking gathered apart, tool-call deltas
- * gathered into calls (by index, or by id where a provider sends no index).
+ * gathered into calls (by index, or by id where a provider sends no index), and a refusal (OpenAI's
+ * `refusal` deltas) kept apart from the answer: the call then stopped for `refusal`, in the model's words.
  */
 export async function assembleStream(
   stream: AsyncIterable<Chunk>,
@@ -58,6 +53,7 @@ export async function assembleStream(
 ): Promise<AssistantMessage> {
   let text = '';
   let thinking = '';
+  let refused = '';
   let model = '';
   let finishReason: string | null = null;
   let usage: Usage | undefined;
@@ -74,11 +70,15 @@ export async function assembleStream(
     const pieces = contentPieces(delta.content);
     text += pieces.text;
     thinking += pieces.thinking + reasoningOf(delta);
+    if (typeof delta.refusal === 'string') refused += delta.refusal;
     for (const part of delta.tool_calls ?? []) calls.add(part);
     onPartial({ text, toolCalls: calls.count, thinkingLength: thinking.length });
   }
 
   const toolCalls = calls.done();
+  // A refusal is the answer only when the model called no tools.
+  const refusedAnswer = toolCalls.length === 0 && refused !== '';
+  const refusal = refusedAnswer ? refusalWords(refused) : undefined;
   return {
     role: 'assistant',
     content: [
@@ -86,7 +86,8 @@ export async function assembleStream(
       ...(text ? [{ type: 'text' as const, text }] : []),
       ...toolCalls,
     ],
-    stopReason: stopReasonOf(finishReason, toolCalls.length > 0),
+    stopReason: refusedAnswer ? 'refusal' : stopReasonOf(finishReason, toolCalls.length > 0),
+    ...(refusal !== undefined ? { refusal } : {}),
     model,
     usage,
     timestamp: now(),

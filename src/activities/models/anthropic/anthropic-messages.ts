@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type Anthropic from '@anthropic-ai/sdk';
-import type { ImageContent } from '../shared/content';
-import { parsedArguments } from '../shared/parsed-arguments';
-import type { AssistantMessage, Message, ToolResultMessage, UserMessage } from '../shared/messages';
+import type { ImageContent } from '../../../shared/content';
+import { parsedArguments } from '../../../shared/parsed-arguments';
+import type { AssistantMessage, Message, ToolResultMessage, UserMessage } from '../../../shared/messages';
 
 type ImageBlockParam = Anthropic.ImageBlockParam;
 type TextBlockParam = Anthropic.TextBlockParam;

@@ -1,7 +1,8 @@
 import type OpenAI from 'openai';
-import type { TextContent, ThinkingContent } from '../shared/content';
-import type { AssistantMessage, ToolCall, Usage } from '../shared/messages';
-import type { PartialAnswer } from './model-stream';
+import type { TextContent, ThinkingContent } from '../../../shared/content';
+import type { AssistantMessage, ToolCall, Usage } from '../../../shared/messages';
+import type { PartialAnswer } from '../model-wire';
+import { refusalWords } from '../refusal';
 
 type StreamEvent = OpenAI.Responses.ResponseStreamEvent;
 type Response = OpenAI.Responses.Response;
@@ -14,7 +15,9 @@ type OutputPart = TextContent | ThinkingContent | ToolCall;
  * summary) as thinking for the next call of a tool loop, usage with cached and reasoning tokens.
  * The parts keep the order of the response's output items: sent back, each reasoning item must be
  * followed by the item the model wrote after it, or the API refuses the request.
- * A failed response, or an error event, throws with the provider's message.
+ * Refusal parts (`response.refusal.delta`/`.done`, or a message item's `refusal` content) are kept
+ * apart from the answer: a response without function calls then stopped for `refusal`, in the
+ * model's words. A failed response, or an error event, throws with the provider's message.
  */
 export async function assembleResponsesStream(
   events: AsyncIterable<StreamEvent>,
@@ -25,6 +28,7 @@ export async function assembleResponsesStream(
   let thinkingLength = 0;
   const parts = new Map<number, TextContent | ThinkingContent>();
   const calls = new Map<string, ToolCall & { order: number }>();
+  const refusals = new Map<string, string>();
   let finished: Response | undefined;
 
   for await (const event of events) {
@@ -41,6 +45,14 @@ export async function assembleResponsesStream(
           });
         break;
       }
+      case 'response.refusal.delta': {
+        const part = `${event.item_id}/${event.content_index}`;
+        refusals.set(part, (refusals.get(part) ?? '') + event.delta);
+        break;
+      }
+      case 'response.refusal.done':
+        refusals.set(`${event.item_id}/${event.content_index}`, event.refusal);
+        break;
       case 'response.reasoning_summary_text.delta':
       case 'response.reasoning_text.delta':
         thinkingLength += event.delta.length;
@@ -55,8 +67,10 @@ export async function assembleResponsesStream(
         break;
       }
       case 'response.output_item.done':
-        if (event.item.type === 'message') keepMessageItem(parts.get(event.output_index), event.item);
-        else if (event.item.type === 'function_call')
+        if (event.item.type === 'message') {
+          keepMessageItem(parts.get(event.output_index), event.item);
+          keepRefusals(refusals, event.item);
+        } else if (event.item.type === 'function_call')
           calls.set(event.item.id ?? event.item.call_id, callOf(event.item, event.output_index));
         else if (event.item.type === 'reasoning') parts.set(event.output_index, thinkingOf(event.item));
         break;
@@ -82,10 +96,13 @@ export async function assembleResponsesStream(
   const content = [...parts.entries(), ...toolCalls]
     .sort(([a], [b]) => a - b)
     .map(([, part]): OutputPart => part);
+  const refused = calls.size === 0 && refusals.size > 0;
+  const refusal = refused ? refusalWords([...refusals.values()].join('\n')) : undefined;
   return {
     role: 'assistant',
     content,
-    stopReason: stopReasonOf(finished, calls.size > 0),
+    stopReason: refused ? 'refusal' : stopReasonOf(finished, calls.size > 0),
+    ...(refusal !== undefined ? { refusal } : {}),
     model: finished.model,
     ...(finished.usage ? { usage: usageOf(finished.usage) } : {}),
     timestamp: now(),
@@ -103,6 +120,13 @@ function keepMessageItem(
     ...(item.phase ? { phase: item.phase } : {}),
     ...(item.status === 'incomplete' ? { incomplete: true as const } : {}),
   };
+}
+
+/** A finished message item's refusal parts, whole (what its deltas said, when they came, is replaced). */
+function keepRefusals(refusals: Map<string, string>, item: OpenAI.Responses.ResponseOutputMessage): void {
+  item.content.forEach((part, index) => {
+    if (part.type === 'refusal') refusals.set(`${item.id}/${index}`, part.refusal);
+  });
 }
 
 function callOf(

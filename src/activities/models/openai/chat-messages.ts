@@ -1,13 +1,13 @@
 import type OpenAI from 'openai';
-import type { ImageContent } from '../shared/content';
+import type { ImageContent } from '../../../shared/content';
 import {
   type AssistantMessage,
   type Message,
   type ToolCall,
   type ToolResultMessage,
   thinkingOf,
-} from '../shared/messages';
-import type { ModelProvider } from '../shared/model-provider';
+} from '../../../shared/messages';
+import type { ModelProvider } from '../../../shared/model-provider';
 
 type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 /** DeepSeek's own field for a turn's reasoning, beside `content`; not in OpenAI's types. */
@@ -85,7 +85,8 @@ export function toOpenAiMessages(
         const reasoning = sendsReasoningBack(provider, message) ? thinkingOf(message) : '';
         const assistant: AssistantWithReasoning = {
           role: 'assistant',
-          content: text || null,
+          // A refused turn says so: the model reads its refusal back as what it answered.
+          content: text || message.refusal || null,
           ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
           ...(reasoning ? { reasoning_content: reasoning } : {}),
         };

@@ -1,11 +1,26 @@
-import type Anthropic from '@anthropic-ai/sdk';
+import Anthropic from '@anthropic-ai/sdk';
 import type OpenAI from 'openai';
+import type { ModelWire, ModelWires } from '../model-wire';
+import { serverOf } from '../endpoint-url';
+import { anthropicFailureOf } from './anthropic-failures';
 import { EPHEMERAL, toAnthropicMessages } from './anthropic-messages';
+import type { AnthropicSettings } from './anthropic-settings';
 import { assembleAnthropicStream } from './anthropic-stream';
-import type { ModelWire } from './model-wire';
 
 /** The answer's room when no limit is set: `max_tokens` is required by the Messages API. */
 const DEFAULT_MAX_TOKENS = 8192;
+
+/** Anthropic's Messages API over a client of its own (Temporal's retry policy decides about retries). */
+export function anthropicWires(settings: AnthropicSettings): ModelWires {
+  const { apiKey, baseURL, thinkingBudgetTokens } = settings;
+  const client = new Anthropic({
+    apiKey,
+    ...(baseURL ? { baseURL } : {}),
+    maxRetries: 0,
+    timeout: 10 * 60_000,
+  });
+  return { anthropic: anthropicWire(client, thinkingBudgetTokens ? { thinkingBudgetTokens } : {}) };
+}
 
 export interface AnthropicWireSettings {
   /** The answer's limit in tokens (thinking included); 8192 when unset. */
@@ -24,23 +39,28 @@ export function anthropicWire(client: Anthropic, settings: AnthropicWireSettings
   const asked = settings.maxTokens ?? DEFAULT_MAX_TOKENS;
   // The API wants the thinking budget below max_tokens; an answer needs room beyond its thinking.
   const maxTokens = budget !== undefined && asked <= budget ? budget + DEFAULT_MAX_TOKENS : asked;
-  return (request) => async (signal, onPartial, now) => {
-    const tools = toAnthropicTools(request.tools);
-    const stream = await client.messages.create(
-      {
-        model: request.model,
-        max_tokens: maxTokens,
-        ...(request.systemPrompt
-          ? { system: [{ type: 'text', text: request.systemPrompt, cache_control: EPHEMERAL }] }
-          : {}),
-        ...(tools.length ? { tools } : {}),
-        messages: toAnthropicMessages(request.messages),
-        ...(budget !== undefined ? { thinking: { type: 'enabled', budget_tokens: budget } } : {}),
-        stream: true,
-      },
-      { signal },
-    );
-    return assembleAnthropicStream(stream, onPartial, now);
+  return {
+    providerName: 'anthropic',
+    ...serverOf(client.baseURL),
+    open: (request) => async (signal, onPartial, now) => {
+      const tools = toAnthropicTools(request.tools);
+      const stream = await client.messages.create(
+        {
+          model: request.model,
+          max_tokens: maxTokens,
+          ...(request.systemPrompt
+            ? { system: [{ type: 'text', text: request.systemPrompt, cache_control: EPHEMERAL }] }
+            : {}),
+          ...(tools.length ? { tools } : {}),
+          messages: toAnthropicMessages(request.messages),
+          ...(budget !== undefined ? { thinking: { type: 'enabled', budget_tokens: budget } } : {}),
+          stream: true,
+        },
+        { signal },
+      );
+      return assembleAnthropicStream(stream, onPartial, now);
+    },
+    failureOf: anthropicFailureOf,
   };
 }
 
