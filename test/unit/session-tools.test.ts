@@ -244,6 +244,24 @@ describe('sessions_send', () => {
     });
   });
 
+  test('a run that ends without an answer is not called answered: a refusal comes with its words', async () => {
+    directory.events_ = [
+      {
+        type: 'run_finished',
+        seq: 11,
+        at: 0,
+        run: 4,
+        messageIds: [`${SELF}:call_9`],
+        outcome: 'refused',
+        answer: '',
+        refusal: 'I cannot help with that.',
+      },
+    ];
+    expect(
+      await json(call('sessions_send', { session_id: 'conv-b', text: 'ping', wait_seconds: 5 })),
+    ).toMatchObject({ status: 'finished', outcome: 'refused', refusal: 'I cannot help with that.' });
+  });
+
   test('it follows the run the message joined by steering to that run’s end', async () => {
     directory.events_ = [
       { type: 'steered', seq: 10, at: 0, run: 3, messageId: `${SELF}:call_9`, text: 'ping', interrupted: [] },

@@ -191,8 +191,16 @@ function sessionsSendTool(directory: SessionDirectory, reachable: Reachable) {
           throw sessionError(sessionId, error);
         });
       if (end.how === 'finished') {
-        const { outcome, answer } = end.event;
-        return jsonResult({ ...sent, status: 'answered', outcome, answer });
+        // Only an answered run is an answer: a refused or stopped one says so, with the provider's words.
+        const { outcome, answer, refusal } = end.event;
+        const status = outcome === 'answered' ? 'answered' : 'finished';
+        return jsonResult({
+          ...sent,
+          status,
+          outcome,
+          answer,
+          ...(refusal !== undefined ? { refusal } : {}),
+        });
       }
       if (end.how === 'conversation_ended') {
         return jsonResult({
