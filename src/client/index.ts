@@ -72,6 +72,7 @@ export type {
 export type { DecodedHistory } from '../history/decode-history-payloads';
 export type { DecodedConversationHistory } from '../history/decoded-conversation-history';
 export type { Admission } from './conversation-execution';
+export type { StartOptions } from './conversation-start';
 export type { ConversationOverview, OverviewFilter } from './conversation-overview';
 export type { ModelTextDelta, ModelTextListener, ModelTextSource } from './live-model-text';
 export type {

@@ -10,7 +10,7 @@ import type { CarriedConversation } from '../../src/workflows/conversation-carry
 import { assertCliBuilt, runCli } from '../support/cli-process';
 import type { ChatRequest } from '../support/scripted-model';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server';
-import { type TestHarness, startHarness } from '../support/test-worker';
+import { type TestHarness, startHarness, waitFor } from '../support/test-worker';
 import { waitForEvent } from '../support/wait-for-event';
 
 // A three-turn conversation whose every turn runs a command that appends to a file, continued as
@@ -59,6 +59,12 @@ beforeAll(async () => {
     });
     await waitForEvent(handle, 'run_finished', (event) => event.run === turn);
   }
+  // At rest: a hand-over after the last run may still be starting its next execution, whose first
+  // workflow task would add events while the tests compare the original's histories.
+  await waitFor(async () => {
+    const { raw } = await handle.describe();
+    return !raw.pendingWorkflowTask && !raw.pendingActivities?.length ? true : undefined;
+  }, 'the original conversation to be at rest');
 });
 
 afterAll(async () => {
