@@ -277,10 +277,17 @@ describeWithTools('the Helm chart', () => {
       'blobStore.directory.existingClaim is required',
     ],
     ['the gateway without tokens', ['gateway.tokens.secretName='], 'gateway.tokens.secretName is required'],
+    // values.schema.json: a misspelt key or an unknown mode is refused, never ignored.
+    ['a misspelt value', ['worker.replica=3'], "additional properties 'replica' not allowed"],
     [
       'an unknown blob store',
       ['blobStore.type=memory'],
-      'blobStore.type is s3, postgres or directory, not "memory"',
+      "value must be one of 's3', 'postgres', 'directory'",
+    ],
+    [
+      'an exec mode the worker does not know',
+      ['worker.execSecurity=sandbx'],
+      "value must be one of 'sandbox', 'safe-bin', 'full'",
     ],
   ])('the chart refuses %s, saying what to set', (_case, sets, message) => {
     const result = template('values-temporal-cloud.yaml', sets);

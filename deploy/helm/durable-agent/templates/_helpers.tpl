@@ -46,7 +46,8 @@ app.kubernetes.io/component: {{ .component }}
 
 {{/*
 What the chart refuses to render, each with what to set: a release that would start and then fail
-(or lose payloads between pods) is not made at all.
+(or lose payloads between pods) is not made at all. values.schema.json refuses misspelt keys and
+unknown modes before this.
 */}}
 {{- define "durable-agent.validate" -}}
 {{- if and (not .Values.temporal.address) (not .Values.temporal.config.secretName) -}}
@@ -65,8 +66,6 @@ What the chart refuses to render, each with what to set: a release that would st
 {{- if not $blob.directory.existingClaim -}}
 {{- fail "blobStore.directory.existingClaim is required with blobStore.type directory: a ReadWriteMany claim every pod mounts, since a pod's own disk is read by no other pod" -}}
 {{- end -}}
-{{- else -}}
-{{- fail (printf "blobStore.type is s3, postgres or directory, not %q" $blob.type) -}}
 {{- end -}}
 {{- if and .Values.gateway.enabled (not .Values.gateway.tokens.secretName) -}}
 {{- fail "gateway.tokens.secretName is required with the gateway enabled: a Secret holding its tokens.json" -}}
