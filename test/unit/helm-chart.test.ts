@@ -157,6 +157,28 @@ describeWithTools('the Helm chart', () => {
     }
   });
 
+  test("a worker's push endpoint listens on the pod's address and names it, so the gateway streams its text", () => {
+    const worker = the(render('values-temporal-cloud.yaml'), 'Deployment', '-worker');
+    const port = portNamed(worker, 'live');
+    expect(envValue(worker, 'AGENT_LIVE_ENDPOINT')).toBe(`0.0.0.0:${port}`);
+    expect(envValue(worker, 'AGENT_LIVE_URL')).toBe(`http://$(POD_IP):${port}`);
+    // Kubernetes expands $(POD_IP) only from a variable defined before the one that uses it.
+    const names = envOf(worker).map((entry) => entry.name);
+    expect(names.indexOf('POD_IP')).toBeGreaterThanOrEqual(0);
+    expect(names.indexOf('POD_IP')).toBeLessThan(names.indexOf('AGENT_LIVE_URL'));
+    expect(envOf(worker).find((entry) => entry.name === 'POD_IP')?.valueFrom).toEqual({
+      fieldRef: { fieldPath: 'status.podIP' },
+    });
+
+    const off = the(
+      render('values-temporal-cloud.yaml', ['worker.live.enabled=false']),
+      'Deployment',
+      '-worker',
+    );
+    expect(envValue(off, 'AGENT_LIVE_ENDPOINT')).toBe('off');
+    expect(envValue(off, 'AGENT_LIVE_URL')).toBeUndefined();
+  });
+
   test('a sandboxed worker gets what bubblewrap needs; every other pod keeps the restricted profile', () => {
     const sandboxed = the(render('ci/self-hosted-values.yaml'), 'Deployment', '-worker');
     expect(envValue(sandboxed, 'AGENT_EXEC_SECURITY')).toBe('sandbox');
