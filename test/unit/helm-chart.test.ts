@@ -286,6 +286,40 @@ describeWithTools('the Helm chart', () => {
     expect(plain.map((manifest) => manifest.kind)).not.toContain('ServiceMonitor');
   });
 
+  test("with network policies, a worker's push endpoint is reachable from the release's pods alone", () => {
+    const manifests = render('ci/self-hosted-values.yaml');
+    const worker = the(manifests, 'NetworkPolicy', '-worker');
+    expect(worker.spec.podSelector).toEqual(the(manifests, 'Deployment', '-worker').spec.selector);
+    expect(worker.spec.ingress).toEqual([
+      {
+        from: [
+          {
+            podSelector: {
+              matchLabels: {
+                'app.kubernetes.io/name': 'durable-agent',
+                'app.kubernetes.io/instance': 'agents',
+              },
+            },
+          },
+        ],
+        ports: [{ port: 'live' }],
+      },
+      {
+        from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
+        ports: [{ port: 'metrics' }],
+      },
+    ]);
+    const gateway = the(manifests, 'NetworkPolicy', '-gateway');
+    expect(gateway.spec.podSelector).toEqual(the(manifests, 'Deployment', '-gateway').spec.selector);
+    expect(gateway.spec.ingress).toEqual([
+      {
+        ports: [{ port: 'http' }],
+        from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }],
+      },
+    ]);
+    expect(render('ci/plain-values.yaml').map((manifest) => manifest.kind)).not.toContain('NetworkPolicy');
+  });
+
   test.each([
     [
       'no Temporal address',
