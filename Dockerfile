@@ -23,6 +23,10 @@ FROM node:20-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 
+# bubblewrap runs each command in the sandbox exec mode (AGENT_EXEC_SECURITY=sandbox, the Helm
+# chart's default); without it that mode refuses commands.
+RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap && rm -rf /var/lib/apt/lists/*
+
 COPY package.json package-lock.json ./
 RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 

@@ -1,6 +1,6 @@
 import type { ConnectionSettings } from '../shared/connection-settings';
 import type { Tracing } from '../worker/tracing';
-import type { WorkerFromEnvOptions } from '../worker/local-worker';
+import type { RunningWorker, WorkerFromEnvOptions } from '../worker/local-worker';
 import { type Cleanups, log } from './cleanups';
 
 // src/worker is loaded on demand: commands that only talk to Temporal never pay for it.
@@ -61,7 +61,7 @@ export async function noModelConfigured(env: NodeJS.ProcessEnv = process.env): P
 export async function startLocalWorker(
   options: Omit<WorkerFromEnvOptions, 'env' | 'log' | 'tracing'> & { env?: NodeJS.ProcessEnv },
   cleanups: Cleanups,
-): Promise<{ done: Promise<void> }> {
+): Promise<Pick<RunningWorker, 'done' | 'polling'>> {
   const { startWorkerFromEnv } = await import('../worker/local-worker');
   const tracing = await processTracing(cleanups);
   const worker = await startWorkerFromEnv({
@@ -71,7 +71,7 @@ export async function startLocalWorker(
     ...(tracing ? { tracing } : {}),
   });
   cleanups.first(worker.stop);
-  return { done: worker.done };
+  return { done: worker.done, polling: worker.polling };
 }
 
 let tracing: Promise<Tracing | undefined> | undefined;

@@ -40,7 +40,7 @@ Usage:
   durable-agent schedule "<prompt>" --cron "<cron>" [--id SCHEDULE_ID] [--idle-timeout DURATION] [--json]
                     [conversation flags of run]
   durable-agent schedule list|delete SCHEDULE_ID|trigger SCHEDULE_ID [--json]
-  durable-agent worker [--workspace DIR] [--metrics-port PORT]
+  durable-agent worker [--workspace DIR] [--metrics-port PORT] [--health-port PORT]
   durable-agent server [--port N] [--ui-port N] [--db FILE]
   durable-agent cluster start|stop|status [--dir DIR] [--port PORT] [--json]
   durable-agent deploy list|describe NAME|set-current NAME BUILD|ramp NAME BUILD PERCENT|rollback NAME [--json]

@@ -20,6 +20,10 @@ export function createGateway(deps: GatewayDeps): FastifyInstance {
   });
   // Set before any route, so every route answers its errors with their status.
   app.setErrorHandler(replyWithError);
+  // For an orchestrator's probes: answered without a token, and saying nothing but that it serves.
+  app.get('/healthz', async (_request, reply) =>
+    reply.header('cache-control', 'no-store').send({ live: true }),
+  );
   const access = new GatewayAccess(deps.tokens, deps.agent);
   registerGatewayRoutes(app, deps, access);
   // /console: pages for the people who supervise agents, under the same tokens.

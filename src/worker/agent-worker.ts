@@ -41,6 +41,19 @@ export class AgentWorker {
     return this.main.getState();
   }
 
+  /**
+   * Whether it takes work now: running, with its task queue's pollers polling. False before it
+   * runs, and from the moment it is told to shut down (while it drains).
+   */
+  isPolling(): boolean {
+    const status = this.main.getStatus();
+    return (
+      status.runState === 'RUNNING' &&
+      status.workflowPollerState === 'POLLING' &&
+      status.activityPollerState === 'POLLING'
+    );
+  }
+
   /** Activities running now, on all of its queues. */
   inFlightActivities(): number {
     return this.plugin.inFlightActivities(this.main);

@@ -25,12 +25,20 @@ import { webFetchOptionsFromEnv } from './web-fetch-settings';
 import { webhooksFromEnv } from './webhook-settings';
 import { toolPolicyFromEnv } from './worker-tool-policy';
 
+/**
+ * How long a stopping worker lets running activities finish before cancelling them, in ms: the
+ * longest tool category timeout, so a deploy does not cut off a conversation's command mid-way.
+ */
+const SHUTDOWN_GRACE_MS = 300_000;
+
 /** A worker started from the environment, running. */
 export interface RunningWorker {
   /** Settles when the worker has stopped. */
   done: Promise<void>;
   /** Stops taking work, lets running activities of other conversations finish, then lets go of everything. */
   stop(): Promise<void>;
+  /** Whether it polls its task queue now: not yet while starting, no longer once stopping. */
+  polling(): boolean;
 }
 
 /** Where a worker from the environment connects, what it reads, and what else it is given. */
@@ -110,6 +118,7 @@ export async function startWorkerFromEnv(options: WorkerFromEnvOptions): Promise
       ...(env.DURABLE_AGENT_GATEWAY_URL ? { gatewayUrl: env.DURABLE_AGENT_GATEWAY_URL } : {}),
     },
     toolPolicy: toolPolicyFromEnv(env),
+    shutdownGraceTimeMs: wholeNumberFromEnv(env, 'AGENT_SHUTDOWN_GRACE_MS', SHUTDOWN_GRACE_MS, 0),
     stickyQueueTimeoutMs: wholeNumberFromEnv(
       env,
       'AGENT_STICKY_QUEUE_TIMEOUT_MS',
@@ -129,6 +138,7 @@ export async function startWorkerFromEnv(options: WorkerFromEnvOptions): Promise
   const done = worker.run();
   return {
     done,
+    polling: () => worker.isPolling(),
     async stop() {
       const inFlight = worker.inFlightActivities();
       if (inFlight > 0) {

