@@ -262,7 +262,7 @@ test('the gateway command takes its proxy from DURABLE_AGENT_GATEWAY_TRUST_PROXY
   }
 });
 
-/** One request over HTTPS, trusting `ca` (or only Node's own store when absent). */
+/** One request over HTTPS on a connection of its own, trusting `ca` (or only Node's own store when absent). */
 function overTls(
   url: string,
   init: { method?: string; headers?: Record<string, string>; body?: string; ca?: string },
@@ -270,7 +270,12 @@ function overTls(
   return new Promise<{ status: number; setCookie: string; body: string }>((resolve, reject) => {
     const request = https.request(
       url,
-      { method: init.method ?? 'GET', headers: init.headers ?? {}, ...(init.ca ? { ca: init.ca } : {}) },
+      {
+        method: init.method ?? 'GET',
+        agent: false,
+        headers: init.headers ?? {},
+        ...(init.ca ? { ca: init.ca } : {}),
+      },
       (response) => {
         let body = '';
         response.setEncoding('utf8');
@@ -289,7 +294,7 @@ function overTls(
   });
 }
 
-test('given --tls-cert and --tls-key, the gateway serves HTTPS: its API and a Secure console cookie, nothing readable on the link, refused by a client that does not trust its CA', async () => {
+test('given --tls-cert and --tls-key, the gateway serves HTTPS: its API and a Secure console cookie, nothing readable on the link, refused by a client that does not trust its CA; a renewed certificate served without a restart', async () => {
   assertCliBuilt();
   const certificates = await testCertificates();
   const certFile = path.join(dir, 'gateway-cert.pem');
@@ -338,6 +343,25 @@ test('given --tls-cert and --tls-key, the gateway serves HTTPS: its API and a Se
     await expect(overTls(`${url}/console/sign-in`, { method: 'GET' })).rejects.toThrow(
       /self-signed|issuer|verify/i,
     );
+
+    // Renewed on disk, moved into place file by file: a new certificate beside the old key is not a
+    // pair, and the one served before stays; once the key follows, the new one is served, no restart.
+    const renewed = await testCertificates();
+    const replace = (file: string, text: string) => {
+      writeFileSync(`${file}.next`, text);
+      renameSync(`${file}.next`, file);
+    };
+    replace(certFile, renewed.cert);
+    await gateway.stderrMatching(/the certificate served before stays/);
+    expect((await overTls(`${url}/console/sign-in`, { ca: certificates.ca })).status).toBe(200);
+    replace(keyFile, renewed.key);
+    for (let tries = 0; ; tries++) {
+      const served = await overTls(`${url}/console/sign-in`, { ca: renewed.ca }).catch(() => undefined);
+      if (served?.status === 200) break;
+      if (tries > 100) throw new Error('the renewed certificate was never served');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await expect(overTls(`${url}/console/sign-in`, { ca: certificates.ca })).rejects.toThrow();
   } finally {
     await link.close();
     gateway.kill();

@@ -1,5 +1,10 @@
-import { readFileSync } from 'node:fs';
+import type { Server as TlsServer } from 'node:tls';
 import { parseArgs } from 'node:util';
+import {
+  type CertificatePair,
+  followCertificateFiles,
+  readCertificatePair,
+} from '../../platform/certificate-files';
 import { isLoopbackHost } from '../../platform/loopback-host';
 import { type Cleanups, log } from '../cleanups';
 import { connectAgent } from '../connect-agent';
@@ -13,7 +18,8 @@ import { UsageError } from '../usage-error';
  * `--trust-proxy ADDRESSES` (or DURABLE_AGENT_GATEWAY_TRUST_PROXY) names the TLS proxy in front,
  * whose forwarded protocol and host the gateway then believes. `--tls-cert FILE --tls-key FILE` (or
  * DURABLE_AGENT_GATEWAY_TLS_CERT and _KEY, PEM) make it serve HTTPS itself; without them it serves
- * plain HTTP, and says so when it listens beyond loopback with no TLS proxy named in front.
+ * plain HTTP, and says so when it listens beyond loopback with no TLS proxy named in front. A
+ * certificate renewed in those files is served within a second, with no restart.
  */
 export async function gatewayCommand(args: string[], cleanups: Cleanups): Promise<number> {
   const { values } = parseArgs({
@@ -53,7 +59,13 @@ export async function gatewayCommand(args: string[], cleanups: Cleanups): Promis
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  const tls = gatewayTls(values['tls-cert'], values['tls-key']);
+  const tlsFiles = gatewayTlsFiles(values['tls-cert'], values['tls-key']);
+  let tls: CertificatePair | undefined;
+  try {
+    tls = tlsFiles && readCertificatePair(tlsFiles.certFile, tlsFiles.keyFile);
+  } catch (error) {
+    throw new UsageError(`--tls-cert, --tls-key: ${(error as Error).message}`);
+  }
   const tokens = GatewayTokens.fromFile(tokensFile);
   const keyFile = process.env.DURABLE_AGENT_GATEWAY_SIGNING_KEY;
   const signingKey = keyFile ? readSigningKey(keyFile) : undefined;
@@ -70,6 +82,17 @@ export async function gatewayCommand(args: string[], cleanups: Cleanups): Promis
   });
   const address = await app.listen({ port, host });
   cleanups.first(() => app.close());
+  if (tlsFiles) {
+    // A certificate renewed on disk is served from the next handshake on.
+    const server = app.server as unknown as TlsServer;
+    const stop = followCertificateFiles(
+      tlsFiles.certFile,
+      tlsFiles.keyFile,
+      (pair) => server.setSecureContext(pair),
+      log,
+    );
+    cleanups.first(async () => stop());
+  }
   if (!tls && !trustedProxies?.length && !isLoopbackHost(host))
     log(
       `warning: the gateway serves plain HTTP on ${host}: tokens and console sessions cross the network readable; give it --tls-cert and --tls-key, or name the TLS proxy in front with --trust-proxy`,
@@ -80,22 +103,15 @@ export async function gatewayCommand(args: string[], cleanups: Cleanups): Promis
   return 0;
 }
 
-/** The certificate and key to serve HTTPS with, from the flags or the environment; none for plain HTTP. */
-function gatewayTls(
+/** The certificate and key files to serve HTTPS with, from the flags or the environment; none for plain HTTP. */
+function gatewayTlsFiles(
   certFlag: string | undefined,
   keyFlag: string | undefined,
-): { cert: Buffer; key: Buffer } | undefined {
+): { certFile: string; keyFile: string } | undefined {
   const certFile = certFlag ?? process.env.DURABLE_AGENT_GATEWAY_TLS_CERT;
   const keyFile = keyFlag ?? process.env.DURABLE_AGENT_GATEWAY_TLS_KEY;
   if (!certFile && !keyFile) return undefined;
   if (!certFile || !keyFile)
     throw new UsageError('the gateway serves HTTPS with both --tls-cert FILE and --tls-key FILE, or neither');
-  const read = (flag: string, file: string) => {
-    try {
-      return readFileSync(file);
-    } catch (error) {
-      throw new UsageError(`--${flag}: cannot read ${file}: ${(error as Error).message}`);
-    }
-  };
-  return { cert: read('tls-cert', certFile), key: read('tls-key', keyFile) };
+  return { certFile, keyFile };
 }
