@@ -310,6 +310,11 @@ test('given --tls-cert and --tls-key, the gateway serves HTTPS: its API and a Se
   const half = await runCli(['gateway', '--tls-cert', certFile], env);
   expect(half.code).toBe(2);
   expect(half.stderr).toContain('both --tls-cert FILE and --tls-key FILE');
+  const strangerKey = path.join(dir, 'stranger-key.pem');
+  writeFileSync(strangerKey, (await testCertificates()).key);
+  const unpaired = await runCli(['gateway', '--tls-cert', certFile, '--tls-key', strangerKey], env);
+  expect(unpaired.code).toBe(2);
+  expect(unpaired.stderr).toContain('are not a certificate and its key');
 
   const gateway = startCli(['gateway', '--tls-cert', certFile, '--tls-key', keyFile], env);
   let port = 0;
