@@ -1,13 +1,18 @@
-import { readFileSync } from 'node:fs';
+import { readCertificatePair } from '../platform/certificate-files';
 import { isLoopbackHost } from '../platform/loopback-host';
 
 /**
  * How a push endpoint serves: `off` (plain HTTP), `self-signed` (TLS with a certificate the worker
  * makes at start and keeps in memory; its SHA-256 pin travels with the URL, through Temporal, and
- * clients accept that certificate only), or a given certificate and key (PEM), which clients accept
- * when a CA they trust vouches for it and its name matches the URL's host.
+ * clients accept that certificate only), or a given certificate and key (PEM, or the files holding
+ * them, read again within a second of a change), which clients accept when a CA they trust vouches
+ * for it and its name matches the URL's host.
  */
-export type LiveEndpointTls = 'off' | 'self-signed' | { cert: string | Buffer; key: string | Buffer };
+export type LiveEndpointTls =
+  | 'off'
+  | 'self-signed'
+  | { cert: string | Buffer; key: string | Buffer }
+  | { certFile: string; keyFile: string };
 
 /** Where a worker's push endpoint listens, the URL other processes reach it at, and its TLS; undefined when off. */
 export interface LiveEndpointSettings {
@@ -35,7 +40,7 @@ export function liveTlsOf(settings: Pick<LiveEndpointSettings, 'host' | 'tls'>):
  * listens on all interfaces for workers and watchers on other machines (`https://worker-3:7290`).
  * AGENT_LIVE_TLS: `auto` (default: plain on loopback, TLS with a self-signed certificate beyond it),
  * `on` or `off`; AGENT_LIVE_TLS_CERT and AGENT_LIVE_TLS_KEY (PEM files) give it a certificate.
- * Throws on a malformed value or a file it cannot read.
+ * Throws on a malformed value, or files that are not a certificate and its key.
  */
 export function liveEndpointFromEnv(env: NodeJS.ProcessEnv): LiveEndpointSettings | undefined {
   const listen = (env.AGENT_LIVE_ENDPOINT ?? '').trim() || '127.0.0.1:0';
@@ -73,13 +78,10 @@ function liveTlsFromEnv(env: NodeJS.ProcessEnv): LiveEndpointTls | undefined {
   if (!certFile) return mode === 'on' ? 'self-signed' : mode === 'off' ? 'off' : undefined;
   if (mode === 'off')
     throw new Error('AGENT_LIVE_TLS=off, yet AGENT_LIVE_TLS_CERT gives a certificate to serve');
-  return { cert: readPem('AGENT_LIVE_TLS_CERT', certFile), key: readPem('AGENT_LIVE_TLS_KEY', keyFile) };
-}
-
-function readPem(variable: string, file: string): Buffer {
   try {
-    return readFileSync(file);
+    readCertificatePair(certFile, keyFile);
   } catch (error) {
-    throw new Error(`${variable}: cannot read ${file}: ${(error as Error).message}`);
+    throw new Error(`AGENT_LIVE_TLS_CERT, AGENT_LIVE_TLS_KEY: ${(error as Error).message}`);
   }
+  return { certFile, keyFile };
 }

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { LiveModelCalls } from '../activities/live-model-calls';
 import type { LocalCancelRequests } from '../activities/local-cancel-requests';
 import { certificatePin } from '../client/live-endpoint-request';
+import { followCertificateFiles, readCertificatePair } from '../platform/certificate-files';
 import { type LiveEndpointSettings, type LiveEndpointTls, liveTlsOf } from './live-endpoint-settings';
 
 export interface LiveEndpointOptions extends LiveEndpointSettings {
@@ -81,11 +82,22 @@ export async function startLiveEndpoint(options: LiveEndpointOptions): Promise<L
       : undefined;
   options.calls.baseUrl = url;
   options.calls.pin = pin;
+  // A certificate renewed in its files is served from the next handshake on.
+  const stopFollowing =
+    typeof tls === 'object' && 'certFile' in tls
+      ? followCertificateFiles(
+          tls.certFile,
+          tls.keyFile,
+          (pair) => (server as https.Server).setSecureContext(pair),
+          (line) => process.emitWarning(`push endpoint: ${line}`, 'LiveEndpointCertificate'),
+        )
+      : undefined;
   return {
     url,
     ...(pin ? { pin } : {}),
     close: () =>
       new Promise<void>((resolve) => {
+        stopFollowing?.();
         if (options.calls.baseUrl === url) {
           options.calls.baseUrl = undefined;
           options.calls.pin = undefined;
@@ -101,7 +113,8 @@ async function credentialsFor(
   tls: LiveEndpointTls,
 ): Promise<{ cert: string | Buffer; key: string | Buffer } | undefined> {
   if (tls === 'off') return undefined;
-  if (tls !== 'self-signed') return tls;
+  if (typeof tls === 'object')
+    return 'certFile' in tls ? readCertificatePair(tls.certFile, tls.keyFile) : tls;
   const { selfSignedCertificate } = await import('./self-signed-certificate');
   return selfSignedCertificate('durable-agent push endpoint');
 }

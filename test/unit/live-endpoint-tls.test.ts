@@ -1,3 +1,6 @@
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { LiveModelCalls } from '../../src/activities/live-model-calls';
 import { LocalCancelRequests } from '../../src/activities/local-cancel-requests';
 import { LiveEndpointTrustError, requestLiveEndpoint } from '../../src/client/live-endpoint-request';
@@ -162,6 +165,59 @@ test('with a given certificate, a client trusts it through its CA and host name,
   }
 });
 
+test('given as files, a certificate renewed in them is served without a restart; a half-renewed pair keeps the one before', async () => {
+  const [first, renewed] = [await testCertificates(), await testCertificates()];
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'live-endpoint-certificate-'));
+  const certFile = path.join(dir, 'cert.pem');
+  const keyFile = path.join(dir, 'key.pem');
+  const replace = (file: string, text: string) => {
+    writeFileSync(`${file}.next`, text);
+    renameSync(`${file}.next`, file);
+  };
+  replace(certFile, first.cert);
+  replace(keyFile, first.key);
+  expect(liveEndpointFromEnv({ AGENT_LIVE_TLS_CERT: certFile, AGENT_LIVE_TLS_KEY: keyFile })?.tls).toEqual({
+    certFile,
+    keyFile,
+  });
+  const warn = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+  const calls = new LiveModelCalls();
+  const endpoint = await startLiveEndpoint({
+    host: '127.0.0.1',
+    port: 0,
+    tls: { certFile, keyFile },
+    calls,
+    cancels: new HeardCancels(),
+  });
+  const served = async (ca: string) => {
+    const tap = calls.open('conv-a', `run/${Math.random()}`);
+    tap.end();
+    const signal = AbortSignal.timeout(5_000);
+    const response = await requestLiveEndpoint({ url: tap.url! }, { method: 'GET', signal, ca }).catch(
+      () => undefined,
+    );
+    response?.resume();
+    return response?.statusCode === 200;
+  };
+  try {
+    expect(await served(first.ca)).toBe(true);
+    expect(await served(renewed.ca)).toBe(false);
+    replace(certFile, renewed.cert);
+    await until(() => warn.mock.calls.some(([line]) => /served before stays/.test(String(line))));
+    expect(await served(first.ca)).toBe(true);
+    replace(keyFile, renewed.key);
+    for (let tries = 0; !(await served(renewed.ca)); tries++) {
+      if (tries > 100) throw new Error('the renewed certificate was never served');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(await served(first.ca)).toBe(false);
+  } finally {
+    warn.mockRestore();
+    await endpoint.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("a knock reaches a TLS endpoint through the pin in its worker's identity, and no other pin gets through", async () => {
   const elsewhere = new HeardCancels();
   const other = await startLiveEndpoint({
@@ -214,7 +270,7 @@ test('TLS by default beyond loopback, plain on it; AGENT_LIVE_TLS and a given ce
   expect(() => liveEndpointFromEnv({ AGENT_LIVE_TLS_CERT: '/x.pem' })).toThrow(/set together/);
   expect(() =>
     liveEndpointFromEnv({ AGENT_LIVE_TLS_CERT: '/nowhere/x.pem', AGENT_LIVE_TLS_KEY: '/nowhere/k.pem' }),
-  ).toThrow(/AGENT_LIVE_TLS_CERT: cannot read/);
+  ).toThrow(/AGENT_LIVE_TLS_CERT, AGENT_LIVE_TLS_KEY: cannot read \/nowhere\/x.pem/);
   // An endpoint serving TLS is not advertised as plain HTTP.
   await expect(
     startLiveEndpoint({
