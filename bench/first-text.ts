@@ -30,6 +30,7 @@ export interface FirstTextResult {
   runSeparateWorkerHeartbeats: Summary;
   acpInProcess: Summary;
   acpSeparateWorker: Summary;
+  acpSeparateWorkerTls: Summary;
   table: string;
 }
 
@@ -227,6 +228,10 @@ export async function firstText(context: BenchContext): Promise<FirstTextResult>
     const acpSeparateWorker = await measure('acp, worker apart', () =>
       withWorker(apart, () => acpSamples(apart, ['--no-worker'], samples, workspace)),
     );
+    const acpOverTls = { ...env(), AGENT_LIVE_TLS: 'on' };
+    const acpSeparateWorkerTls = await measure('acp, worker apart, push endpoint over TLS', () =>
+      withWorker(acpOverTls, () => acpSamples(acpOverTls, ['--no-worker'], samples, workspace)),
+    );
     const row = (label: string, summary: Summary) => [
       label,
       summary.n,
@@ -241,6 +246,7 @@ export async function firstText(context: BenchContext): Promise<FirstTextResult>
       runSeparateWorkerHeartbeats,
       acpInProcess,
       acpSeparateWorker,
+      acpSeparateWorkerTls,
       table: table(
         ['first text at', 'n', 'median ms', 'p95 ms', 'max ms'],
         [
@@ -250,6 +256,7 @@ export async function firstText(context: BenchContext): Promise<FirstTextResult>
           row('run stdout, separate worker, heartbeats only', runSeparateWorkerHeartbeats),
           row('ACP client, worker in-process', acpInProcess),
           row('ACP client, separate worker (push endpoint)', acpSeparateWorker),
+          row('ACP client, separate worker (push endpoint, TLS)', acpSeparateWorkerTls),
         ],
       ),
     };
