@@ -24,10 +24,13 @@ export interface FirstTextResult {
   /** Model server's first token written to the first text arriving at this process, by where it arrived. */
   runInProcess: Summary;
   runSeparateWorker: Summary;
+  /** The same with the push endpoint serving TLS, a certificate the worker made, pinned by the watcher. */
+  runSeparateWorkerTls: Summary;
   /** The same with the worker's push endpoint off: text from heartbeats only, as before it existed. */
   runSeparateWorkerHeartbeats: Summary;
   acpInProcess: Summary;
   acpSeparateWorker: Summary;
+  acpSeparateWorkerTls: Summary;
   table: string;
 }
 
@@ -144,8 +147,9 @@ async function acpSamples(
  * Bench 7: how soon the model's first words reach a person: from the model server writing its
  * first token to the first text at `run --json`'s stdout and at an ACP client, with the worker in
  * the same process (text handed over as it arrives) and in a process of its own (text read from
- * the worker's push endpoint as it streams; with the endpoint off, from heartbeats, sent at most
- * once a second, read by polling every 200 ms).
+ * the worker's push endpoint as it streams, in plain HTTP and over TLS with a certificate the worker
+ * made and the watcher pins; with the endpoint off, from heartbeats, sent at most once a second,
+ * read by polling every 200 ms).
  */
 export async function firstText(context: BenchContext): Promise<FirstTextResult> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: \`npm run bench\` builds it first`);
@@ -196,6 +200,17 @@ export async function firstText(context: BenchContext): Promise<FirstTextResult>
         return arrivals;
       }),
     );
+    // On loopback the endpoint serves plain HTTP unless told; beyond it TLS is its default.
+    const overTls = { ...env(), AGENT_LIVE_TLS: 'on' };
+    const runSeparateWorkerTls = await measure('run, worker apart, push endpoint over TLS', () =>
+      withWorker(overTls, async () => {
+        const arrivals: number[] = [];
+        for (let i = 0; i < samples; i++) {
+          arrivals.push(await runOnce(overTls, ['--no-worker', '--workspace', workspace]));
+        }
+        return arrivals;
+      }),
+    );
     const heartbeatsOnly = { ...env(), AGENT_LIVE_ENDPOINT: 'off' };
     const runSeparateWorkerHeartbeats = await measure('run, worker apart, push endpoint off', () =>
       withWorker(heartbeatsOnly, async () => {
@@ -213,6 +228,10 @@ export async function firstText(context: BenchContext): Promise<FirstTextResult>
     const acpSeparateWorker = await measure('acp, worker apart', () =>
       withWorker(apart, () => acpSamples(apart, ['--no-worker'], samples, workspace)),
     );
+    const acpOverTls = { ...env(), AGENT_LIVE_TLS: 'on' };
+    const acpSeparateWorkerTls = await measure('acp, worker apart, push endpoint over TLS', () =>
+      withWorker(acpOverTls, () => acpSamples(acpOverTls, ['--no-worker'], samples, workspace)),
+    );
     const row = (label: string, summary: Summary) => [
       label,
       summary.n,
@@ -223,17 +242,21 @@ export async function firstText(context: BenchContext): Promise<FirstTextResult>
     return {
       runInProcess,
       runSeparateWorker,
+      runSeparateWorkerTls,
       runSeparateWorkerHeartbeats,
       acpInProcess,
       acpSeparateWorker,
+      acpSeparateWorkerTls,
       table: table(
         ['first text at', 'n', 'median ms', 'p95 ms', 'max ms'],
         [
           row('run stdout, worker in-process', runInProcess),
           row('run stdout, separate worker (push endpoint)', runSeparateWorker),
+          row('run stdout, separate worker (push endpoint, TLS)', runSeparateWorkerTls),
           row('run stdout, separate worker, heartbeats only', runSeparateWorkerHeartbeats),
           row('ACP client, worker in-process', acpInProcess),
           row('ACP client, separate worker (push endpoint)', acpSeparateWorker),
+          row('ACP client, separate worker (push endpoint, TLS)', acpSeparateWorkerTls),
         ],
       ),
     };

@@ -5,6 +5,8 @@ import type { ModelTextDelta } from '../client/live-model-text';
 export interface LiveCallTap {
   /** Where a watcher reads the call's text as it arrives; undefined while no endpoint serves this process. */
   readonly url: string | undefined;
+  /** The pin of the certificate the endpoint made itself, to be advertised beside the URL. */
+  readonly pin: string | undefined;
   append(text: string): void;
   end(): void;
 }
@@ -29,6 +31,8 @@ export class LiveModelCalls {
   private readonly calls = new Map<string, LiveCall>();
   /** Set by the endpoint serving this process: the base its URLs start with. */
   baseUrl: string | undefined;
+  /** Set by that endpoint when it serves a certificate it made: its pin, which watchers check. */
+  pin: string | undefined;
 
   open(conversationId: string, call: string): LiveCallTap {
     const token = randomBytes(18).toString('base64url');
@@ -37,6 +41,7 @@ export class LiveModelCalls {
     const url = this.baseUrl ? `${this.baseUrl}/model-text/${token}` : undefined;
     return {
       url,
+      pin: url ? this.pin : undefined,
       append: (text) => {
         if (live.ended || !text) return;
         const delta = { conversationId, call, offset: live.text.length, text };

@@ -224,7 +224,11 @@ class ConversationPoll {
   /** Reads a model call's text from its worker's push endpoint, once the heartbeat names one. */
   private followRemoteText(call: string, progress: Extract<ActivityProgress, { kind: 'model' }>): void {
     if (!progress.live || this.remote.has(call)) return;
-    const follow = followRemoteModelText(progress.live, call, this.handle.workflowId, (delta) =>
+    const endpoint = {
+      url: progress.live,
+      ...(progress.livePin !== undefined ? { pin: progress.livePin } : {}),
+    };
+    const follow = followRemoteModelText(endpoint, call, this.handle.workflowId, (delta) =>
       this.live.push(delta),
     );
     this.remote.set(call, follow);

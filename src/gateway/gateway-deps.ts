@@ -20,6 +20,11 @@ export interface GatewayDeps {
    * console cookie is Secure behind a TLS proxy. None when absent: a request says nothing of itself.
    */
   trustedProxies?: readonly string[];
+  /**
+   * The certificate (with its chain) and private key, PEM, to serve HTTPS with; plain HTTP when
+   * absent, for loopback or behind a TLS proxy. Over HTTPS the console's session cookie is Secure.
+   */
+  tls?: { cert: string | Buffer; key: string | Buffer };
   /** Where the console links a conversation to its page in the Temporal Web UI: `${baseUrl}/namespaces/NS/workflows/ID`. */
   webUi?: { baseUrl: string; namespace: string };
 }

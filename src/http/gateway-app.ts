@@ -12,12 +12,19 @@ export { DEFAULT_MAX_STREAMS_PER_TOKEN, type GatewayDeps } from '../gateway/gate
  * for people (`src/console`) on one server, under the same tokens and the same checks.
  */
 export function createGateway(deps: GatewayDeps): FastifyInstance {
-  const app = Fastify({
+  const options = {
     logger: false,
     bodyLimit: 1024 * 1024,
     // Without trusted proxies, a request's protocol and host are its connection's and its Host header's.
     ...(deps.trustedProxies?.length ? { trustProxy: [...deps.trustedProxies] } : {}),
-  });
+  };
+  // The routes read requests and write replies alike over either server; only the server's type differs.
+  const app = deps.tls
+    ? (Fastify({
+        ...options,
+        https: { cert: deps.tls.cert, key: deps.tls.key },
+      }) as unknown as FastifyInstance)
+    : Fastify(options);
   // Set before any route, so every route answers its errors with their status.
   app.setErrorHandler(replyWithError);
   // For an orchestrator's probes: answered without a token, and saying nothing but that it serves.

@@ -52,6 +52,11 @@ export type ActivityProgress =
       toolCalls: number;
       /** Where the call's text can be read as it arrives (the worker's push endpoint); absent when it has none. */
       live?: string;
+      /**
+       * With an https `live` whose worker made its own certificate: that certificate's SHA-256 (hex),
+       * the only one a watcher accepts there. Absent for plain HTTP and for a certificate a CA vouches for.
+       */
+      livePin?: string;
     };
 
 /** How much of a streaming answer each model heartbeat repeats. */

@@ -6,6 +6,7 @@ import type { ToolPolicy } from '../shared/tool-policy';
 import { type BuiltinToolDeps, builtinTools } from '../tools/builtin/builtin-tools';
 import { ToolRegistry } from '../tools/registry';
 import type { ToolSource } from '../tools/tool-source';
+import type { LiveEndpointSettings } from './live-endpoint-settings';
 import { type ToolChoice, selectTools } from './tool-selection';
 
 /** How a durable-agent worker behaves as a Temporal worker; every field has a default. */
@@ -33,16 +34,10 @@ export interface AgentWorkerTuning {
   toolPolicy?: ToolPolicy;
   /**
    * The worker's push endpoint (model text for watchers elsewhere, knocks for cancel requests):
-   * where it listens and the URL others reach it at. Off when absent.
+   * where it listens, the URL others reach it at, and its TLS (plain on loopback, else a
+   * certificate it makes, unless given one). Off when absent.
    */
-  liveEndpoint?: {
-    /** The address it listens on. */
-    host: string;
-    /** The port it listens on; 0 for any free one. */
-    port: number;
-    /** The URL other processes reach it at, when not `http://host:port`. */
-    advertisedUrl?: string;
-  };
+  liveEndpoint?: LiveEndpointSettings;
   /**
    * What this worker takes from the task queue: `all` (the default), `workflows` (conversations and
    * their local activities, no model or tool calls) or `activities` (model and tool calls only), for

@@ -22,7 +22,7 @@ import { agentPreloadModules, workflowsWithAgent } from './combined-workflows';
 import { agentDataConverter } from './data-converter';
 import { type LiveEndpoint, startLiveEndpoint } from './live-endpoint';
 import { lostWorkerStickiness } from './lost-worker-stickiness';
-import { announceCancelRequest, identityWithLiveUrl } from './remote-cancel-announcer';
+import { announceCancelRequest, identityWithLiveEndpoint } from './remote-cancel-announcer';
 import { applyWorkerToolPolicy } from './worker-tool-policy';
 import { workflowCodeOption, workflowSourcesOption } from './workflow-bundle';
 
@@ -179,7 +179,10 @@ export class DurableAgentPlugin implements WorkerPlugin, ClientPlugin, BundlerPl
         // Others find this worker's push endpoint in the identity the server shows for its activities.
         ...(endpoint
           ? {
-              identity: identityWithLiveUrl(options.identity ?? `${process.pid}@${hostname()}`, endpoint.url),
+              identity: identityWithLiveEndpoint(
+                options.identity ?? `${process.pid}@${hostname()}`,
+                endpoint,
+              ),
             }
           : {}),
       };

@@ -29,6 +29,7 @@ export type { ModelPrice, ModelPrices } from '../shared/model-prices';
 export { type RunningWorker, type WorkerFromEnvOptions, startWorkerFromEnv } from './local-worker';
 export { connectClient, connectWorker } from './connect';
 export { agentDataConverter } from './data-converter';
+export type { LiveEndpointSettings, LiveEndpointTls } from './live-endpoint-settings';
 export { type ModelSettings, modelSettingsFromEnv } from '../activities/models/model-settings';
 export type { AnthropicSettings } from '../activities/models/anthropic/anthropic-settings';
 export {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, renameSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -11,6 +12,8 @@ import { GatewayTokens } from '../../src/gateway/gateway-tokens';
 import { type GatewayDeps, createGateway } from '../../src/http/gateway-app';
 import { freePort } from '../../src/platform/free-port';
 import { assertCliBuilt, runCli, startCli } from '../support/cli-process';
+import { startRecordingProxy } from '../support/recording-proxy';
+import { testCertificates } from '../support/test-certificates';
 
 /**
  * The console on gateways with no worker behind them: several replicas and restarts (each replica
@@ -254,6 +257,118 @@ test('the gateway command takes its proxy from DURABLE_AGENT_GATEWAY_TRUST_PROXY
     expect(signedIn.status).toBe(303);
     expect(signedIn.setCookie).toMatch(/; Secure/);
   } finally {
+    gateway.kill();
+    await gateway.done;
+  }
+});
+
+/** One request over HTTPS on a connection of its own, trusting `ca` (or only Node's own store when absent). */
+function overTls(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string; ca?: string },
+) {
+  return new Promise<{ status: number; setCookie: string; body: string }>((resolve, reject) => {
+    const request = https.request(
+      url,
+      {
+        method: init.method ?? 'GET',
+        agent: false,
+        headers: init.headers ?? {},
+        ...(init.ca ? { ca: init.ca } : {}),
+      },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (body += chunk));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode!,
+            setCookie: String(response.headers['set-cookie'] ?? ''),
+            body,
+          }),
+        );
+      },
+    );
+    request.once('error', reject);
+    request.end(init.body);
+  });
+}
+
+test('given --tls-cert and --tls-key, the gateway serves HTTPS: its API and a Secure console cookie, nothing readable on the link, refused by a client that does not trust its CA; a renewed certificate served without a restart', async () => {
+  assertCliBuilt();
+  const certificates = await testCertificates();
+  const certFile = path.join(dir, 'gateway-cert.pem');
+  const keyFile = path.join(dir, 'gateway-key.pem');
+  writeFileSync(certFile, certificates.cert);
+  writeFileSync(keyFile, certificates.key);
+  const env = {
+    ...process.env,
+    TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
+    DURABLE_AGENT_GATEWAY_TOKENS: TOKEN_FILE,
+    DURABLE_AGENT_GATEWAY_PORT: '0',
+  };
+  const half = await runCli(['gateway', '--tls-cert', certFile], env);
+  expect(half.code).toBe(2);
+  expect(half.stderr).toContain('both --tls-cert FILE and --tls-key FILE');
+  const strangerKey = path.join(dir, 'stranger-key.pem');
+  writeFileSync(strangerKey, (await testCertificates()).key);
+  const unpaired = await runCli(['gateway', '--tls-cert', certFile, '--tls-key', strangerKey], env);
+  expect(unpaired.code).toBe(2);
+  expect(unpaired.stderr).toContain('are not a certificate and its key');
+
+  const gateway = startCli(['gateway', '--tls-cert', certFile, '--tls-key', keyFile], env);
+  let port = 0;
+  const link = await startRecordingProxy(() => port);
+  try {
+    const [, url] = await gateway.stderrMatching(/gateway listening on (\S+)/);
+    expect(url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    port = Number(new URL(url!).port);
+    // Through a link that records what crosses it, as anyone on the network would see it.
+    const viaLink = `https://127.0.0.1:${link.port}`;
+    const api = await overTls(`${viaLink}/v1/conversations/nobody-${randomUUID()}`, {
+      headers: { authorization: `Bearer ${ALICE.token}` },
+      ca: certificates.ca,
+    });
+    expect(api.status).toBe(404);
+    const signedIn = await overTls(`${viaLink}/console/sign-in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: ALICE.token }).toString(),
+      ca: certificates.ca,
+    });
+    expect(signedIn.status).toBe(303);
+    // Over the gateway's own TLS, with no proxy to vouch for it, the session cookie is Secure.
+    expect(signedIn.setCookie).toMatch(/; Secure/);
+    const wire = link.recorded();
+    expect(wire.length).toBeGreaterThan(0);
+    expect(wire.includes(ALICE.token)).toBe(false);
+    expect(wire.includes(signedIn.setCookie.split(';')[0]!.replace(/^[^=]*=/, ''))).toBe(false);
+    expect(wire.includes('/console/sign-in')).toBe(false);
+    // A client that does not trust the gateway's CA is refused by the handshake, before its request.
+    await expect(overTls(`${url}/console/sign-in`, { method: 'GET' })).rejects.toThrow(
+      /self-signed|issuer|verify/i,
+    );
+
+    // Renewed on disk, moved into place file by file: a new certificate beside the old key is not a
+    // pair, and the one served before stays; once the key follows, the new one is served, no restart.
+    const renewed = await testCertificates();
+    const replace = (file: string, text: string) => {
+      writeFileSync(`${file}.next`, text);
+      renameSync(`${file}.next`, file);
+    };
+    replace(certFile, renewed.cert);
+    await gateway.stderrMatching(/the certificate served before stays/);
+    expect((await overTls(`${url}/console/sign-in`, { ca: certificates.ca })).status).toBe(200);
+    replace(keyFile, renewed.key);
+    for (let tries = 0; ; tries++) {
+      const served = await overTls(`${url}/console/sign-in`, { ca: renewed.ca }).catch(() => undefined);
+      if (served?.status === 200) break;
+      if (tries > 100) throw new Error('the renewed certificate was never served');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await expect(overTls(`${url}/console/sign-in`, { ca: certificates.ca })).rejects.toThrow();
+  } finally {
+    await link.close();
     gateway.kill();
     await gateway.done;
   }

@@ -16,10 +16,13 @@ const PIECES = 6;
 let model: ScriptedModelServer;
 
 beforeAll(async () => {
-  model = await startScriptedModelServer([
-    { text: 'one two three four five six', textChunks: PIECES, chunkDelayMs: 250 },
-    { text: 'one two three four five six', textChunks: PIECES, chunkDelayMs: 250 },
-  ]);
+  model = await startScriptedModelServer(
+    Array.from({ length: 3 }, () => ({
+      text: 'one two three four five six',
+      textChunks: PIECES,
+      chunkDelayMs: 250,
+    })),
+  );
 });
 
 afterAll(() => model?.close());
@@ -39,21 +42,27 @@ async function piecesBeforeResponse(harness: TestHarness): Promise<string[]> {
   return pieces;
 }
 
-test("with the worker's push endpoint, the text arrives piece by piece while the model streams it", async () => {
-  const harness = await startHarness({
-    modelBaseUrl: model.baseUrl,
-    liveText: new LiveModelText(),
-    liveEndpoint: true,
-    heartbeatThrottleMs: 60_000,
-  });
-  try {
-    const pieces = await piecesBeforeResponse(harness);
-    expect(pieces.length).toBeGreaterThanOrEqual(3);
-    expect(pieces.join('')).toBe('one two three four five six');
-  } finally {
-    await harness.close();
-  }
-});
+test.each([
+  ['plain HTTP', true],
+  ['TLS, the certificate pinned through the heartbeat', 'self-signed'],
+] as const)(
+  "with the worker's push endpoint (%s), the text arrives piece by piece while the model streams it",
+  async (_, liveEndpoint) => {
+    const harness = await startHarness({
+      modelBaseUrl: model.baseUrl,
+      liveText: new LiveModelText(),
+      liveEndpoint,
+      heartbeatThrottleMs: 60_000,
+    });
+    try {
+      const pieces = await piecesBeforeResponse(harness);
+      expect(pieces.length).toBeGreaterThanOrEqual(3);
+      expect(pieces.join('')).toBe('one two three four five six');
+    } finally {
+      await harness.close();
+    }
+  },
+);
 
 test('without it, the same watcher gets no text before the answer: heartbeats are the only way', async () => {
   const harness = await startHarness({
@@ -77,7 +86,7 @@ class HeardCancels extends LocalCancelRequests {
   }
 }
 
-test("a steer reaches a tool on another worker through that worker's push endpoint", async () => {
+test("a steer reaches a tool on another worker through that worker's push endpoint, over TLS pinned by its identity", async () => {
   const taskQueue = `live-${randomUUID()}`;
   const steerModel = await startScriptedModelServer([
     { toolCalls: [{ id: 'call_count', name: 'exec', arguments: { command: COUNT_SLOWLY } }] },
@@ -95,7 +104,7 @@ test("a steer reaches a tool on another worker through that worker's push endpoi
     modelBaseUrl: steerModel.baseUrl,
     taskQueue,
     serves: 'activities',
-    liveEndpoint: true,
+    liveEndpoint: 'self-signed',
     cancelRequests: toolCancels,
     heartbeatThrottleMs: 60_000,
   });

@@ -88,8 +88,8 @@ export async function startHarness(options: {
   cancelRequests?: LocalCancelRequests;
   /** Where the worker hands model text to watchers of its own process (a private one makes it look like another process). */
   liveText?: LiveModelText;
-  /** The worker's push endpoint on a free loopback port. */
-  liveEndpoint?: boolean;
+  /** The worker's push endpoint on a free loopback port; `self-signed`: over TLS, with a certificate it makes. */
+  liveEndpoint?: boolean | 'self-signed';
   /** The operator's daily token budgets per agent id, and the clock their days are counted by. */
   dailyTokenBudgets?: DailyTokenBudgets;
   dailyTokenClock?: () => number;
@@ -141,7 +141,15 @@ export async function startHarness(options: {
       ...(options.api ? { api: options.api } : {}),
       ...(options.wires ? { wires: options.wires } : {}),
     },
-    ...(options.liveEndpoint ? { liveEndpoint: { host: '127.0.0.1', port: 0 } } : {}),
+    ...(options.liveEndpoint
+      ? {
+          liveEndpoint: {
+            host: '127.0.0.1',
+            port: 0,
+            ...(options.liveEndpoint === 'self-signed' ? { tls: 'self-signed' as const } : {}),
+          },
+        }
+      : {}),
     ...(options.serves ? { serves: options.serves } : {}),
     ...(options.heartbeatThrottleMs ? { heartbeatThrottleMs: options.heartbeatThrottleMs } : {}),
     ...(options.toolPolicy ? { toolPolicy: options.toolPolicy } : {}),

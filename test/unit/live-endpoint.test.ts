@@ -4,7 +4,7 @@ import { followRemoteModelText } from '../../src/client/remote-model-text';
 import type { ModelTextDelta } from '../../src/client/live-model-text';
 import { startLiveEndpoint } from '../../src/worker/live-endpoint';
 import { liveEndpointFromEnv } from '../../src/worker/live-endpoint-settings';
-import { announceCancelRequest, liveUrlOfIdentity } from '../../src/worker/remote-cancel-announcer';
+import { announceCancelRequest, liveEndpointOfIdentity } from '../../src/worker/remote-cancel-announcer';
 
 /** Records the runs it is told about instead of asking a server. */
 class HeardCancels extends LocalCancelRequests {
@@ -34,7 +34,7 @@ test("a model call's text from the push endpoint: what came before the watcher, 
     expect(tap.url).toMatch(new RegExp(`^${endpoint.url}/model-text/[A-Za-z0-9_-]{24}$`));
     tap.append('Hello');
     const seen: ModelTextDelta[] = [];
-    const follow = followRemoteModelText(tap.url!, 'mine', 'conv-a', (delta) => seen.push(delta));
+    const follow = followRemoteModelText({ url: tap.url! }, 'mine', 'conv-a', (delta) => seen.push(delta));
     await until(() => seen.length === 1);
     tap.append(', world');
     await until(() => seen.length === 2);
@@ -123,7 +123,7 @@ test('a watcher whose connection closes is let go of: the call no longer holds i
     const tap = calls.open('conv-a', 'run/1#1');
     tap.append('Hello');
     const seen: ModelTextDelta[] = [];
-    const follow = followRemoteModelText(tap.url!, 'mine', 'conv-a', (delta) => seen.push(delta));
+    const follow = followRemoteModelText({ url: tap.url! }, 'mine', 'conv-a', (delta) => seen.push(delta));
     await until(() => seen.length === 1);
     expect(calls.following).toBe(1);
     // The call goes on; only the watcher leaves.
@@ -233,6 +233,6 @@ test('AGENT_LIVE_ENDPOINT and AGENT_LIVE_URL', () => {
   });
   expect(() => liveEndpointFromEnv({ AGENT_LIVE_ENDPOINT: '0.0.0.0:7290' })).toThrow(/set AGENT_LIVE_URL/);
   expect(() => liveEndpointFromEnv({ AGENT_LIVE_ENDPOINT: 'nowhere' })).toThrow(/must be host:port/);
-  expect(liveUrlOfIdentity('12@host http://127.0.0.1:4000')).toBe('http://127.0.0.1:4000');
-  expect(liveUrlOfIdentity('12@host')).toBeUndefined();
+  expect(liveEndpointOfIdentity('12@host http://127.0.0.1:4000')).toEqual({ url: 'http://127.0.0.1:4000' });
+  expect(liveEndpointOfIdentity('12@host')).toBeUndefined();
 });

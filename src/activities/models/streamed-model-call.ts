@@ -45,7 +45,8 @@ async function streamOnce(
   const { workflowExecution: execution, activityId, attempt } = context.info;
   const call = execution && modelCallKey(execution.runId, activityId, attempt);
   const tap = execution && call ? liveCalls?.open(execution.workflowId, call) : undefined;
-  const liveUrl = tap?.url !== undefined ? { live: tap.url } : {};
+  const liveUrl =
+    tap?.url !== undefined ? { live: tap.url, ...(tap.pin !== undefined ? { livePin: tap.pin } : {}) } : {};
   const heartbeater = new Heartbeater<ActivityProgress>(context, {
     kind: 'model',
     text: '',

@@ -1,4 +1,11 @@
+import type { Server as TlsServer } from 'node:tls';
 import { parseArgs } from 'node:util';
+import {
+  type CertificatePair,
+  followCertificateFiles,
+  readCertificatePair,
+} from '../../platform/certificate-files';
+import { isLoopbackHost } from '../../platform/loopback-host';
 import { type Cleanups, log } from '../cleanups';
 import { connectAgent } from '../connect-agent';
 import { UsageError } from '../usage-error';
@@ -9,7 +16,10 @@ import { UsageError } from '../usage-error';
  * private key, PEM) makes it sign decisions as each token's identity. `--max-streams N` (or
  * DURABLE_AGENT_GATEWAY_MAX_STREAMS, default 8) caps the event streams one token may have open.
  * `--trust-proxy ADDRESSES` (or DURABLE_AGENT_GATEWAY_TRUST_PROXY) names the TLS proxy in front,
- * whose forwarded protocol and host the gateway then believes.
+ * whose forwarded protocol and host the gateway then believes. `--tls-cert FILE --tls-key FILE` (or
+ * DURABLE_AGENT_GATEWAY_TLS_CERT and _KEY, PEM) make it serve HTTPS itself; without them it serves
+ * plain HTTP, and says so when it listens beyond loopback with no TLS proxy named in front. A
+ * certificate renewed in those files is served within a second, with no restart.
  */
 export async function gatewayCommand(args: string[], cleanups: Cleanups): Promise<number> {
   const { values } = parseArgs({
@@ -20,6 +30,8 @@ export async function gatewayCommand(args: string[], cleanups: Cleanups): Promis
       tokens: { type: 'string' },
       'max-streams': { type: 'string' },
       'trust-proxy': { type: 'string' },
+      'tls-cert': { type: 'string' },
+      'tls-key': { type: 'string' },
     },
   });
   const tokensFile = values.tokens ?? process.env.DURABLE_AGENT_GATEWAY_TOKENS;
@@ -47,6 +59,13 @@ export async function gatewayCommand(args: string[], cleanups: Cleanups): Promis
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+  const tlsFiles = gatewayTlsFiles(values['tls-cert'], values['tls-key']);
+  let tls: CertificatePair | undefined;
+  try {
+    tls = tlsFiles && readCertificatePair(tlsFiles.certFile, tlsFiles.keyFile);
+  } catch (error) {
+    throw new UsageError(`--tls-cert, --tls-key: ${(error as Error).message}`);
+  }
   const tokens = GatewayTokens.fromFile(tokensFile);
   const keyFile = process.env.DURABLE_AGENT_GATEWAY_SIGNING_KEY;
   const signingKey = keyFile ? readSigningKey(keyFile) : undefined;
@@ -58,12 +77,41 @@ export async function gatewayCommand(args: string[], cleanups: Cleanups): Promis
     ...(signingKey ? { signingKey } : {}),
     ...(maxStreamsPerToken !== undefined ? { maxStreamsPerToken } : {}),
     ...(trustedProxies ? { trustedProxies } : {}),
+    ...(tls ? { tls } : {}),
     ...(webUiBase ? { webUi: { baseUrl: webUiBase, namespace: settings.namespace } } : {}),
   });
   const address = await app.listen({ port, host });
   cleanups.first(() => app.close());
+  if (tlsFiles) {
+    // A certificate renewed on disk is served from the next handshake on.
+    const server = app.server as unknown as TlsServer;
+    const stop = followCertificateFiles(
+      tlsFiles.certFile,
+      tlsFiles.keyFile,
+      (pair) => server.setSecureContext(pair),
+      log,
+    );
+    cleanups.first(async () => stop());
+  }
+  if (!tls && !trustedProxies?.length && !isLoopbackHost(host))
+    log(
+      `warning: the gateway serves plain HTTP on ${host}: tokens and console sessions cross the network readable; give it --tls-cert and --tls-key, or name the TLS proxy in front with --trust-proxy`,
+    );
   // The line a supervisor (or a test) waits for.
   log(`gateway listening on ${address}`);
   await new Promise<void>((resolve) => app.server.once('close', () => resolve()));
   return 0;
+}
+
+/** The certificate and key files to serve HTTPS with, from the flags or the environment; none for plain HTTP. */
+function gatewayTlsFiles(
+  certFlag: string | undefined,
+  keyFlag: string | undefined,
+): { certFile: string; keyFile: string } | undefined {
+  const certFile = certFlag ?? process.env.DURABLE_AGENT_GATEWAY_TLS_CERT;
+  const keyFile = keyFlag ?? process.env.DURABLE_AGENT_GATEWAY_TLS_KEY;
+  if (!certFile && !keyFile) return undefined;
+  if (!certFile || !keyFile)
+    throw new UsageError('the gateway serves HTTPS with both --tls-cert FILE and --tls-key FILE, or neither');
+  return { certFile, keyFile };
 }
