@@ -161,7 +161,7 @@ describeWithTools('the Helm chart', () => {
     const worker = the(render('values-temporal-cloud.yaml'), 'Deployment', '-worker');
     const port = portNamed(worker, 'live');
     expect(envValue(worker, 'AGENT_LIVE_ENDPOINT')).toBe(`0.0.0.0:${port}`);
-    expect(envValue(worker, 'AGENT_LIVE_URL')).toBe(`http://$(POD_IP):${port}`);
+    expect(envValue(worker, 'AGENT_LIVE_URL')).toBe(`https://$(POD_IP):${port}`);
     // Kubernetes expands $(POD_IP) only from a variable defined before the one that uses it.
     const names = envOf(worker).map((entry) => entry.name);
     expect(names.indexOf('POD_IP')).toBeGreaterThanOrEqual(0);
