@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { connectionSettingsFromEnv } from '../../shared/connection-settings';
+import { connectionSettingsFromEnv } from '../../client/connection-settings-from-env';
 import { type Cleanups, log } from '../cleanups';
 import { ensureServer, noModelConfigured, startLocalWorker } from '../local-services';
 
@@ -12,7 +12,7 @@ export async function workerCommand(args: string[], cleanups: Cleanups): Promise
     options: { workspace: { type: 'string' }, 'metrics-port': { type: 'string' } },
   });
   if (await noModelConfigured()) return 2;
-  const settings = connectionSettingsFromEnv(process.env);
+  const settings = connectionSettingsFromEnv(process.env, log);
   const address = await ensureServer(settings, cleanups);
   const workspace = path.resolve(values.workspace ?? process.env.DURABLE_AGENT_WORKSPACE ?? process.cwd());
   const worker = await startLocalWorker({ settings, address, workspace }, cleanups);
