@@ -42,7 +42,7 @@ Usage:
   durable-agent schedule list|delete SCHEDULE_ID|trigger SCHEDULE_ID [--json]
   durable-agent worker [--workspace DIR] [--metrics-port PORT]
   durable-agent server [--port N] [--ui-port N] [--db FILE]
-  durable-agent cluster start|stop|status [--dir DIR] [--port PORT] [--json]
+  durable-agent cluster start|stop|status [--dir DIR] [--port PORT] [--tls|--no-tls] [--json]
   durable-agent deploy list|describe NAME|set-current NAME BUILD|ramp NAME BUILD PERCENT|rollback NAME [--json]
   durable-agent gateway [--tokens FILE] [--port N] [--host ADDRESS] [--max-streams N] [--trust-proxy ADDRESSES]
   durable-agent console-link --token-name NAME [--minutes N] [--tokens FILE] [--gateway-url URL]

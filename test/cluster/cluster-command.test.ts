@@ -126,3 +126,99 @@ whenAvailable(
   },
   300_000,
 );
+
+whenAvailable(
+  'cluster start --tls serves mTLS only: a worker and a client configured by nothing but the temporal.toml profile it writes are served, and clients without its certificate are refused',
+  async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-tls-cluster-'));
+    const workspace = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-tls-cluster-ws-'));
+    const model = await startScriptedModelServer([{ text: 'Answered over mTLS.' }]);
+    const port = await unclaimedPort();
+    // Nothing of Temporal's connection settings from this process: only what each step gives.
+    const env: NodeJS.ProcessEnv = Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => !name.startsWith('TEMPORAL_')),
+    );
+    Object.assign(env, {
+      DURABLE_AGENT_DATA_DIR: path.join(dir, 'data'),
+      OPENAI_BASE_URL: model.baseUrl,
+      AGENT_MODEL: 'scripted-model',
+    });
+    const cluster = (...args: string[]) => runCli(['cluster', ...args, '--dir', dir], env);
+    let worker: ReturnType<typeof startCli> | undefined;
+    try {
+      const started = await cluster('start', '--tls', '--port', String(port));
+      expect({ ...started, stderr: started.code === 0 ? '' : started.stderr }).toMatchObject({
+        code: 0,
+        stdout: `127.0.0.1:${port}\n`,
+      });
+      const profile = path.join(dir, 'tls', 'temporal.toml');
+      expect(started.stderr).toContain(
+        `clients connect with TEMPORAL_CONFIG_FILE=${profile} TEMPORAL_PROFILE=cluster`,
+      );
+
+      // The worker through the variables, the client through the flags: the profile says where and how.
+      worker = startCli(['worker', '--workspace', workspace], {
+        ...env,
+        TEMPORAL_CONFIG_FILE: profile,
+        TEMPORAL_PROFILE: 'cluster',
+      });
+      await worker.stderrMatching(/worker on task queue/);
+      const ran = await runCli(
+        [
+          'run',
+          '--no-worker',
+          '--workspace',
+          workspace,
+          '--profile',
+          'cluster',
+          '--config-file',
+          profile,
+          '--id',
+          'over-mtls',
+          'Hello',
+        ],
+        env,
+      );
+      // Its stderr says why when it failed.
+      expect({ ...ran, stderr: ran.code === 0 ? '' : ran.stderr }).toMatchObject({
+        code: 0,
+        stdout: 'Answered over mTLS.\n',
+        stderr: '',
+      });
+
+      // TLS with the cluster's CA but without a client certificate: refused, a worker as a client.
+      const withoutCertificate = {
+        ...env,
+        TEMPORAL_ADDRESS: `127.0.0.1:${port}`,
+        TEMPORAL_TLS_SERVER_CA_CERT_PATH: path.join(dir, 'tls', 'ca.pem'),
+        TEMPORAL_TLS_SERVER_NAME: 'localhost',
+        DURABLE_AGENT_SERVER_WAIT_MS: '0',
+      };
+      const refusedWorker = startCli(['worker', '--workspace', workspace], withoutCertificate);
+      const polling = await refusedWorker.stderrMatching(/worker on task queue/).then(
+        () => true,
+        () => false,
+      );
+      if (polling) refusedWorker.kill('SIGKILL');
+      expect({ polling, ...(await refusedWorker.done) }).toMatchObject({ polling: false, code: 1 });
+      const refusedClient = await runCli(['status', 'over-mtls'], withoutCertificate);
+      expect(refusedClient.code).toBe(1);
+
+      const status = await cluster('status', '--json');
+      expect(status.code).toBe(0);
+      expect(JSON.parse(status.stdout)).toMatchObject({
+        healthy: true,
+        profile: `TEMPORAL_CONFIG_FILE=${profile} TEMPORAL_PROFILE=cluster`,
+      });
+    } finally {
+      if (worker) {
+        worker.kill('SIGTERM');
+        await worker.done;
+      }
+      await cluster('stop');
+      await model.close();
+      for (const made of [dir, workspace]) await rm(made, { recursive: true, force: true });
+    }
+  },
+  300_000,
+);

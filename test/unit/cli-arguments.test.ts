@@ -12,6 +12,7 @@ import { parseStatusArgs } from '../../src/cli/commands/status';
 import { parseSteerArgs } from '../../src/cli/commands/steer';
 import { UsageError } from '../../src/cli/usage-error';
 import { takeConnectionFlags } from '../../src/cli/connection-flags';
+import { parseClusterArgs } from '../../src/cli/commands/cluster';
 import { parseWatchArgs } from '../../src/cli/commands/watch';
 
 const me = () => 'alice';
@@ -410,4 +411,23 @@ describe("Temporal's profile flags", () => {
       );
     },
   );
+});
+
+describe('cluster', () => {
+  test('start takes --tls or --no-tls; without either it serves as it was last started', () => {
+    expect(parseClusterArgs(['start', '--tls', '--dir', '/c'], '/d')).toEqual({
+      action: 'start',
+      dir: '/c',
+      tls: true,
+    });
+    expect(parseClusterArgs(['start', '--no-tls'], '/d')).toEqual({ action: 'start', dir: '/d', tls: false });
+    expect(parseClusterArgs(['start'], '/d')).toEqual({ action: 'start', dir: '/d' });
+  });
+
+  test.each([
+    [['status', '--tls'], 'cluster: --tls is for start'],
+    [['start', '--tls', '--no-tls'], 'cluster: --tls or --no-tls, not both'],
+  ])('%j is a usage error', (args, message) => {
+    expect(usageError(() => parseClusterArgs(args, '/d'))).toContain(message);
+  });
 });
