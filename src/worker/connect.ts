@@ -1,8 +1,12 @@
 import { Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import { temporalConnectionOptions } from '../client/temporal-connection-options';
+import {
+  type TemporalConnectionOptions,
+  temporalConnectionOptions,
+} from '../client/temporal-connection-options';
 import type { ConnectionSettings } from '../shared/connection-settings';
 import { connectWhenServing } from './server-readiness';
+import { tlsRefusal } from './tls-refusal';
 
 /**
  * A client connection. With `log`, a server still starting (not listening yet, or without the
@@ -14,7 +18,8 @@ export async function connectClient(
   log?: (line: string) => void,
 ): Promise<Connection> {
   const options = temporalConnectionOptions(settings);
-  const connect = () => Connection.connect({ address, ...options });
+  const connect = () =>
+    explainingTlsRefusal(() => Connection.connect({ address, ...options }), address, options);
   return log ? connectWhenServing(connect, serverWait(settings, address, log)) : connect();
 }
 
@@ -25,8 +30,31 @@ export async function connectWorker(
   log?: (line: string) => void,
 ): Promise<NativeConnection> {
   const options = temporalConnectionOptions(settings);
-  const connect = () => NativeConnection.connect({ address, ...options });
+  const connect = () =>
+    explainingTlsRefusal(() => NativeConnection.connect({ address, ...options }), address, options);
   return log ? connectWhenServing(connect, serverWait(settings, address, log)) : connect();
+}
+
+/**
+ * `connect`, whose failure over TLS says why when the server refuses the handshake (a client
+ * certificate missing or not accepted, a CA or server name that does not fit): such a failure is
+ * not waited out as a server still starting.
+ */
+async function explainingTlsRefusal<C>(
+  connect: () => Promise<C>,
+  address: string,
+  options: TemporalConnectionOptions,
+): Promise<C> {
+  try {
+    return await connect();
+  } catch (error) {
+    if (options.tls === false) throw error;
+    const refusal = await tlsRefusal(address, options.tls);
+    if (refusal === undefined) throw error;
+    throw new Error(`the Temporal server at ${address} refuses the TLS connection: ${refusal}`, {
+      cause: error,
+    });
+  }
 }
 
 function serverWait(settings: ConnectionSettings, address: string, log: (line: string) => void) {
