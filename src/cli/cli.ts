@@ -3,6 +3,7 @@ import { abortCommand } from './commands/abort';
 import { acpCommand } from './commands/acp';
 import { codecServerCommand } from './commands/codec-server';
 import { compactCommand } from './commands/compact';
+import { takeConnectionFlags } from './connection-flags';
 import { approveCommand } from './commands/approve';
 import { delegateCommand } from './commands/delegate';
 import { chooseCommand } from './commands/choose';
@@ -72,11 +73,16 @@ const WORKER_COMMANDS = new Set(['run', 'worker', 'server', 'replay', 'acp']);
 const cleanups = new Cleanups();
 
 async function main(argv: string[]): Promise<number> {
-  const [command, ...args] = argv;
+  const [command, ...commandArgs] = argv;
   if (command === undefined) {
     process.stdout.write(`${USAGE}\n`);
     return 2;
   }
+  // Temporal's profile flags are the variables they stand for, for this process and what it starts.
+  const { args, profile, configFile, warning } = takeConnectionFlags(command, commandArgs);
+  if (profile !== undefined) process.env.TEMPORAL_PROFILE = profile;
+  if (configFile !== undefined) process.env.TEMPORAL_CONFIG_FILE = configFile;
+  if (warning) log(warning);
   if (command === 'version') {
     process.stdout.write(`${packageVersion()}\n`);
     return 0;

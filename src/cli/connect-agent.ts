@@ -1,5 +1,6 @@
 import { Client } from '@temporalio/client';
-import { type ConnectionSettings, connectionSettingsFromEnv } from '../shared/connection-settings';
+import type { ConnectionSettings } from '../shared/connection-settings';
+import { connectionSettingsFromEnv } from '../client/connection-settings-from-env';
 import { AgentClient } from '../client/agent-client';
 import { type Cleanups, log } from './cleanups';
 import { ensureServer, findRunningServer, processTracing } from './local-services';
@@ -21,7 +22,7 @@ export async function connectAgent(
   cleanups: Cleanups,
   { startServer }: { startServer: boolean },
 ): Promise<ConnectedAgent> {
-  const settings = connectionSettingsFromEnv(process.env);
+  const settings = connectionSettingsFromEnv(process.env, log);
   const address = startServer ? await ensureServer(settings, cleanups) : await findRunningServer(settings);
   const { connectClient } = await import('../worker/connect');
   const { agentDataConverter } = await import('../worker/data-converter');

@@ -15,6 +15,8 @@ export const CONVERSATION_OPTION_FLAGS = {
   'append-system-prompt': { type: 'string' },
   'max-tool-iterations': { type: 'string' },
   approval: { type: 'string' },
+  'tool-profile': { type: 'string' },
+  /** The tool profile's old flag: cli.ts leaves it to the command only when it names a tool profile. */
   profile: { type: 'string' },
   allow: { type: 'string' },
   'also-allow': { type: 'string' },
@@ -37,6 +39,8 @@ export interface ConversationOptionValues {
   'append-system-prompt'?: string;
   'max-tool-iterations'?: string;
   approval?: string;
+  'tool-profile'?: string;
+  /** Deprecated spelling of `tool-profile` (`--profile` names Temporal's client profile now). */
   profile?: string;
   /** Comma-separated, as are `also-allow`, `deny` and `owners`. */
   allow?: string;
@@ -62,9 +66,13 @@ function commaList(value: string | undefined): string[] | undefined {
 }
 
 export function conversationOptionsFromFlags(values: ConversationOptionValues): ConversationOptionsInput {
-  const profile = values.profile === undefined ? undefined : ToolProfileSchema.safeParse(values.profile);
+  if (values['tool-profile'] !== undefined && values.profile !== undefined) {
+    throw new UsageError('give the tool profile once: --tool-profile NAME');
+  }
+  const toolProfile = values['tool-profile'] ?? values.profile;
+  const profile = toolProfile === undefined ? undefined : ToolProfileSchema.safeParse(toolProfile);
   if (profile && !profile.success) {
-    throw new UsageError(`--profile takes ${ToolProfileSchema.options.join(', ')}, got ${values.profile}`);
+    throw new UsageError(`--tool-profile takes ${ToolProfileSchema.options.join(', ')}, got ${toolProfile}`);
   }
   const owners = commaList(values.owners);
   if (owners?.length === 0) throw new UsageError('--owners needs at least one name');

@@ -1,6 +1,6 @@
 const ENVIRONMENT_HELP_TEXT = `Environment: OPENAI_BASE_URL, OPENAI_API_KEY, AGENT_MODEL, AGENT_MODEL_PROVIDER, AGENT_TOOLS_ALLOW,
 AGENT_TOOLS_DENY, AGENT_EXEC_SECURITY, AGENT_EXEC_SAFE_BINS, AGENT_TASK_QUEUE, AGENT_DEPLOYMENT_NAME, AGENT_BUILD_ID,
-TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS*,
+TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS*,
 DURABLE_AGENT_DATA_DIR, DURABLE_AGENT_METRICS_PORT, OTEL_EXPORTER_OTLP_ENDPOINT (see docs/configuration.md).`;
 
 /** Which variables configure durable-agent, for the end of `help`. */
@@ -12,7 +12,7 @@ export const USAGE = `durable-agent: durable AI agents on Temporal
 Usage:
   durable-agent run [--id ID] [--workspace DIR] [--json] [--no-worker] [--model NAME]
                     [--system TEXT | --system-prompt FILE] [--append-system-prompt FILE]
-                    [--max-tool-iterations N] [--approval auto|ask] [--profile minimal|coding|messaging|full]
+                    [--max-tool-iterations N] [--approval auto|ask] [--tool-profile minimal|coding|messaging|full]
                     [--allow LIST] [--also-allow LIST] [--deny LIST] [--owners NAMES] [--sender NAME]
                     [--exec-security full|sandbox|safe-bin] [--budget-tokens N] [--budget-tool-calls N]
                     [--budget-usd AMOUNT] [--deadline DURATION] "<prompt>"
@@ -42,12 +42,15 @@ Usage:
   durable-agent schedule list|delete SCHEDULE_ID|trigger SCHEDULE_ID [--json]
   durable-agent worker [--workspace DIR] [--metrics-port PORT] [--health-port PORT]
   durable-agent server [--port N] [--ui-port N] [--db FILE]
-  durable-agent cluster start|stop|status [--dir DIR] [--port PORT] [--json]
+  durable-agent cluster start|stop|status [--dir DIR] [--port PORT] [--tls|--no-tls] [--json]
   durable-agent deploy list|describe NAME|set-current NAME BUILD|ramp NAME BUILD PERCENT|rollback NAME [--json]
   durable-agent gateway [--tokens FILE] [--port N] [--host ADDRESS] [--max-streams N] [--trust-proxy ADDRESSES] [--tls-cert FILE --tls-key FILE]
   durable-agent console-link --token-name NAME [--minutes N] [--tokens FILE] [--gateway-url URL]
   durable-agent acp [--no-worker] [--workspace DIR]
   durable-agent codec-server [--port N] [--host ADDRESS] [--ui-origin URL]... [--exit-with PID]
+
+Every command takes --profile NAME and --config-file PATH: the profile of Temporal's client configuration
+file (temporal.toml) to connect with, as the temporal CLI does.
 
 ${ENVIRONMENT_HELP_TEXT}`;
 

@@ -37,6 +37,9 @@ export {
   type ScheduleConversationOptions,
 } from './conversation-schedules';
 export { WorkerDeployments } from './worker-deployments';
+export { connectionSettingsFromEnv } from './connection-settings-from-env';
+export { type TemporalConnectionOptions, temporalConnectionOptions } from './temporal-connection-options';
+export type { ConnectionSettings, ConnectionTls, PemSource } from '../shared/connection-settings';
 export {
   type CurrentChange,
   DeploymentNotFoundError,

@@ -28,6 +28,8 @@ export type { AssistantMessage, Message } from '../shared/messages';
 export type { ModelPrice, ModelPrices } from '../shared/model-prices';
 export { type RunningWorker, type WorkerFromEnvOptions, startWorkerFromEnv } from './local-worker';
 export { connectClient, connectWorker } from './connect';
+export { connectionSettingsFromEnv } from '../client/connection-settings-from-env';
+export type { ConnectionSettings, ConnectionTls, PemSource } from '../shared/connection-settings';
 export { agentDataConverter } from './data-converter';
 export type { LiveEndpointSettings, LiveEndpointTls } from './live-endpoint-settings';
 export { type ModelSettings, modelSettingsFromEnv } from '../activities/models/model-settings';

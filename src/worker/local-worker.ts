@@ -1,3 +1,4 @@
+import { connectionSettingsFromEnv } from '../client/connection-settings-from-env';
 import type { ConnectionSettings } from '../shared/connection-settings';
 import type { ToolSource } from '../tools/tool-source';
 import { builtinTools } from '../tools/builtin/builtin-tools';
@@ -43,10 +44,13 @@ export interface RunningWorker {
 
 /** Where a worker from the environment connects, what it reads, and what else it is given. */
 export interface WorkerFromEnvOptions {
-  /** Namespace, task queue and the rest of the connection settings. */
-  settings: ConnectionSettings;
-  /** The Temporal frontend, host:port. */
-  address: string;
+  /**
+   * Namespace, task queue and the rest of the connection settings; by default read from `env` as
+   * Temporal's tools read them (a `temporal.toml` profile, TEMPORAL_* variables: connectionSettingsFromEnv).
+   */
+  settings?: ConnectionSettings;
+  /** The Temporal frontend, host:port; by default the settings' address. */
+  address?: string;
   /** The workspace of conversations that name none. */
   workspace: string;
   /** The environment the model, tools, floors, keys and webhooks are read from. */
@@ -65,7 +69,14 @@ export interface WorkerFromEnvOptions {
  * tool policy, the floors, approver keys and webhooks. A setting that is wrong stops it here.
  */
 export async function startWorkerFromEnv(options: WorkerFromEnvOptions): Promise<RunningWorker> {
-  const { settings, address, workspace, env, log, moreSources = [], tracing } = options;
+  const { workspace, env, log, moreSources = [], tracing } = options;
+  const settings = options.settings ?? connectionSettingsFromEnv(env, log);
+  const address = options.address ?? settings.address;
+  if (!address) {
+    throw new Error(
+      `no Temporal address in ${settings.source}: set TEMPORAL_ADDRESS, or name a profile with one (TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE)`,
+    );
+  }
   const model = await modelDepsFromEnv(env);
   const liveEndpoint = liveEndpointFromEnv(env);
   const deployment = deploymentVersionFromEnv(env);

@@ -5,6 +5,7 @@ import type { ClusterStatus } from '../../src/temporal-server/cluster/cluster';
 import { clusterFiles } from '../../src/temporal-server/cluster/cluster-files';
 import { runningAs } from '../../src/temporal-server/cluster/cluster-processes';
 import { readClusterState } from '../../src/temporal-server/cluster/cluster-state';
+import { OPENSSL_MISSING, opensslAvailable } from '../../src/temporal-server/cluster/openssl-certificates';
 import { isListening } from '../../src/platform/free-port';
 import { assertCliBuilt, runCli, startCli } from '../support/cli-process';
 import { inCi } from '../support/in-ci';
@@ -17,6 +18,10 @@ const missing = whatClusterNeeds('the cluster test');
 // In CI a missing prerequisite fails the run; on a developer's machine the test is skipped, saying why.
 if (missing && !inCi()) console.warn(`skipped: ${missing}`);
 const whenAvailable = missing && !inCi() ? test.skip : test;
+const missingForTls =
+  missing ?? (opensslAvailable() ? undefined : `the TLS cluster test: ${OPENSSL_MISSING}`);
+if (missingForTls && !missing && !inCi()) console.warn(`skipped: ${missingForTls}`);
+const whenTlsAvailable = missingForTls && !inCi() ? test.skip : test;
 
 // The Temporal server is built by the global setup, before any test starts.
 beforeAll(() => {
@@ -122,6 +127,107 @@ whenAvailable(
       await cluster('stop');
       await model.close();
       for (const made of [dir, workspace, dataDir]) await rm(made, { recursive: true, force: true });
+    }
+  },
+  300_000,
+);
+
+whenTlsAvailable(
+  'cluster start --tls serves mTLS only: a worker and a client configured by nothing but the temporal.toml profile it writes are served, and clients without its certificate are refused',
+  async () => {
+    if (missingForTls) throw new Error(missingForTls);
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-tls-cluster-'));
+    const workspace = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-tls-cluster-ws-'));
+    const model = await startScriptedModelServer([{ text: 'Answered over mTLS.' }]);
+    const port = await unclaimedPort();
+    // Nothing of Temporal's connection settings from this process: only what each step gives.
+    const env: NodeJS.ProcessEnv = Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => !name.startsWith('TEMPORAL_')),
+    );
+    Object.assign(env, {
+      DURABLE_AGENT_DATA_DIR: path.join(dir, 'data'),
+      OPENAI_BASE_URL: model.baseUrl,
+      AGENT_MODEL: 'scripted-model',
+    });
+    const cluster = (...args: string[]) => runCli(['cluster', ...args, '--dir', dir], env);
+    let worker: ReturnType<typeof startCli> | undefined;
+    try {
+      const started = await cluster('start', '--tls', '--port', String(port));
+      expect({ ...started, stderr: started.code === 0 ? '' : started.stderr }).toMatchObject({
+        code: 0,
+        stdout: `127.0.0.1:${port}\n`,
+      });
+      const profile = path.join(dir, 'tls', 'temporal.toml');
+      expect(started.stderr).toContain(
+        `clients connect with TEMPORAL_CONFIG_FILE=${profile} TEMPORAL_PROFILE=cluster`,
+      );
+
+      // The worker through the variables, the client through the flags: the profile says where and how.
+      worker = startCli(['worker', '--workspace', workspace], {
+        ...env,
+        TEMPORAL_CONFIG_FILE: profile,
+        TEMPORAL_PROFILE: 'cluster',
+      });
+      await worker.stderrMatching(/worker on task queue/);
+      const ran = await runCli(
+        [
+          'run',
+          '--no-worker',
+          '--workspace',
+          workspace,
+          '--profile',
+          'cluster',
+          '--config-file',
+          profile,
+          '--id',
+          'over-mtls',
+          'Hello',
+        ],
+        env,
+      );
+      // Its stderr says why when it failed.
+      expect({ ...ran, stderr: ran.code === 0 ? '' : ran.stderr }).toMatchObject({
+        code: 0,
+        stdout: 'Answered over mTLS.\n',
+        stderr: '',
+      });
+
+      // TLS with the cluster's CA but without a client certificate: refused, a worker as a client.
+      const withoutCertificate = {
+        ...env,
+        TEMPORAL_ADDRESS: `127.0.0.1:${port}`,
+        TEMPORAL_TLS_SERVER_CA_CERT_PATH: path.join(dir, 'tls', 'ca.pem'),
+        TEMPORAL_TLS_SERVER_NAME: 'localhost',
+      };
+      // Said at once, not waited out as a server still starting.
+      const refusal = `the Temporal server at 127.0.0.1:${port} refuses the TLS connection: it requires a client certificate`;
+      const refusedWorker = startCli(['worker', '--workspace', workspace], withoutCertificate);
+      const polling = await refusedWorker.stderrMatching(/worker on task queue/).then(
+        () => true,
+        () => false,
+      );
+      if (polling) refusedWorker.kill('SIGKILL');
+      const workerRun = await refusedWorker.done;
+      expect({ polling, code: workerRun.code }).toEqual({ polling: false, code: 1 });
+      expect(workerRun.stderr).toContain(refusal);
+      const refusedClient = await runCli(['status', 'over-mtls'], withoutCertificate);
+      expect(refusedClient.code).toBe(1);
+      expect(refusedClient.stderr).toContain(refusal);
+
+      const status = await cluster('status', '--json');
+      expect(status.code).toBe(0);
+      expect(JSON.parse(status.stdout)).toMatchObject({
+        healthy: true,
+        profile: `TEMPORAL_CONFIG_FILE=${profile} TEMPORAL_PROFILE=cluster`,
+      });
+    } finally {
+      if (worker) {
+        worker.kill('SIGTERM');
+        await worker.done;
+      }
+      await cluster('stop');
+      await model.close();
+      for (const made of [dir, workspace]) await rm(made, { recursive: true, force: true });
     }
   },
   300_000,

@@ -6,7 +6,7 @@ import { Client, Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import OpenAI from 'openai';
 import { AgentClient } from '../../src/client/agent-client';
-import { connectionSettingsFromEnv } from '../../src/shared/connection-settings';
+import { connectionSettingsFromEnv } from '../../src/client/connection-settings-from-env';
 import { ToolRegistry } from '../../src/tools/registry';
 import { connectClient, connectWorker } from '../../src/worker/connect';
 import { createAgentWorker } from '../../src/worker/create-worker';

@@ -11,6 +11,8 @@ import { parseSendArgs } from '../../src/cli/commands/send';
 import { parseStatusArgs } from '../../src/cli/commands/status';
 import { parseSteerArgs } from '../../src/cli/commands/steer';
 import { UsageError } from '../../src/cli/usage-error';
+import { takeConnectionFlags } from '../../src/cli/connection-flags';
+import { parseClusterArgs } from '../../src/cli/commands/cluster';
 import { parseWatchArgs } from '../../src/cli/commands/watch';
 
 const me = () => 'alice';
@@ -107,7 +109,7 @@ describe('run', () => {
   test('tool policy flags take comma-separated lists; --sender names who sends', () => {
     const run = parseRunArgs(
       [
-        '--profile',
+        '--tool-profile',
         'coding',
         '--allow',
         'group:fs, exec',
@@ -132,6 +134,8 @@ describe('run', () => {
       owners: ['alice', 'bob'],
     });
     expect(run.sender).toBe('alice');
+    // The tool profile's old flag, which cli.ts leaves to the command only for a tool profile's name.
+    expect(parseRunArgs(['--profile', 'minimal', 'go'], '/tmp').options.profile).toBe('minimal');
     expect(parseRunArgs(['--allow', '', 'go'], '/tmp').options.allow).toEqual([]);
     expect(parseSendArgs(['--sender', 'ops', 'c-1', 'hi']).sender).toBe('ops');
     expect(parseSteerArgs(['--sender', 'ops', 'c-1', 'hi']).sender).toBe('ops');
@@ -155,7 +159,14 @@ describe('run', () => {
     [['--frobnicate', 'hi'], "run: Unknown option '--frobnicate'"],
     [[], 'run needs a prompt'],
     [['--id', 'has space', 'hi'], 'invalid conversation id "has space"'],
-    [['--profile', 'everything', 'hi'], '--profile takes minimal, coding, messaging, full, got everything'],
+    [
+      ['--tool-profile', 'everything', 'hi'],
+      '--tool-profile takes minimal, coding, messaging, full, got everything',
+    ],
+    [
+      ['--tool-profile', 'coding', '--profile', 'full', 'hi'],
+      'give the tool profile once: --tool-profile NAME',
+    ],
     [['--exec-security', 'none', 'hi'], '--exec-security takes full, sandbox or safe-bin, got none'],
     [['--owners', ' , ', 'hi'], '--owners needs at least one name'],
   ])('%j is a usage error', (args, message) => {
@@ -362,5 +373,61 @@ describe('help, version and end', () => {
       json: false,
     });
     expect(usageError(() => parseEndArgs([]))).toContain('end needs ID');
+  });
+});
+
+describe("Temporal's profile flags", () => {
+  test('--profile and --config-file are taken from any command, as the temporal CLI takes them', () => {
+    expect(
+      takeConnectionFlags('list', ['--profile', 'cloud', '--json', '--config-file=conf/t.toml']),
+    ).toEqual({
+      args: ['--json'],
+      profile: 'cloud',
+      configFile: path.resolve('conf/t.toml'),
+    });
+    expect(takeConnectionFlags('run', ['--profile=staging', '--id', 'c', 'hi'])).toEqual({
+      args: ['--id', 'c', 'hi'],
+      profile: 'staging',
+    });
+    // After `--` everything is the command's.
+    expect(takeConnectionFlags('run', ['--', '--profile', 'x'])).toEqual({ args: ['--', '--profile', 'x'] });
+  });
+
+  test("on run, send and schedule a tool profile's name after --profile still means the tool profile, with a warning", () => {
+    const taken = takeConnectionFlags('send', ['c-1', '--profile', 'coding', 'hi']);
+    expect(taken.args).toEqual(['c-1', '--profile', 'coding', 'hi']);
+    expect(taken.profile).toBeUndefined();
+    expect(taken.warning).toMatch(
+      /--profile coding for the tool profile is deprecated: use --tool-profile coding/,
+    );
+    expect(takeConnectionFlags('list', ['--profile', 'coding']).profile).toBe('coding');
+  });
+
+  test.each([[['--profile']], [['--config-file', '--json']], [['--profile=']]])(
+    '%j is a usage error',
+    (args) => {
+      expect(usageError(() => takeConnectionFlags('list', args))).toMatch(
+        /list: --(profile|config-file) needs a value/,
+      );
+    },
+  );
+});
+
+describe('cluster', () => {
+  test('start takes --tls or --no-tls; without either it serves as it was last started', () => {
+    expect(parseClusterArgs(['start', '--tls', '--dir', '/c'], '/d')).toEqual({
+      action: 'start',
+      dir: '/c',
+      tls: true,
+    });
+    expect(parseClusterArgs(['start', '--no-tls'], '/d')).toEqual({ action: 'start', dir: '/d', tls: false });
+    expect(parseClusterArgs(['start'], '/d')).toEqual({ action: 'start', dir: '/d' });
+  });
+
+  test.each([
+    [['status', '--tls'], 'cluster: --tls is for start'],
+    [['start', '--tls', '--no-tls'], 'cluster: --tls or --no-tls, not both'],
+  ])('%j is a usage error', (args, message) => {
+    expect(usageError(() => parseClusterArgs(args, '/d'))).toContain(message);
   });
 });

@@ -1,5 +1,5 @@
 import { webUiLink } from '../../src/cli/terminal/web-ui-link';
-import { connectionSettingsFromEnv } from '../../src/shared/connection-settings';
+import { connectionSettingsFromEnv } from '../../src/client/connection-settings-from-env';
 
 test('the embedded server links to its own UI; a deployment to the UI it names; an unknown server to none', () => {
   expect(webUiLink(connectionSettingsFromEnv({}), 'conv 1', {})).toBe(

@@ -5,7 +5,7 @@ import { namedPositionals, parseCommandArgs, positiveInteger } from '../parse-co
 import { UsageError } from '../usage-error';
 
 export type ClusterArgs =
-  | { action: 'start'; dir: string; port?: number }
+  | { action: 'start'; dir: string; port?: number; tls?: boolean }
   | { action: 'stop'; dir: string }
   | { action: 'status'; dir: string; json: boolean };
 
@@ -17,16 +17,22 @@ export function parseClusterArgs(args: string[], defaultDir: string): ClusterArg
       dir: { type: 'string' },
       port: { type: 'string' },
       json: { type: 'boolean', default: false },
+      tls: { type: 'boolean', default: false },
+      'no-tls': { type: 'boolean', default: false },
     },
   });
   const { ACTION: action } = namedPositionals('cluster', positionals, ['ACTION'] as const);
   const dir = path.resolve(values.dir ?? defaultDir);
   if (action !== 'start' && values.port !== undefined) throw new UsageError('cluster: --port is for start');
   if (action !== 'status' && values.json) throw new UsageError('cluster: --json is for status');
+  if (action !== 'start' && (values.tls || values['no-tls']))
+    throw new UsageError('cluster: --tls is for start');
+  if (values.tls && values['no-tls']) throw new UsageError('cluster: --tls or --no-tls, not both');
+  const tls = values.tls ? true : values['no-tls'] ? false : undefined;
   if (action === 'start') {
     const port = positiveInteger(values.port, '--port');
     if (port !== undefined && port > 65_535) throw new UsageError(`--port takes a port number, got ${port}`);
-    return { action, dir, ...(port !== undefined ? { port } : {}) };
+    return { action, dir, ...(port !== undefined ? { port } : {}), ...(tls !== undefined ? { tls } : {}) };
   }
   if (action === 'stop') return { action, dir };
   if (action === 'status') return { action, dir, json: values.json };
@@ -45,7 +51,7 @@ export async function clusterCommand(args: string[], _cleanups: Cleanups): Promi
   const options = { dir: parsed.dir, env: process.env, log };
   switch (parsed.action) {
     case 'start': {
-      const address = await cluster.startCluster({ ...options, port: parsed.port });
+      const address = await cluster.startCluster({ ...options, port: parsed.port, tls: parsed.tls });
       process.stdout.write(`${address}\n`);
       return 0;
     }
@@ -85,6 +91,7 @@ export function formatClusterStatus(status: ClusterStatus): string {
   return [
     `Temporal cluster in ${status.dir}: ${status.healthy ? 'up' : 'not all up'}`,
     `  frontend ${status.address}: ${frontend}`,
+    ...(status.profile ? [`  mTLS only: clients connect with ${status.profile}`] : []),
     ...lines,
     '',
   ].join('\n');

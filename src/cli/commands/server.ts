@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { connectionSettingsFromEnv } from '../../shared/connection-settings';
+import { connectionSettingsFromEnv } from '../../client/connection-settings-from-env';
 import { type Cleanups, log } from '../cleanups';
 
 /** `server`: the embedded Temporal server in the foreground until stopped. */
@@ -20,8 +20,11 @@ export async function serverCommand(args: string[], cleanups: Cleanups): Promise
   };
   const embedded = embeddedServerSettings(env);
   if (values.db) embedded.dbFile = path.resolve(values.db);
-  const server = await startEmbeddedServer(embedded, connectionSettingsFromEnv(env).namespace, log, (pid) =>
-    startCodecServerFor(pid, embedded, env),
+  const server = await startEmbeddedServer(
+    embedded,
+    connectionSettingsFromEnv(env, log).namespace,
+    log,
+    (pid) => startCodecServerFor(pid, embedded, env),
   );
   cleanups.last(() => server.stop());
   log(`Temporal server ready on ${server.address}; Ctrl-C stops it`);

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { connectionSettingsFromEnv } from '../../shared/connection-settings';
+import { connectionSettingsFromEnv } from '../../client/connection-settings-from-env';
 import { type Cleanups, log } from '../cleanups';
 import { ensureServer, noModelConfigured, startLocalWorker } from '../local-services';
 import { UsageError } from '../usage-error';
@@ -32,7 +32,7 @@ export async function workerCommand(args: string[], cleanups: Cleanups): Promise
     cleanups.last(health.close);
     log(`probes on http://${healthAddress.host}:${health.port}/healthz and /ready`);
   }
-  const settings = connectionSettingsFromEnv(process.env);
+  const settings = connectionSettingsFromEnv(process.env, log);
   const address = await ensureServer(settings, cleanups);
   const workspace = path.resolve(values.workspace ?? process.env.DURABLE_AGENT_WORKSPACE ?? process.cwd());
   const worker = await startLocalWorker({ settings, address, workspace }, cleanups);

@@ -1,5 +1,6 @@
 import { Connection } from '@temporalio/client';
 import { grpc } from '@temporalio/proto';
+import type { TemporalConnectionOptions } from '../../client/temporal-connection-options';
 import { prepareNamespace } from '../namespace-preparation';
 
 /** The name under which the frontend reports its own health. */
@@ -13,11 +14,18 @@ export interface FrontendHealth {
   detail: string;
 }
 
-/** What the frontend at `address` says of its health (the gRPC health check), within `timeoutMs`. */
-export async function frontendHealth(address: string, timeoutMs = 3_000): Promise<FrontendHealth> {
+/**
+ * What the frontend at `address` says of its health (the gRPC health check), within `timeoutMs`;
+ * `options` carry the TLS of a cluster that serves it.
+ */
+export async function frontendHealth(
+  address: string,
+  timeoutMs = 3_000,
+  options?: TemporalConnectionOptions,
+): Promise<FrontendHealth> {
   let connection: Connection | undefined;
   try {
-    connection = await Connection.connect({ address, connectTimeout: timeoutMs });
+    connection = await Connection.connect({ address, ...options, connectTimeout: timeoutMs });
     const { status } = await connection.withDeadline(Date.now() + timeoutMs, () =>
       connection!.healthService.check({ service: WORKFLOW_SERVICE }),
     );
@@ -38,8 +46,9 @@ export async function prepareClusterNamespace(
   address: string,
   namespace: string,
   log: (line: string) => void,
+  options?: TemporalConnectionOptions,
 ): Promise<void> {
-  const connection = await Connection.connect({ address });
+  const connection = await Connection.connect({ address, ...options });
   try {
     await prepareNamespace(connection, namespace, NAMESPACE_RETENTION, log);
   } finally {

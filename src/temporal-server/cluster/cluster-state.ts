@@ -19,6 +19,8 @@ export const ClusterStateSchema = z.strictObject({
   postgresPort: PortSchema,
   /** The frontend's HTTP API (Temporal's 7243): kept, as the cluster record in PostgreSQL names it. */
   frontendHttpPort: PortSchema,
+  /** Whether the services serve mTLS with the certificates in DIR/tls (`cluster start --tls`). */
+  tls: z.boolean().optional(),
   /** The Temporal server version whose schema the databases were brought up to. */
   schemaVersion: z.string().optional(),
   services: z.strictObject({

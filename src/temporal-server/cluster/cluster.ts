@@ -6,10 +6,17 @@ import { isListening } from '../../platform/free-port';
 import { serviceEnvironment } from './cluster-config';
 import { type ClusterFiles, clusterFiles } from './cluster-files';
 import { type FrontendHealth, frontendHealth, prepareClusterNamespace } from './cluster-frontend';
+import type { TemporalConnectionOptions } from '../../client/temporal-connection-options';
 import { lockCluster } from './cluster-lock';
 import { FIRST_PORT, MAX_MEMBERSHIP_PORT, canBind, choosePort } from './cluster-ports';
 import { logTail } from './cluster-processes';
 import { type ClusterState, readClusterState, writeClusterState } from './cluster-state';
+import {
+  clusterConnectionOptions,
+  clusterProfileUsage,
+  clusterTlsFiles,
+  prepareClusterTls,
+} from './cluster-tls';
 import { POSTGRES_MISSING, PostgresCluster, findPostgresBin, runningPostgres } from './postgres-cluster';
 import { postgresUser } from './postgres-user';
 import { findOrBuildTemporalServer } from './temporal-server-build';
@@ -45,9 +52,12 @@ export interface ClusterOptions {
 /**
  * Starts what is not running of the cluster in `dir` (all of it the first time: PostgreSQL, its
  * databases and schema, then Temporal's four services), waits until the frontend serves, makes
- * sure of the namespace and search attributes, and returns the frontend's address.
+ * sure of the namespace and search attributes, and returns the frontend's address. With `tls` the
+ * services serve mTLS (cluster-tls.ts); without it, a start serves as the last one did.
  */
-export async function startCluster(options: ClusterOptions & { port?: number }): Promise<string> {
+export async function startCluster(
+  options: ClusterOptions & { port?: number; tls?: boolean },
+): Promise<string> {
   const { env, log } = options;
   const postgresBin = findPostgresBin(env);
   if (!postgresBin) throw new Error(POSTGRES_MISSING);
@@ -71,7 +81,11 @@ export async function startCluster(options: ClusterOptions & { port?: number }):
     await chmod(files.logs, mode);
     const postgres = new PostgresCluster(files, postgresBin, user, log);
 
-    const state = await planPorts(files, await readClusterState(files.state), options.port, log);
+    const recorded = await readClusterState(files.state);
+    const tls = tlsOfStart(files, recorded, options.tls);
+    const state = await planPorts(files, recorded, options.port, log);
+    if (tls) state.tls = true;
+    else delete state.tls;
     await writeClusterState(files.state, state);
 
     await postgres.ensureInitialized();
@@ -86,11 +100,13 @@ export async function startCluster(options: ClusterOptions & { port?: number }):
       await writeClusterState(files.state, state);
     }
 
-    const environment = serviceEnvironment(state, postgres.password());
+    const address = `127.0.0.1:${state.services.frontend.grpcPort}`;
+    const tlsFiles = clusterTlsFiles(files.dir);
+    const secure = tls ? await prepareClusterTls(tlsFiles, address, NAMESPACE, log) : undefined;
+    const environment = { ...serviceEnvironment(state, postgres.password()), ...secure?.environment };
     const down = TEMPORAL_SERVICES.filter(
       (service) => !serviceRunning(files, service, state.services[service].pid),
     );
-    const address = `127.0.0.1:${state.services.frontend.grpcPort}`;
     const launch = async (services: readonly TemporalService[]) => {
       for (const service of services)
         state.services[service].pid = startService(build, files, service, environment);
@@ -104,22 +120,49 @@ export async function startCluster(options: ClusterOptions & { port?: number }):
     // from its configuration (the first start, a new frontend port); of two at once, the one whose
     // write conflicts exits. Started again, it finds the record written.
     const relaunched = new Set<TemporalService>();
-    await waitUntilReady(files, state, address, async (service) => {
-      if (!down.includes(service) || relaunched.has(service)) return false;
-      relaunched.add(service);
-      log(`Temporal's ${service} service exited while starting; starting it again.`);
-      await launch([service]);
-      return true;
-    });
+    await waitUntilReady(
+      files,
+      state,
+      address,
+      async (service) => {
+        if (!down.includes(service) || relaunched.has(service)) return false;
+        relaunched.add(service);
+        log(`Temporal's ${service} service exited while starting; starting it again.`);
+        await launch([service]);
+        return true;
+      },
+      secure?.connection,
+    );
     releaseStarting();
     releaseStarting = undefined;
-    await prepareClusterNamespace(address, NAMESPACE, log);
+    await prepareClusterNamespace(address, NAMESPACE, log, secure?.connection);
     log(`Temporal cluster ready on ${address} (${files.dir}).`);
+    if (secure) log(`It serves mTLS only: clients connect with ${clusterProfileUsage(tlsFiles)}.`);
     return address;
   } finally {
     releaseStarting?.();
     release();
   }
+}
+
+/** Whether a start serves TLS: as asked, else as the last start did; a change waits for the services to stop. */
+function tlsOfStart(
+  files: ClusterFiles,
+  recorded: ClusterState | undefined,
+  requested: boolean | undefined,
+): boolean {
+  const was = recorded?.tls ?? false;
+  if (requested === undefined || requested === was || !recorded) return requested ?? was;
+  const running = TEMPORAL_SERVICES.some((service) =>
+    serviceRunning(files, service, recorded.services[service].pid),
+  );
+  if (running) {
+    throw new Error(
+      `this cluster's services run ${was ? 'with' : 'without'} TLS: \`durable-agent cluster stop --dir ${files.dir}\` first, ` +
+        `then start it ${requested ? 'with --tls' : 'with --no-tls'}`,
+    );
+  }
+  return requested;
 }
 
 /**
@@ -218,6 +261,7 @@ async function waitUntilReady(
   state: ClusterState,
   address: string,
   relaunch: (service: TemporalService) => Promise<boolean>,
+  connection?: TemporalConnectionOptions,
 ): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   for (;;) {
@@ -230,7 +274,7 @@ async function waitUntilReady(
       const log = files.logOf('postgres');
       throw new Error(`PostgreSQL exited; the end of ${log}:\n${await logTail(log)}`);
     }
-    const health = await frontendHealth(address, 2_000);
+    const health = await frontendHealth(address, 2_000, connection);
     const silent: string[] = [];
     for (const service of TEMPORAL_SERVICES.filter((name) => name !== 'frontend')) {
       if (!(await isListening('127.0.0.1', state.services[service].grpcPort))) silent.push(service);
@@ -297,6 +341,8 @@ export interface ClusterStatus {
   frontend: FrontendHealth;
   /** Every process runs and the frontend serves. */
   healthy: boolean;
+  /** For a cluster serving mTLS: the variables that point clients at its profile. */
+  profile?: string;
 }
 
 /** What runs of the cluster in `dir`; undefined when there is no cluster there. */
@@ -326,8 +372,9 @@ export async function clusterStatus(dir: string): Promise<ClusterStatus | undefi
     }),
   ];
   const address = `127.0.0.1:${state.services.frontend.grpcPort}`;
+  const tlsFiles = clusterTlsFiles(files.dir);
   const frontend = processes.find((process) => process.name === 'frontend')!.running
-    ? await frontendHealth(address)
+    ? await frontendHealthOf(address, state.tls ? tlsFiles : undefined)
     : { serving: false, detail: 'its process is not running' };
   return {
     dir: files.dir,
@@ -335,5 +382,21 @@ export async function clusterStatus(dir: string): Promise<ClusterStatus | undefi
     processes,
     frontend,
     healthy: frontend.serving && processes.every((process) => process.running),
+    ...(state.tls ? { profile: clusterProfileUsage(tlsFiles) } : {}),
   };
+}
+
+/** The frontend's health, asked through the cluster's profile when it serves mTLS. */
+async function frontendHealthOf(
+  address: string,
+  tlsFiles: ReturnType<typeof clusterTlsFiles> | undefined,
+): Promise<FrontendHealth> {
+  if (!tlsFiles) return frontendHealth(address);
+  let connection: TemporalConnectionOptions;
+  try {
+    connection = clusterConnectionOptions(tlsFiles);
+  } catch (error) {
+    return { serving: false, detail: `no profile to ask it with: ${(error as Error).message}` };
+  }
+  return frontendHealth(address, undefined, connection);
 }
