@@ -1,5 +1,8 @@
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -14,11 +17,16 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance } from 'fastify';
 import nock from 'nock';
+import { AgentClient } from '../../src/client/agent-client';
 import { GatewayTokens } from '../../src/gateway/gateway-tokens';
 import { createGateway } from '../../src/http/gateway-app';
 import { freePort } from '../../src/platform/free-port';
+import { elicitationIdOf } from '../../src/mcp-server/approval-elicitation';
+import { followToEnd } from '../support/ask';
 import { CLI, assertCliBuilt } from '../support/cli-process';
 import { NOCK_MODEL_URL, nockModel } from '../support/nock-model';
+import { startScriptedModelServer } from '../support/scripted-model-server';
+import { killWorkerProcess, spawnWorkerProcess, toolAttempts } from '../support/spawn-worker-process';
 import { recordTool, recorded } from '../support/test-tools';
 import { type TestHarness, startHarness, waitFor } from '../support/test-worker';
 
@@ -78,6 +86,7 @@ afterAll(async () => {
 async function httpClient(
   token: string | undefined,
   decide?: (message: string) => ElicitResult,
+  url = mcpUrl,
 ): Promise<Client> {
   const client = new Client(
     { name: 'test-assistant', version: '1.0.0' },
@@ -85,7 +94,7 @@ async function httpClient(
   );
   if (decide)
     client.setRequestHandler(ElicitRequestSchema, async (request) => decide(request.params.message));
-  const transport = new StreamableHTTPClientTransport(mcpUrl, {
+  const transport = new StreamableHTTPClientTransport(url, {
     requestInit: token ? { headers: { authorization: `Bearer ${token}` } } : {},
   });
   await client.connect(transport);
@@ -267,7 +276,11 @@ test('an MCP caller reaches only what its token allows', async () => {
   expect(unauthenticated.headers.get('www-authenticate')).toMatch(/^Bearer /);
   await expect(httpClient(TOKENS.expired)).rejects.toThrow(/401|expired/i);
 
-  nockModel([{ text: 'Stays put.' }]);
+  nockModel([
+    { text: 'Stays put.' },
+    { toolCalls: [{ id: 'call_mcp_held', name: 'record', arguments: { value: 'held' } }] },
+    { text: 'Held, then recorded.' },
+  ]);
   const outside = `other-${randomUUID()}`;
   await harness.agent.ask(outside, 'hello');
   const full = await httpClient(TOKENS.full);
@@ -300,6 +313,36 @@ test('an MCP caller reaches only what its token allows', async () => {
   await expect(reader.experimental.tasks.getTask(forged)).rejects.toThrow(/may not reach/);
   const events = await harness.agent.events(outside, 0);
   expect(events.filter((event) => event.type === 'run_started')).toHaveLength(1);
+
+  // An answer to an approval question decides only as a caller that may approve there.
+  const held = `desk-${randomUUID()}`;
+  const sent = await harness.agent.send(held, 'record held');
+  const pending = await waitFor(
+    async () => (await harness.agent.pendingApprovals(held))[0],
+    'the held call to wait',
+  );
+  const answer = {
+    jsonrpc: '2.0',
+    id: elicitationIdOf(held, pending),
+    result: { action: 'accept', content: { decision: 'allow_once' } },
+  };
+  const post = (token: string) =>
+    fetch(mcpUrl, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify(answer),
+    });
+  expect((await post(TOKENS.reader)).status).toBe(202);
+  expect(await harness.agent.pendingApprovals(held)).toHaveLength(1);
+  expect((await post(TOKENS.full)).status).toBe(202);
+  expect((await followToEnd(harness.agent, sent)).finished).toMatchObject({ answer: 'Held, then recorded.' });
+  expect((await harness.agent.events(held, 0)).filter((event) => event.type === 'approval_decided')).toEqual([
+    expect.objectContaining({ by: 'desk' }),
+  ]);
 }, 120_000);
 
 test("the MCP Inspector's CLI lists the tools and calls one", async () => {
@@ -384,3 +427,102 @@ test('`durable-agent mcp` on stdio: a desktop client starts a task, is asked its
     expect.objectContaining({ by: 'ada' }),
   ]);
 }, 180_000);
+
+test('the worker SIGKILLed during an MCP task: the task still finishes, its approval decided once and asked once', async () => {
+  const markerDir = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-mcp-kill-'));
+  const hold = path.join(markerDir, 'hold');
+  const model = await startScriptedModelServer([
+    {
+      toolCalls: [
+        { id: 'call_kill_write', name: 'write', arguments: { path: 'plan.txt', content: 'plan\n' } },
+      ],
+    },
+    () => {
+      // The count that follows the approved write does not finish while the hold file exists.
+      writeFileSync(hold, '');
+      return { toolCalls: [{ id: 'call_kill_count', name: 'slow_count', arguments: { n: 3 } }] };
+    },
+    { text: 'Planned and counted.' },
+  ]);
+  const env = {
+    TASK_QUEUE: `mcp-kill-${randomUUID()}`,
+    OPENAI_BASE_URL: model.baseUrl,
+    WORKSPACE: markerDir,
+    MARKER_DIR: markerDir,
+  };
+  const workers: ChildProcess[] = [await spawnWorkerProcess(env)];
+  const agent = new AgentClient(harness.client, env.TASK_QUEUE);
+  const conversationId = `kill-${randomUUID()}`;
+  const killGateway = createGateway({
+    agent,
+    eventPollMs: 50,
+    tokens: new GatewayTokens([{ name: 'desk', token: TOKENS.full, actions: ['*'] }]),
+  });
+  const port = await freePort();
+  await killGateway.listen({ port, host: '127.0.0.1' });
+  try {
+    const url = new URL(`http://127.0.0.1:${port}/mcp`);
+    const client = await httpClient(TOKENS.full, undefined, url);
+    const stream = client.experimental.tasks.callToolStream(
+      {
+        name: 'start_task',
+        arguments: { task: 'Write the plan, then count.', conversation_id: conversationId },
+      },
+      CallToolResultSchema,
+      { task: { ttl: 600_000 }, timeout: 300_000 },
+    );
+    const statuses: string[] = [];
+    const followed = (async () => {
+      for await (const message of stream) {
+        if (message.type === 'error') throw message.error;
+        if (message.type === 'taskCreated' || message.type === 'taskStatus')
+          statuses.push(message.task.status);
+        if (message.type === 'result') return message.result as CallToolResult;
+      }
+      throw new Error('the task stream ended without a result');
+    })();
+    // Another call of the assistant decides, twice (a retried call): the second is refused.
+    const decider = await httpClient(TOKENS.full, undefined, url);
+    const pending = await waitFor(async () => {
+      const status = await decider.callTool({
+        name: 'get_status',
+        arguments: { conversation_id: conversationId },
+      });
+      return (structured(status).pendingApprovals as Array<Record<string, string>>)[0];
+    }, 'the write to wait for approval');
+    const decide = {
+      conversation_id: conversationId,
+      tool_call_id: pending.toolCallId,
+      decision: 'allow_once',
+      arguments_sha256: pending.argumentsSha256,
+    };
+    expect((await decider.callTool({ name: 'decide_approval', arguments: decide })).isError).toBeUndefined();
+    expect((await decider.callTool({ name: 'decide_approval', arguments: decide })).isError).toBe(true);
+
+    await waitFor(
+      async () => ((await toolAttempts(markerDir)).length === 1 ? true : undefined),
+      'the count to start',
+    );
+    await killWorkerProcess(workers[0]!);
+    workers.push(await spawnWorkerProcess(env));
+    await rm(hold);
+
+    const result = await followed;
+    expect(structured(result)).toMatchObject({
+      status: 'finished',
+      outcome: 'answered',
+      answer: 'Planned and counted.',
+    });
+    expect(statuses.at(-1)).toBe('completed');
+    expect(await readFile(path.join(markerDir, 'plan.txt'), 'utf8')).toBe('plan\n');
+    const events = await agent.events(conversationId, 0);
+    expect(events.filter((event) => event.type === 'approval_requested')).toHaveLength(1);
+    expect(events.filter((event) => event.type === 'approval_decided')).toEqual([
+      expect.objectContaining({ toolCallId: 'call_kill_write', by: 'desk' }),
+    ]);
+  } finally {
+    for (const worker of workers) await killWorkerProcess(worker);
+    await killGateway.close();
+    await model.close();
+  }
+}, 300_000);
