@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   ElicitResultSchema,
   type JSONRPCMessage,
+  type JSONRPCRequest,
   RELATED_TASK_META_KEY,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -59,7 +60,7 @@ export function approvalQuestion(
   conversationId: string,
   pending: PendingApproval,
   relatedTaskId?: string,
-): JSONRPCMessage & { id: string } {
+): JSONRPCRequest & { id: string } {
   const rejectOnly = pending.budget?.kind === 'dailyTokens';
   const shown =
     pending.arguments.length > SHOWN_ARGUMENTS_CHARS

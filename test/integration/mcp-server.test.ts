@@ -18,6 +18,7 @@ import {
 import type { FastifyInstance } from 'fastify';
 import nock from 'nock';
 import { AgentClient } from '../../src/client/agent-client';
+import { GatewayTokenFileSchema } from '../../src/gateway/gateway-api';
 import { GatewayTokens } from '../../src/gateway/gateway-tokens';
 import { createGateway } from '../../src/http/gateway-app';
 import { freePort } from '../../src/platform/free-port';
@@ -37,10 +38,14 @@ import { type TestHarness, startHarness, waitFor } from '../support/test-worker'
  */
 const TOKENS = {
   full: `tok-full-${randomUUID()}`,
+  assistant: `tok-assistant-${randomUUID()}`,
   reader: `tok-reader-${randomUUID()}`,
   expired: `tok-expired-${randomUUID()}`,
 };
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const EXAMPLE = path.join(__dirname, '../../examples/mcp-client');
+const readExample = async <T>(file: string) =>
+  JSON.parse(await readFile(path.join(EXAMPLE, file), 'utf8')) as T;
 const INSPECTOR = path.join(
   path.dirname(require.resolve('@modelcontextprotocol/inspector-cli/package.json')),
   'build',
@@ -57,10 +62,20 @@ beforeAll(async () => {
   nock.disableNetConnect();
   nock.enableNetConnect(/127\.0\.0\.1|localhost/);
   harness = await startHarness({ modelBaseUrl: NOCK_MODEL_URL, tools: [recordTool] });
+  // The example's tokens file, read as the gateway reads one, with this test's token in it.
+  const exampleTokens = GatewayTokenFileSchema.parse(
+    JSON.parse(
+      (await readFile(path.join(EXAMPLE, 'tokens.json'), 'utf8')).replace(
+        '<sha256 hex of the token>',
+        sha256(TOKENS.assistant),
+      ),
+    ),
+  ).tokens;
   gateway = createGateway({
     agent: harness.agent,
     eventPollMs: 50,
     tokens: new GatewayTokens([
+      ...exampleTokens,
       { name: 'desk', sha256: sha256(TOKENS.full), actions: ['*'], conversationPrefixes: ['desk-'] },
       { name: 'dashboard', token: TOKENS.reader, actions: ['status'], conversationPrefixes: ['desk-'] },
       { name: 'old', token: TOKENS.expired, actions: ['*'], expiresAt: '2020-01-01T00:00:00Z' },
@@ -356,7 +371,7 @@ test("the MCP Inspector's CLI lists the tools and calls one", async () => {
         '--transport',
         'http',
         '--header',
-        `Authorization: Bearer ${TOKENS.full}`,
+        `Authorization: Bearer ${TOKENS.assistant}`,
         ...args,
       ],
       // It finds its own package.json from its working directory.
@@ -383,6 +398,8 @@ test("the MCP Inspector's CLI lists the tools and calls one", async () => {
     ).stdout,
   ) as CallToolResult;
   expect(called.structuredContent).toMatchObject({ status: 'finished', answer: 'Inspected.' });
+  // The example's token starts conversations of its own.
+  expect((called.structuredContent as { conversationId: string }).conversationId).toMatch(/^ada-/);
 }, 120_000);
 
 test('`durable-agent mcp` on stdio: a desktop client starts a task, is asked its approval, and reads the answer', async () => {
@@ -390,6 +407,9 @@ test('`durable-agent mcp` on stdio: a desktop client starts a task, is asked its
     { toolCalls: [{ id: 'call_mcp_stdio', name: 'record', arguments: { value: 'desk-note' } }] },
     { text: 'Noted on the desk.' },
   ]);
+  const desktop = await readExample<{ mcpServers: Record<string, { args: string[] }> }>(
+    'claude_desktop_config.json',
+  );
   const client = new Client(
     { name: 'desktop', version: '1.0.0' },
     { capabilities: { elicitation: { form: {} } } },
@@ -402,7 +422,8 @@ test('`durable-agent mcp` on stdio: a desktop client starts a task, is asked its
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: [CLI, 'mcp', '--user', 'ada'],
+      // The command line of the example's desktop config, with the CLI built here for `npx durable-agent`.
+      args: [CLI, ...desktop.mcpServers['durable-agent']!.args.slice(1)],
       env: {
         ...(process.env as Record<string, string>),
         TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!,
