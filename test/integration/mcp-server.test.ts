@@ -360,18 +360,23 @@ test('an MCP caller reaches only what its token allows', async () => {
   ]);
 }, 120_000);
 
-test("the MCP Inspector's CLI lists the tools and calls one", async () => {
+test("the MCP Inspector's CLI, configured as the example's VS Code config, lists the tools and calls one", async () => {
   nockModel([{ text: 'Inspected.' }]);
+  const { servers } = await readExample<{
+    servers: Record<string, { type: string; url: string; headers: Record<string, string> }>;
+  }>('vscode-mcp.json');
+  const server = servers['durable-agent']!;
+  const [header, value] = Object.entries(server.headers)[0]!;
   const inspector = (...args: string[]) =>
     promisify(execFile)(
       process.execPath,
       [
         INSPECTOR,
-        mcpUrl.href,
+        new URL(new URL(server.url).pathname, mcpUrl).href,
         '--transport',
-        'http',
+        server.type,
         '--header',
-        `Authorization: Bearer ${TOKENS.assistant}`,
+        `${header}: ${value!.replace('${input:durable-agent-token}', TOKENS.assistant)}`,
         ...args,
       ],
       // It finds its own package.json from its working directory.
@@ -402,7 +407,7 @@ test("the MCP Inspector's CLI lists the tools and calls one", async () => {
   expect((called.structuredContent as { conversationId: string }).conversationId).toMatch(/^ada-/);
 }, 120_000);
 
-test('`durable-agent mcp` on stdio: a desktop client starts a task, is asked its approval, and reads the answer', async () => {
+test('`durable-agent mcp` on stdio, as the example configures it: a desktop client starts an MCP task, is asked its approval, and reads the answer', async () => {
   nockModel([
     { toolCalls: [{ id: 'call_mcp_stdio', name: 'record', arguments: { value: 'desk-note' } }] },
     { text: 'Noted on the desk.' },
@@ -433,12 +438,19 @@ test('`durable-agent mcp` on stdio: a desktop client starts a task, is asked its
     }),
   );
   clients.push(client);
+  // Listed, the tools' output schemas check the results.
+  expect((await client.listTools()).tools).toHaveLength(5);
   const progress: Progress[] = [];
-  const result = await client.callTool(
-    { name: 'start_task', arguments: { task: 'Note it on the desk.', wait_seconds: 120 } },
+  const stream = client.experimental.tasks.callToolStream(
+    { name: 'start_task', arguments: { task: 'Note it on the desk.' } },
     CallToolResultSchema,
-    { onprogress: (update) => progress.push(update), timeout: 180_000 },
+    { task: { ttl: 60_000 }, onprogress: (update) => progress.push(update), timeout: 180_000 },
   );
+  let result: CallToolResult | undefined;
+  for await (const message of stream) {
+    if (message.type === 'error') throw message.error;
+    if (message.type === 'result') result = message.result as CallToolResult;
+  }
   expect(structured(result)).toMatchObject({ status: 'finished', answer: 'Noted on the desk.' });
   expect(questions).toHaveLength(1);
   expect(progress.map((update) => update.message)).toContain('record allow once by ada');
