@@ -41,6 +41,7 @@ const TOKENS = {
   assistant: `tok-assistant-${randomUUID()}`,
   reader: `tok-reader-${randomUUID()}`,
   expired: `tok-expired-${randomUUID()}`,
+  otherAgent: `tok-other-agent-${randomUUID()}`,
 };
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const EXAMPLE = path.join(__dirname, '../../examples/mcp-client');
@@ -79,6 +80,7 @@ beforeAll(async () => {
       { name: 'desk', sha256: sha256(TOKENS.full), actions: ['*'], conversationPrefixes: ['desk-'] },
       { name: 'dashboard', token: TOKENS.reader, actions: ['status'], conversationPrefixes: ['desk-'] },
       { name: 'old', token: TOKENS.expired, actions: ['*'], expiresAt: '2020-01-01T00:00:00Z' },
+      { name: 'other-team', token: TOKENS.otherAgent, actions: ['*'], agents: ['other-agent'] },
     ]),
   });
   const port = await freePort();
@@ -310,6 +312,12 @@ test('an MCP caller reaches only what its token allows', async () => {
   await expect(
     full.readResource({ uri: `durable-agent://conversations/${outside}/transcript` }),
   ).rejects.toThrow(/may not reach/);
+
+  // A token for another agent starts none of the default agent's conversations.
+  const otherTeam = await httpClient(TOKENS.otherAgent);
+  const notTheirs = await otherTeam.callTool({ name: 'start_task', arguments: { task: 'x' } });
+  expect(notTheirs.isError).toBe(true);
+  expect(text(notTheirs)).toMatch(/agent/);
 
   // A token that may only read status sees only get_status, and cannot call the rest.
   const reader = await httpClient(TOKENS.reader);
