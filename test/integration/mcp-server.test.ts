@@ -174,6 +174,17 @@ test('an assistant starts a task as an MCP task, follows its progress, approves 
   expect(progress.map((update) => update.message)).toEqual(
     expect.arrayContaining([expect.stringMatching(/^record done$/), 'run 1 finished (answered)']),
   );
+  // The result links the transcript, which reads as JSON.
+  const link = (result!.content as Array<{ type: string; uri?: string }>).find(
+    (item) => item.type === 'resource_link',
+  );
+  const [transcript] = (await client.readResource({ uri: link!.uri! })).contents as Array<{ text: string }>;
+  expect(JSON.parse(transcript!.text).messages).toEqual(
+    expect.arrayContaining([
+      expect.objectContaining({ role: 'user', text: 'Record order 77.', sender: 'desk' }),
+      expect.objectContaining({ role: 'toolResult', toolName: 'record', isError: false }),
+    ]),
+  );
   const decided = (await harness.agent.events(conversationId, 0)).filter(
     (event) => event.type === 'approval_decided',
   );
@@ -361,6 +372,8 @@ test('an MCP caller reaches only what its token allows', async () => {
     });
   expect((await post(TOKENS.reader)).status).toBe(202);
   expect(await harness.agent.pendingApprovals(held)).toHaveLength(1);
+  // Sent twice (a client's retry), it is taken once.
+  expect((await post(TOKENS.full)).status).toBe(202);
   expect((await post(TOKENS.full)).status).toBe(202);
   expect((await followToEnd(harness.agent, sent)).finished).toMatchObject({ answer: 'Held, then recorded.' });
   expect((await harness.agent.events(held, 0)).filter((event) => event.type === 'approval_decided')).toEqual([
