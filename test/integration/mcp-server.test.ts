@@ -303,6 +303,11 @@ test('an MCP caller reaches only what its token allows', async () => {
   expect(unauthenticated.status).toBe(401);
   expect(unauthenticated.headers.get('www-authenticate')).toMatch(/^Bearer /);
   await expect(httpClient(TOKENS.expired)).rejects.toThrow(/401|expired/i);
+  // No stream apart from requests: a GET, with a good token, is 405.
+  const standalone = await fetch(mcpUrl, {
+    headers: { authorization: `Bearer ${TOKENS.full}`, accept: 'text/event-stream' },
+  });
+  expect(standalone.status).toBe(405);
 
   nockModel([
     { text: 'Stays put.' },
