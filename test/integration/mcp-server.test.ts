@@ -585,3 +585,58 @@ test('the worker SIGKILLed during an MCP task: the task still finishes, its appr
     await model.close();
   }
 }, 300_000);
+
+test('a question about an approval decided elsewhere is withdrawn, and the waiting call goes on to the answer', async () => {
+  nockModel([
+    { toolCalls: [{ id: 'call_mcp_withdrawn', name: 'record', arguments: { value: 'elsewhere' } }] },
+    { text: 'Decided elsewhere, recorded.' },
+  ]);
+  const asked: string[] = [];
+  let withdrawn = false;
+  const client = new Client(
+    { name: 'test-assistant', version: '1.0.0' },
+    { capabilities: { elicitation: { form: {} } } },
+  );
+  // The person never answers; the question is withdrawn instead.
+  client.setRequestHandler(ElicitRequestSchema, (request, extra) => {
+    asked.push(request.params.message);
+    return new Promise<ElicitResult>((resolve) =>
+      extra.signal.addEventListener('abort', () => {
+        withdrawn = true;
+        resolve({ action: 'cancel' });
+      }),
+    );
+  });
+  await client.connect(
+    new StreamableHTTPClientTransport(mcpUrl, {
+      requestInit: { headers: { authorization: `Bearer ${TOKENS.full}` } },
+    }),
+  );
+  clients.push(client);
+  const conversationId = `desk-${randomUUID()}`;
+  const waiting = client.callTool(
+    {
+      name: 'start_task',
+      arguments: { task: 'Record it.', conversation_id: conversationId, wait_seconds: 120 },
+    },
+    CallToolResultSchema,
+    { timeout: 180_000 },
+  );
+  await waitFor(async () => (asked.length === 1 ? true : undefined), 'the question');
+  const [pending] = await harness.agent.pendingApprovals(conversationId);
+  const elsewhere = await httpClient(TOKENS.full);
+  await elsewhere.callTool({
+    name: 'decide_approval',
+    arguments: {
+      conversation_id: conversationId,
+      tool_call_id: pending!.toolCallId,
+      decision: 'allow_once',
+      arguments_sha256: pending!.argumentsSha256,
+    },
+  });
+  expect(structured(await waiting)).toMatchObject({
+    status: 'finished',
+    answer: 'Decided elsewhere, recorded.',
+  });
+  expect(withdrawn).toBe(true);
+}, 180_000);
