@@ -640,3 +640,25 @@ test('a question about an approval decided elsewhere is withdrawn, and the waiti
   });
   expect(withdrawn).toBe(true);
 }, 180_000);
+
+test('cancelling an MCP task aborts its run; the conversation stays', async () => {
+  nockModel([{ toolCalls: [{ id: 'call_mcp_cancel', name: 'record', arguments: { value: 'never' } }] }]);
+  const client = await httpClient(TOKENS.full);
+  const conversationId = `desk-${randomUUID()}`;
+  const stream = client.experimental.tasks.callToolStream(
+    { name: 'start_task', arguments: { task: 'Record it.', conversation_id: conversationId } },
+    CallToolResultSchema,
+    { task: { ttl: 60_000 } },
+  );
+  const created = (await stream.next()).value;
+  await stream.return(undefined);
+  if (created?.type !== 'taskCreated') throw new Error(`expected a task, got ${JSON.stringify(created)}`);
+  await waitFor(async () => (await harness.agent.pendingApprovals(conversationId))[0], 'the call to wait');
+  const cancelled = await client.experimental.tasks.cancelTask(created.task.taskId);
+  expect(cancelled.status).toBe('cancelled');
+  expect((await client.experimental.tasks.getTask(created.task.taskId)).status).toBe('cancelled');
+  const events = await harness.agent.events(conversationId, 0);
+  expect(events.find((event) => event.type === 'run_finished')).toMatchObject({ outcome: 'aborted' });
+  expect(recorded.has('call_mcp_cancel')).toBe(false);
+  expect((await harness.agent.execution(conversationId)).executionStatus).toBe('RUNNING');
+}, 120_000);
