@@ -16,14 +16,14 @@ const LAYERS = [
   ['activities'],
   ['worker'],
   ['gateway', 'acp'],
-  // The console for people, on the gateway's tokens, access checks and event streams.
-  ['console'],
+  // The console for people, and the agent as an MCP server: on the gateway's tokens, access checks and event streams.
+  ['console', 'mcp-server'],
   // The HTTP app: the gateway's API and the console composed on one server.
   ['http'],
   ['cli'],
 ];
-/** Below its layer, but still kept apart: the ACP agent talks to workers only through Temporal. */
-const ALSO_FORBIDDEN = { acp: ['worker'] };
+/** Below its layer, but still kept apart: the ACP agent and the MCP server talk to workers only through Temporal. */
+const ALSO_FORBIDDEN = { acp: ['worker'], 'mcp-server': ['worker'] };
 /** Workflow code is imported (as types, or to bundle it) only from the worker up. */
 const SEE_WORKFLOWS = new Set(['worker', 'gateway', 'acp', 'cli']);
 

@@ -35,7 +35,7 @@ export interface FirstTextResult {
 }
 
 /** A model that streams its answer slowly, noting when each answer's first token was written. */
-async function startPacedModel(): Promise<{
+export async function startPacedModel(): Promise<{
   baseUrl: string;
   firstTokens: number[];
   close(): Promise<void>;
@@ -66,12 +66,12 @@ async function startPacedModel(): Promise<{
   };
 }
 
-function cli(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+export function cli(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
   return spawn(process.execPath, [CLI, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
 }
 
 /** Resolves when the process writes a line matching `pattern` on stderr. */
-function stderrLine(child: ChildProcess, pattern: RegExp): Promise<void> {
+export function stderrLine(child: ChildProcess, pattern: RegExp): Promise<void> {
   return new Promise((resolve, reject) => {
     let seen = '';
     child.stderr!.on('data', (chunk: Buffer) => {

@@ -20,8 +20,9 @@ import { consoleLinkCommand } from './commands/console-link';
 import { gatewayCommand } from './commands/gateway';
 import { historyCommand } from './commands/history';
 import { listCommand } from './commands/list';
+import { mcpCommand } from './commands/mcp';
 import { modeCommand } from './commands/mode';
-import { packageVersion } from './package-version';
+import { packageVersion } from '../platform/package-version';
 import { replayCommand } from './commands/replay';
 import { runCommand } from './commands/run';
 import { scheduleCommand } from './commands/schedule';
@@ -64,6 +65,7 @@ const COMMANDS: Record<string, CommandRunner> = {
   gateway: gatewayCommand,
   'console-link': consoleLinkCommand,
   acp: acpCommand,
+  mcp: mcpCommand,
   'codec-server': codecServerCommand,
 };
 

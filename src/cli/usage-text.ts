@@ -47,6 +47,7 @@ Usage:
   durable-agent gateway [--tokens FILE] [--port N] [--host ADDRESS] [--max-streams N] [--trust-proxy ADDRESSES] [--tls-cert FILE --tls-key FILE]
   durable-agent console-link --token-name NAME [--minutes N] [--tokens FILE] [--gateway-url URL]
   durable-agent acp [--no-worker] [--workspace DIR]
+  durable-agent mcp [--user NAME] [--key FILE]
   durable-agent codec-server [--port N] [--host ADDRESS] [--ui-origin URL]... [--exit-with PID]
 
 Every command takes --profile NAME and --config-file PATH: the profile of Temporal's client configuration
@@ -84,6 +85,7 @@ export const COMMAND_SUMMARIES: Readonly<Record<string, string>> = {
     'the HTTP gateway for other services (tokens, SSE events, signed approvals) and the console at /console',
   'console-link': "a one-time sign-in link to the gateway's console for a token of its tokens file",
   acp: 'serve an editor over the Agent Client Protocol on stdio',
+  mcp: 'serve an MCP client (a desktop assistant) on stdio: it starts tasks for agents and follows them',
   'codec-server': 'decode compressed and offloaded payloads for the Temporal Web UI',
 };
 

@@ -12,6 +12,7 @@ import type {
   ApprovalReceipt,
   ConversationState,
   ConversationStatusSummary,
+  MessageReceipt,
   UserMessageInput,
 } from '../shared/conversation-api';
 import type { ConversationOptionsInput } from '../shared/conversation-options';
@@ -214,6 +215,15 @@ export class AgentClient {
   /** The events recorded after `afterSeq`, as they are now (`watch` follows them as they come). */
   events(conversationId: string, afterSeq = 0): Promise<AgentEvent[]> {
     return reads.events(this.context, conversationId, afterSeq);
+  }
+
+  /**
+   * Where the conversation took the message with this id (the events and runs before it), or null
+   * when it has not taken it (yet), remembers it no more (it keeps its latest 512), or its worker
+   * keeps no receipts.
+   */
+  messageReceipt(conversationId: string, messageId: string): Promise<MessageReceipt | null> {
+    return reads.messageReceipt(this.context, conversationId, messageId);
   }
 
   /** The latest content of each view RAP tools pushed to the conversation, by view type. */

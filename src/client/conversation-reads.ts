@@ -1,12 +1,14 @@
 // Reading a conversation by asking its workflow (queries): its status, state, events, approvals
 // waiting, views and transcript; and an agent's spending today, from its daily ledger.
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { QueryNotRegisteredError, WorkflowNotFoundError } from '@temporalio/client';
 import type { PendingApproval } from '../shared/approvals';
 import {
   type ConversationState,
   type ConversationStatusSummary,
+  type MessageReceipt,
   type TranscriptPage,
   eventsQuery,
+  messageReceiptQuery,
   pendingApprovalsQuery,
   rapViewsQuery,
   stateQuery,
@@ -41,6 +43,22 @@ export function events(
   afterSeq: number,
 ): Promise<AgentEvent[]> {
   return context.explainErrors(conversationId, () => context.read(conversationId, eventsQuery, afterSeq));
+}
+
+export async function messageReceipt(
+  context: ClientContext,
+  conversationId: string,
+  messageId: string,
+): Promise<MessageReceipt | null> {
+  try {
+    return await context.explainErrors(conversationId, () =>
+      context.read(conversationId, messageReceiptQuery, messageId),
+    );
+  } catch (error) {
+    // Workers from before receipts keep none.
+    if (error instanceof QueryNotRegisteredError) return null;
+    throw error;
+  }
 }
 
 export function views(

@@ -4,6 +4,7 @@ import { GatewayAccess } from '../gateway/gateway-access';
 import type { GatewayDeps } from '../gateway/gateway-deps';
 import { replyWithError } from '../gateway/gateway-errors';
 import { registerGatewayRoutes } from '../gateway/gateway-routes';
+import { registerMcpRoutes } from '../mcp-server/mcp-routes';
 
 export { DEFAULT_MAX_STREAMS_PER_TOKEN, type GatewayDeps } from '../gateway/gateway-deps';
 
@@ -35,5 +36,7 @@ export function createGateway(deps: GatewayDeps): FastifyInstance {
   registerGatewayRoutes(app, deps, access);
   // /console: pages for the people who supervise agents, under the same tokens.
   registerConsoleRoutes(app, deps, access);
+  // /mcp: the agent as an MCP server (Streamable HTTP), under the same tokens.
+  registerMcpRoutes(app, deps, access);
   return app;
 }

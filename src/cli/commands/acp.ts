@@ -4,7 +4,7 @@ import { Readable, Writable } from 'node:stream';
 import { type Cleanups, log } from '../cleanups';
 import { connectAgent } from '../connect-agent';
 import { noModelConfigured, startLocalWorker } from '../local-services';
-import { packageVersion } from '../package-version';
+import { packageVersion } from '../../platform/package-version';
 import { parseCommandArgs } from '../parse-command-args';
 import { currentUserName } from '../user-name';
 
