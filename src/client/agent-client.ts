@@ -12,6 +12,7 @@ import type {
   ApprovalReceipt,
   ConversationState,
   ConversationStatusSummary,
+  MessageReceipt,
   UserMessageInput,
 } from '../shared/conversation-api';
 import type { ConversationOptionsInput } from '../shared/conversation-options';
@@ -214,6 +215,14 @@ export class AgentClient {
   /** The events recorded after `afterSeq`, as they are now (`watch` follows them as they come). */
   events(conversationId: string, afterSeq = 0): Promise<AgentEvent[]> {
     return reads.events(this.context, conversationId, afterSeq);
+  }
+
+  /**
+   * What the conversation remembers of the message it took under `messageId`: where it stood
+   * (events and runs before it), so its run can be found; null when it took none (or it is too old).
+   */
+  messageReceipt(conversationId: string, messageId: string): Promise<MessageReceipt | null> {
+    return reads.messageReceipt(this.context, conversationId, messageId);
   }
 
   /** The latest content of each view RAP tools pushed to the conversation, by view type. */

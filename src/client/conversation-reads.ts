@@ -5,8 +5,10 @@ import type { PendingApproval } from '../shared/approvals';
 import {
   type ConversationState,
   type ConversationStatusSummary,
+  type MessageReceipt,
   type TranscriptPage,
   eventsQuery,
+  messageReceiptQuery,
   pendingApprovalsQuery,
   rapViewsQuery,
   stateQuery,
@@ -41,6 +43,16 @@ export function events(
   afterSeq: number,
 ): Promise<AgentEvent[]> {
   return context.explainErrors(conversationId, () => context.read(conversationId, eventsQuery, afterSeq));
+}
+
+export function messageReceipt(
+  context: ClientContext,
+  conversationId: string,
+  messageId: string,
+): Promise<MessageReceipt | null> {
+  return context.explainErrors(conversationId, () =>
+    context.read(conversationId, messageReceiptQuery, messageId),
+  );
 }
 
 export function views(

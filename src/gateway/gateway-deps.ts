@@ -1,5 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import type { AgentClient } from '../client/agent-client';
+import type { A2ACardSettings } from '../shared/a2a';
 import type { GatewayTokens } from './gateway-tokens';
 
 /** What the gateway is built from: the client it serves through, its tokens, and its limits. */
@@ -20,6 +21,10 @@ export interface GatewayDeps {
    * console cookie is Secure behind a TLS proxy. None when absent: a request says nothing of itself.
    */
   trustedProxies?: readonly string[];
+  /** What the A2A agent card says of the agent (name, description, skills, the agent new contexts start for); a plain default when absent. */
+  a2aCard?: A2ACardSettings;
+  /** How long an A2A SendMessage (or CancelTask) waits for its task to end or want input before it answers, in ms. Default 60000. */
+  a2aBlockingMs?: number;
   /** Where the console links a conversation to its page in the Temporal Web UI: `${baseUrl}/namespaces/NS/workflows/ID`. */
   webUi?: { baseUrl: string; namespace: string };
 }
