@@ -1,4 +1,4 @@
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomUUID } from 'node:crypto';
 import nock from 'nock';
 import type { FastifyInstance } from 'fastify';
 import { type Part, type StreamResponse, TaskState } from '@a2a-js/sdk';
@@ -14,8 +14,8 @@ import { GatewayTokens } from '../../src/gateway/gateway-tokens';
 import { rawPublicKey } from '../../src/worker/floor-settings';
 import { freePort } from '../../src/platform/free-port';
 import { NOCK_MODEL_URL, nockModel } from '../support/nock-model';
-import { recordTool, tickerTool } from '../support/test-tools';
-import { type TestHarness, startHarness } from '../support/test-worker';
+import { recordTool, recorded, tickerTool } from '../support/test-tools';
+import { type TestHarness, startHarness, waitFor } from '../support/test-worker';
 
 /**
  * Another team's agent, written with the A2A JavaScript SDK (its client, not ours), works with a
@@ -28,6 +28,9 @@ const TOKENS = {
   reader: `tok-a2a-reader-${randomUUID()}`,
   outsider: `tok-a2a-outsider-${randomUUID()}`,
 };
+
+const CURSOR = 'durable-agent/cursor';
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 let harness: TestHarness;
 let gateway: FastifyInstance;
@@ -103,6 +106,13 @@ async function clientFor(token: string): Promise<Client> {
 
 const textPart = (text: string): Part => ({
   content: { $case: 'text', value: text },
+  metadata: undefined,
+  filename: '',
+  mediaType: '',
+});
+
+const dataPart = (value: unknown): Part => ({
+  content: { $case: 'data', value },
   metadata: undefined,
   filename: '',
   mediaType: '',
@@ -190,4 +200,182 @@ test('the card says what the agent is; a streamed task goes working, text in chu
     status: 0,
   } as never);
   expect(listed.tasks.map((each) => each.id)).toEqual([task.id]);
+});
+
+test('a send retried with the same messageId is one task and one run; polling follows it to completed', async () => {
+  const script = nockModel([{ text: 'Polled.' }]);
+  const client = await clientFor(TOKENS.caller);
+  const send = () =>
+    client.sendMessage({
+      ...request([textPart('Answer when polled')], { messageId: 'retried-message' }),
+      configuration: { acceptedOutputModes: [], returnImmediately: true } as never,
+    });
+  const first = await send();
+  const again = await send();
+  const task = { value: first as unknown as { id: string; contextId: string } };
+  expect(task.value.id).toMatch(/^a2a-/);
+  expect((again as unknown as typeof task.value).id).toBe(task.value.id);
+  const done = await waitFor(async () => {
+    const polled = await client.getTask({ tenant: '', id: task.value.id, historyLength: 0 });
+    return polled.status?.state === TaskState.TASK_STATE_COMPLETED ? polled : undefined;
+  }, 'the task to complete');
+  expect(textOf(done.artifacts[0]?.parts)).toBe('Polled.');
+  expect(done.history).toEqual([]);
+  // Sent again after it ran: still the one task, not a second run.
+  expect(((await send()) as unknown as typeof task.value).id).toBe(task.value.id);
+  expect((await harness.agent.status(task.value.contextId)).runCount).toBe(1);
+  expect(script.requests).toHaveLength(1);
+});
+
+test('a pending approval is input-required with what waits; a decision part answers it as the token, signed; a reader may not', async () => {
+  nockModel([
+    { toolCalls: [{ id: 'call_a2a_record', name: 'record', arguments: { value: 'ticket-9' } }] },
+    { text: 'Recorded ticket-9.' },
+  ]);
+  const client = await clientFor(TOKENS.caller);
+  const asked = await collect(client.sendMessageStream(request([textPart('Record ticket 9')])));
+  const task = (asked[0]!.payload as { value: { id: string; contextId: string } }).value;
+  const waiting = asked.at(-1)!.payload;
+  expect(waiting?.$case).toBe('statusUpdate');
+  const status = (waiting as { value: { status: { state: number; message: { parts: Part[] } } } }).value
+    .status;
+  expect(status.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+  const request_ = status.message.parts.find((part) => part.content?.$case === 'data')!.content!
+    .value as Record<string, unknown>;
+  expect(request_).toMatchObject({
+    kind: 'approval_request',
+    toolCallId: 'call_a2a_record',
+    tool: 'record',
+    arguments: '{"value":"ticket-9"}',
+    argumentsSha256: sha256('{"value":"ticket-9"}'),
+    risk: 'medium',
+  });
+  const decision = {
+    kind: 'approval_decision',
+    toolCallId: 'call_a2a_record',
+    decision: 'allow_once',
+    argumentsSha256: request_.argumentsSha256,
+  };
+  const reader = await clientFor(TOKENS.reader);
+  await expect(reader.sendMessage(request([dataPart(decision)], { taskId: task.id }))).rejects.toThrow(
+    /may not approve/,
+  );
+  // A context that is not the task's is refused, as the protocol has it.
+  await expect(
+    client.sendMessage(request([dataPart(decision)], { taskId: task.id, contextId: 'a2a-another' })),
+  ).rejects.toMatchObject({ name: 'RequestMalformedError' });
+  await expect(
+    client.sendMessage(
+      request([dataPart({ ...decision, toolCallId: 'call_elsewhere' })], { taskId: task.id }),
+    ),
+  ).rejects.toThrow(/waits for no decision/);
+  expect(recorded.has('call_a2a_record')).toBe(false);
+
+  const answered = await collect(
+    client.sendMessageStream(request([dataPart(decision)], { taskId: task.id })),
+  );
+  expect(
+    answered
+      .map(stateOf)
+      .filter((state) => state !== undefined)
+      .at(-1),
+  ).toBe(TaskState.TASK_STATE_COMPLETED);
+  expect(recorded.get('call_a2a_record')).toBe('ticket-9');
+  const decided = (await harness.agent.events(task.contextId)).find(
+    (event) => event.type === 'approval_decided',
+  );
+  expect(decided).toMatchObject({ by: 'a2a-caller', decision: 'allow_once' });
+  // The task has ended: a message to it is refused.
+  await expect(client.sendMessage(request([textPart('more')], { taskId: task.id }))).rejects.toMatchObject({
+    name: 'UnsupportedOperationError',
+  });
+});
+
+test('CancelTask aborts the run that works on the task: canceled, and then not cancelable again', async () => {
+  nockModel([
+    { toolCalls: [{ id: 'call_a2a_tick', name: 'ticker', arguments: { ticks: 600, everyMs: 50 } }] },
+  ]);
+  const client = await clientFor(TOKENS.caller);
+  const sent = await client.sendMessage({
+    ...request([textPart('Count for a while')]),
+    configuration: { acceptedOutputModes: [], returnImmediately: true } as never,
+  });
+  const { id } = sent as unknown as { id: string };
+  await waitFor(async () => {
+    const polled = await client.getTask({ tenant: '', id, historyLength: 0 });
+    return polled.status?.state === TaskState.TASK_STATE_WORKING ? polled : undefined;
+  }, 'the task to work');
+  const canceled = await client.cancelTask({ tenant: '', id, metadata: undefined });
+  expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+  expect(textOf(canceled.status?.message?.parts)).toMatch(/canceled by a2a-caller/);
+  await expect(client.cancelTask({ tenant: '', id, metadata: undefined })).rejects.toMatchObject({
+    name: 'TaskNotCancelableError',
+  });
+});
+
+test('the gateway goes away mid-stream; the client resubscribes to another with its last cursor and sees the rest once, to completed', async () => {
+  const answer = Array.from({ length: 24 }, (_, index) => `word${index}`).join(' ');
+  nockModel([{ text: answer, textChunks: 12, chunkDelayMs: 150 }], {
+    only: (request) => request.messages.some((message) => message.content === 'Say twenty-four words'),
+  });
+  const client = await clientFor(TOKENS.caller);
+  const before: StreamResponse[] = [];
+  let cursor = '';
+  try {
+    for await (const event of client.sendMessageStream(request([textPart('Say twenty-four words')]))) {
+      before.push(event);
+      const payload = event.payload?.value as { metadata?: Record<string, string> };
+      cursor = payload.metadata?.[CURSOR] ?? cursor;
+      if (chunksOf(before).length === 2) {
+        // Abruptly: every connection cut, nothing said.
+        gateway.server.closeAllConnections();
+        await gateway.close();
+      }
+    }
+  } catch {
+    // The stream broke with the gateway.
+  }
+  expect(chunksOf(before).length).toBeGreaterThanOrEqual(2);
+  await openGateway();
+  const task = (before[0]!.payload as { value: { id: string } }).value;
+  const after = await collect(
+    client.resubscribeTask({ tenant: '', id: task.id }, { serviceParameters: { 'Last-Event-ID': cursor } }),
+  );
+  expect(after[0]!.payload?.$case).toBe('task');
+  // What came after the cut came from the new gateway: more text, and the end.
+  expect(chunksOf(after).length).toBeGreaterThan(0);
+  expect(stateOf(after.at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
+  const updates = [...before, ...after.slice(1)];
+  expect(chunksOf(updates).join('')).toBe(answer);
+  expect(updates.map(stateOf).filter((state) => state !== undefined)).toEqual([
+    TaskState.TASK_STATE_SUBMITTED,
+    TaskState.TASK_STATE_WORKING,
+    TaskState.TASK_STATE_COMPLETED,
+  ]);
+});
+
+test('a caller reaches only what its token allows', async () => {
+  nockModel([{ text: 'Mine.' }]);
+  const client = await clientFor(TOKENS.caller);
+  const mine = await client.sendMessage(request([textPart('A task of the a2a- prefix')]));
+  const { id } = mine as unknown as { id: string };
+  const outsider = await clientFor(TOKENS.outsider);
+  await expect(outsider.getTask({ tenant: '', id, historyLength: 0 })).rejects.toThrow(
+    /may not reach conversation/,
+  );
+  await expect(outsider.cancelTask({ tenant: '', id, metadata: undefined })).rejects.toThrow(
+    /may not reach conversation/,
+  );
+  await expect(
+    outsider.sendMessage(request([textPart('into their context')], { contextId: id.split('/')[0]! })),
+  ).rejects.toThrow(/may not reach conversation/);
+  const reader = await clientFor(TOKENS.reader);
+  await expect(reader.sendMessage(request([textPart('a new task')]))).rejects.toThrow(/may not send/);
+  const anonymous = await fetch(`${baseUrl}/a2a`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id } }),
+  });
+  expect(anonymous.status).toBe(401);
+  expect(await anonymous.json()).toMatchObject({ jsonrpc: '2.0', id: 1, error: { code: -32099 } });
 });
