@@ -5,6 +5,9 @@ import { type RunSought, endsRun, learnRun } from '../../client/run-end';
 import { CURSOR_KEY, type StreamCursor, encodeCursor } from './a2a-cursor';
 import { type TaskRef, answerArtifact, approvalParts, finalStatusOf, statusOf } from './a2a-task-parts';
 
+/** Where a text chunk's metadata says at which character of its model call's text it starts. */
+export const TEXT_OFFSET_KEY = 'durable-agent/offset';
+
 /** One streamed update and the cursor a client resumes after it from. */
 export interface TaskUpdate {
   response: A2AStreamResponse;
@@ -122,12 +125,16 @@ export class TaskUpdates {
     const sent = this.textSent.get(event.call) ?? 0;
     const end = event.offset + event.text.length;
     if (end <= sent) return [];
-    const text = event.text.slice(Math.max(0, sent - event.offset));
+    const from = Math.max(sent, event.offset);
+    const text = event.text.slice(from - event.offset);
     this.textSent.set(event.call, end);
+    // Where the chunk starts in the call's text: past what was sent means some was not seen (text
+    // made while nobody followed the task); the `answer` artifact always holds the answer whole.
     const artifact = {
       artifactId: `text-${event.call}`,
       name: 'model text',
       parts: [{ text, mediaType: 'text/plain' }],
+      metadata: { [TEXT_OFFSET_KEY]: from },
     };
     this.lastText = { call: event.call, textEnd: end };
     return [this.update({ artifactUpdate: this.base({ artifact, append: sent > 0 }) })];
