@@ -105,6 +105,7 @@ export type {
   ConversationStatusSummary,
   ForkedFrom,
   LastRunSummary,
+  MessageReceipt,
   SteerReceipt,
 } from '../shared/conversation-api';
 export type { ConversationOptionsInput } from '../shared/conversation-options';

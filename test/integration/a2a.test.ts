@@ -186,6 +186,13 @@ test('the card says what the agent is; a streamed task goes working, text in chu
     value: expect.objectContaining({ scheme: 'Bearer' }),
   });
 
+  const openapi = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as {
+    paths: Record<string, unknown>;
+  };
+  expect(Object.keys(openapi.paths)).toEqual(
+    expect.arrayContaining(['/a2a', '/.well-known/agent-card.json']),
+  );
+
   const events = await collect(client.sendMessageStream(request([textPart('When is the desk open?')])));
   expect(events[0]!.payload?.$case).toBe('task');
   const task = (events[0]!.payload as { value: { id: string; contextId: string } }).value;

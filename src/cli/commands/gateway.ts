@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { type A2ACardSettings, A2ACardSettingsSchema } from '../../shared/a2a';
+import { schemaProblems } from '../../shared/schema-problems';
 import { type Cleanups, log } from '../cleanups';
 import { connectAgent } from '../connect-agent';
 import { UsageError } from '../usage-error';
@@ -9,7 +12,8 @@ import { UsageError } from '../usage-error';
  * private key, PEM) makes it sign decisions as each token's identity. `--max-streams N` (or
  * DURABLE_AGENT_GATEWAY_MAX_STREAMS, default 8) caps the event streams one token may have open.
  * `--trust-proxy ADDRESSES` (or DURABLE_AGENT_GATEWAY_TRUST_PROXY) names the TLS proxy in front,
- * whose forwarded protocol and host the gateway then believes.
+ * whose forwarded protocol and host the gateway then believes. `--a2a-card FILE` (or
+ * DURABLE_AGENT_A2A_CARD) describes the agent on the A2A card: name, description, skills, agentId.
  */
 export async function gatewayCommand(args: string[], cleanups: Cleanups): Promise<number> {
   const { values } = parseArgs({
@@ -20,6 +24,7 @@ export async function gatewayCommand(args: string[], cleanups: Cleanups): Promis
       tokens: { type: 'string' },
       'max-streams': { type: 'string' },
       'trust-proxy': { type: 'string' },
+      'a2a-card': { type: 'string' },
     },
   });
   const tokensFile = values.tokens ?? process.env.DURABLE_AGENT_GATEWAY_TOKENS;
@@ -48,6 +53,8 @@ export async function gatewayCommand(args: string[], cleanups: Cleanups): Promis
     throw new UsageError((error as Error).message);
   }
   const tokens = GatewayTokens.fromFile(tokensFile);
+  const cardFile = values['a2a-card'] ?? process.env.DURABLE_AGENT_A2A_CARD;
+  const a2aCard = cardFile === undefined ? undefined : readA2ACard(cardFile);
   const keyFile = process.env.DURABLE_AGENT_GATEWAY_SIGNING_KEY;
   const signingKey = keyFile ? readSigningKey(keyFile) : undefined;
   const { agent, settings } = await connectAgent(cleanups, { startServer: false });
@@ -58,6 +65,7 @@ export async function gatewayCommand(args: string[], cleanups: Cleanups): Promis
     ...(signingKey ? { signingKey } : {}),
     ...(maxStreamsPerToken !== undefined ? { maxStreamsPerToken } : {}),
     ...(trustedProxies ? { trustedProxies } : {}),
+    ...(a2aCard ? { a2aCard } : {}),
     ...(webUiBase ? { webUi: { baseUrl: webUiBase, namespace: settings.namespace } } : {}),
   });
   const address = await app.listen({ port, host });
@@ -66,4 +74,18 @@ export async function gatewayCommand(args: string[], cleanups: Cleanups): Promis
   log(`gateway listening on ${address}`);
   await new Promise<void>((resolve) => app.server.once('close', () => resolve()));
   return 0;
+}
+
+/** The A2A card's description of the agent, from a JSON file: refused at start, naming what is wrong. */
+function readA2ACard(file: string): A2ACardSettings {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`cannot read the A2A card file ${file}: ${(error as Error).message}`);
+  }
+  const parsed = A2ACardSettingsSchema.safeParse(json);
+  if (!parsed.success)
+    throw new UsageError(`the A2A card file ${file} is wrong: ${schemaProblems(parsed.error)}`);
+  return parsed.data;
 }
