@@ -311,6 +311,42 @@ test('a pending approval is input-required with what waits; a decision part answ
   });
 });
 
+test('free text to a working task steers its run, which answers the task', async () => {
+  nockModel(
+    [
+      { toolCalls: [{ id: 'call_a2a_steer', name: 'ticker', arguments: { ticks: 600, everyMs: 50 } }] },
+      { text: 'Steered to the short answer.' },
+    ],
+    { only: (request) => request.messages.some((message) => message.content === 'Count, then answer') },
+  );
+  const client = await clientFor(TOKENS.caller);
+  const sent = await client.sendMessage({
+    ...request([textPart('Count, then answer')]),
+    configuration: { acceptedOutputModes: [], returnImmediately: true } as never,
+  });
+  const { id, contextId } = sent as unknown as { id: string; contextId: string };
+  await waitFor(async () => {
+    const events = await harness.agent.events(contextId);
+    return events.some((event) => event.type === 'tool_execution_start') ? true : undefined;
+  }, 'the ticker to run');
+  const steering = await collect(
+    client.sendMessageStream(request([textPart('Stop counting and answer now')], { taskId: id })),
+  );
+  expect(stateOf(steering.at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
+  const taskIds = steering.map((event) => {
+    const value = event.payload?.value as { taskId?: string; id?: string };
+    return value.taskId ?? value.id;
+  });
+  expect(new Set(taskIds)).toEqual(new Set([id]));
+  const polled = await client.getTask({ tenant: '', id, historyLength: 0 });
+  expect(textOf(polled.artifacts[0]?.parts)).toBe('Steered to the short answer.');
+  const events = await harness.agent.events(contextId);
+  expect(
+    events.filter((event) => event.type === 'steered').map((event) => event.type === 'steered' && event.text),
+  ).toEqual(['Stop counting and answer now']);
+  expect((await harness.agent.status(contextId)).runCount).toBe(1);
+});
+
 test('CancelTask aborts the run that works on the task: canceled, and then not cancelable again', async () => {
   nockModel([
     { toolCalls: [{ id: 'call_a2a_tick', name: 'ticker', arguments: { ticks: 600, everyMs: 50 } }] },
