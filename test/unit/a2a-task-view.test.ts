@@ -102,3 +102,27 @@ test('a cursor comes back as it was sent; anything a client makes up is none', (
   for (const hostile of [undefined, '', 'not base64!', forged, 'x'.repeat(2000)])
     expect(decodeCursor(hostile)).toBeUndefined();
 });
+
+test('a budget pause of the task’s run is input-required too, saying which part ran out', () => {
+  const pause = {
+    toolCallId: 'budget-1',
+    run: 2,
+    toolName: 'budget',
+    arguments: '{}',
+    argumentsSha256: 'c'.repeat(64),
+    risk: 'high',
+    budget: { kind: 'tokens', used: 120, limit: 100, defaultRaise: 100 },
+  } as PendingApproval;
+  const view = taskView(facts([started], { pending: [pause] }));
+  expect(view.state).toBe('TASK_STATE_INPUT_REQUIRED');
+  expect(view.task.status.message?.parts).toEqual([
+    expect.objectContaining({ text: expect.stringContaining('paused at its tokens budget') }),
+    expect.objectContaining({
+      data: expect.objectContaining({
+        kind: 'approval_request',
+        toolCallId: 'budget-1',
+        budget: pause.budget,
+      }),
+    }),
+  ]);
+});
