@@ -5,8 +5,10 @@ module.exports = {
     '^.+\\.ts$': ['@swc/jest'],
     // The ACP SDK ships only ES modules; tests load it as CommonJS like the rest.
     '/node_modules/@agentclientprotocol/.+\\.js$': ['@swc/jest', { module: { type: 'commonjs' } }],
+    // So does jose, which the A2A SDK's client loads.
+    '/node_modules/jose/.+\\.js$': ['@swc/jest', { module: { type: 'commonjs' } }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!@agentclientprotocol/)'],
+  transformIgnorePatterns: ['/node_modules/(?!@agentclientprotocol/|jose/)'],
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   // Built and fetched tools (Node releases with package.json files of their own among them).
   modulePathIgnorePatterns: ['<rootDir>/.tools/'],

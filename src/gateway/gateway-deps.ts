@@ -1,5 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import type { AgentClient } from '../client/agent-client';
+import type { A2ACardSettings } from '../shared/a2a';
 import type { GatewayTokens } from './gateway-tokens';
 
 /** What the gateway is built from: the client it serves through, its tokens, and its limits. */
@@ -25,6 +26,10 @@ export interface GatewayDeps {
    * absent, for loopback or behind a TLS proxy. Over HTTPS the console's session cookie is Secure.
    */
   tls?: { cert: string | Buffer; key: string | Buffer };
+  /** What the A2A agent card says of the agent (name, description, skills, the agent new contexts start for); a plain default when absent. */
+  a2aCard?: A2ACardSettings;
+  /** How long an A2A SendMessage (or CancelTask) waits for its task to end or want input before it answers, in ms. Default 60000. */
+  a2aBlockingMs?: number;
   /** Where the console links a conversation to its page in the Temporal Web UI: `${baseUrl}/namespaces/NS/workflows/ID`. */
   webUi?: { baseUrl: string; namespace: string };
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { registerA2ARoutes } from './a2a/a2a-routes';
 import type { GatewayAccess } from './gateway-access';
 import type { GatewayDeps } from './gateway-deps';
 import { openApiDocument } from './openapi-document';
@@ -23,4 +24,6 @@ export function registerGatewayRoutes(app: FastifyInstance, deps: GatewayDeps, a
   registerApprovalRoutes(app, deps, access);
   // GET /v1/conversations/:id/events (server-sent events)
   registerEventRoutes(app, deps, access);
+  // GET /.well-known/agent-card.json, POST /a2a (A2A's JSON-RPC binding)
+  registerA2ARoutes(app, deps, access);
 }

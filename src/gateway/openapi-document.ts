@@ -6,6 +6,7 @@ import {
   MessageBodySchema,
   StartConversationBodySchema,
 } from './gateway-api';
+import { JsonRpcRequestSchema } from '../shared/a2a';
 
 type Operation = {
   summary: string;
@@ -15,6 +16,10 @@ type Operation = {
   status?: number;
   /** Takes an `Idempotency-Key` header: a retry is answered as the first request was. */
   keyed?: boolean;
+  /** Needs no token. */
+  public?: boolean;
+  /** What it needs and does, when more than one action says it. */
+  description?: string;
 };
 
 /** The `Idempotency-Key` header of the routes that send a message. */
@@ -96,6 +101,28 @@ const ROUTES: Record<string, Record<'get' | 'post', Operation | undefined>> = {
     },
     post: undefined,
   },
+  '/.well-known/agent-card.json': {
+    get: {
+      summary:
+        "The A2A agent card: the agent's name, skills, capabilities, and the bearer token every call needs",
+      action: 'none',
+      public: true,
+      description:
+        'Public, as A2A has it: the card tells a caller what it needs; the calls themselves need a token.',
+    },
+    post: undefined,
+  },
+  '/a2a': {
+    post: {
+      summary:
+        'A2A 1.0 JSON-RPC: SendMessage, SendStreamingMessage (server-sent events), GetTask, ListTasks, CancelTask, SubscribeToTask (from `Last-Event-ID`)',
+      action: 'the method’s',
+      body: JsonRpcRequestSchema,
+      description:
+        'Errors are JSON-RPC errors (HTTP 200), but a token missing or refused: 401 or 403 with a JSON-RPC error of code -32099. SendMessage needs `send` (and `start` for a new context), a decision part `approve`, free text to a running task `steer`; GetTask and ListTasks `status`; SubscribeToTask `events`; CancelTask `abort`. See docs/a2a.md.',
+    },
+    get: undefined,
+  },
 };
 
 /** The gateway's OpenAPI 3.1 document, its request bodies made from the same zod schemas that check them. */
@@ -113,7 +140,8 @@ export function openApiDocument(): Record<string, unknown> {
       if (!operation) continue;
       paths[route][method] = {
         summary: operation.summary,
-        description: `Needs a token allowed to ${operation.action}.`,
+        description: operation.description ?? `Needs a token allowed to ${operation.action}.`,
+        ...(operation.public ? { security: [] } : {}),
         parameters: operation.keyed ? [...parameters, IDEMPOTENCY_KEY] : parameters,
         ...(operation.body
           ? {

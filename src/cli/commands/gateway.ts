@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { Server as TlsServer } from 'node:tls';
 import { parseArgs } from 'node:util';
 import {
@@ -6,6 +7,8 @@ import {
   readCertificatePair,
 } from '../../platform/certificate-files';
 import { isLoopbackHost } from '../../platform/loopback-host';
+import { type A2ACardSettings, A2ACardSettingsSchema } from '../../shared/a2a';
+import { schemaProblems } from '../../shared/schema-problems';
 import { type Cleanups, log } from '../cleanups';
 import { connectAgent } from '../connect-agent';
 import { UsageError } from '../usage-error';
@@ -19,7 +22,8 @@ import { UsageError } from '../usage-error';
  * whose forwarded protocol and host the gateway then believes. `--tls-cert FILE --tls-key FILE` (or
  * DURABLE_AGENT_GATEWAY_TLS_CERT and _KEY, PEM) make it serve HTTPS itself; without them it serves
  * plain HTTP, and says so when it listens beyond loopback with no TLS proxy named in front. A
- * certificate renewed in those files is served within a second, with no restart.
+ * certificate renewed in those files is served within a second, with no restart. `--a2a-card FILE` (or
+ * DURABLE_AGENT_A2A_CARD) describes the agent on the A2A card: name, description, skills, agentId.
  */
 export async function gatewayCommand(args: string[], cleanups: Cleanups): Promise<number> {
   const { values } = parseArgs({
@@ -32,6 +36,7 @@ export async function gatewayCommand(args: string[], cleanups: Cleanups): Promis
       'trust-proxy': { type: 'string' },
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
+      'a2a-card': { type: 'string' },
     },
   });
   const tokensFile = values.tokens ?? process.env.DURABLE_AGENT_GATEWAY_TOKENS;
@@ -67,6 +72,8 @@ export async function gatewayCommand(args: string[], cleanups: Cleanups): Promis
     throw new UsageError(`--tls-cert, --tls-key: ${(error as Error).message}`);
   }
   const tokens = GatewayTokens.fromFile(tokensFile);
+  const cardFile = values['a2a-card'] ?? process.env.DURABLE_AGENT_A2A_CARD;
+  const a2aCard = cardFile === undefined ? undefined : readA2ACard(cardFile);
   const keyFile = process.env.DURABLE_AGENT_GATEWAY_SIGNING_KEY;
   const signingKey = keyFile ? readSigningKey(keyFile) : undefined;
   const { agent, settings } = await connectAgent(cleanups, { startServer: false });
@@ -78,6 +85,7 @@ export async function gatewayCommand(args: string[], cleanups: Cleanups): Promis
     ...(maxStreamsPerToken !== undefined ? { maxStreamsPerToken } : {}),
     ...(trustedProxies ? { trustedProxies } : {}),
     ...(tls ? { tls } : {}),
+    ...(a2aCard ? { a2aCard } : {}),
     ...(webUiBase ? { webUi: { baseUrl: webUiBase, namespace: settings.namespace } } : {}),
   });
   const address = await app.listen({ port, host });
@@ -114,4 +122,18 @@ function gatewayTlsFiles(
   if (!certFile || !keyFile)
     throw new UsageError('the gateway serves HTTPS with both --tls-cert FILE and --tls-key FILE, or neither');
   return { certFile, keyFile };
+}
+
+/** The A2A card's description of the agent, from a JSON file: refused at start, naming what is wrong. */
+function readA2ACard(file: string): A2ACardSettings {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`cannot read the A2A card file ${file}: ${(error as Error).message}`);
+  }
+  const parsed = A2ACardSettingsSchema.safeParse(json);
+  if (!parsed.success)
+    throw new UsageError(`the A2A card file ${file} is wrong: ${schemaProblems(parsed.error)}`);
+  return parsed.data;
 }

@@ -1,0 +1,450 @@
+import { createHash, generateKeyPairSync, randomUUID } from 'node:crypto';
+import nock from 'nock';
+import type { FastifyInstance } from 'fastify';
+import { type Part, type StreamResponse, TaskState } from '@a2a-js/sdk';
+import {
+  type Client,
+  ClientFactory,
+  ClientFactoryOptions,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory,
+} from '@a2a-js/sdk/client';
+import { createGateway } from '../../src/http/gateway-app';
+import { GatewayTokens } from '../../src/gateway/gateway-tokens';
+import { rawPublicKey } from '../../src/worker/floor-settings';
+import { freePort } from '../../src/platform/free-port';
+import { NOCK_MODEL_URL, nockModel } from '../support/nock-model';
+import { recordTool, recorded, tickerTool } from '../support/test-tools';
+import { type TestHarness, startHarness, waitFor } from '../support/test-worker';
+
+/**
+ * Another team's agent, written with the A2A JavaScript SDK (its client, not ours), works with a
+ * durable agent through the gateway: it reads the card, sends, streams, polls, answers a pending
+ * approval, cancels, retries, and resubscribes after the gateway went away mid-task.
+ */
+const gatewayKey = generateKeyPairSync('ed25519');
+const TOKENS = {
+  caller: `tok-a2a-caller-${randomUUID()}`,
+  reader: `tok-a2a-reader-${randomUUID()}`,
+  outsider: `tok-a2a-outsider-${randomUUID()}`,
+};
+
+const CURSOR = 'durable-agent/cursor';
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+let harness: TestHarness;
+let gateway: FastifyInstance;
+let port: number;
+let baseUrl: string;
+
+async function openGateway(): Promise<void> {
+  gateway = createGateway({
+    agent: harness.agent,
+    signingKey: gatewayKey.privateKey,
+    eventPollMs: 50,
+    a2aCard: {
+      name: 'Ticket desk',
+      description: 'Records tickets, after a person allows it.',
+      skills: [{ id: 'tickets', name: 'Tickets', description: 'Records a ticket.', tags: ['tickets'] }],
+    },
+    tokens: new GatewayTokens([
+      { name: 'a2a-caller', token: TOKENS.caller, actions: ['*'], conversationPrefixes: ['a2a-'] },
+      {
+        name: 'a2a-reader',
+        token: TOKENS.reader,
+        actions: ['status', 'events'],
+        conversationPrefixes: ['a2a-'],
+      },
+      { name: 'outsider', token: TOKENS.outsider, actions: ['*'], conversationPrefixes: ['other-'] },
+    ]),
+  });
+  await gateway.listen({ port, host: '127.0.0.1' });
+}
+
+beforeAll(async () => {
+  nock.disableNetConnect();
+  nock.enableNetConnect(/127\.0\.0\.1|localhost/);
+  port = await freePort();
+  baseUrl = `http://127.0.0.1:${port}`;
+  harness = await startHarness({
+    modelBaseUrl: NOCK_MODEL_URL,
+    tools: [recordTool, tickerTool],
+    approverKeys: {
+      'a2a-caller': rawPublicKey(
+        gatewayKey.publicKey.export({ format: 'pem', type: 'spki' }).toString(),
+        'gw',
+      ),
+    },
+  });
+  await openGateway();
+});
+
+afterEach(() => nock.cleanAll());
+
+afterAll(async () => {
+  await gateway?.close();
+  await harness?.close();
+  nock.cleanAll();
+  nock.enableNetConnect();
+});
+
+/** The SDK's client, as another team builds it, presenting `token` on every request. */
+async function clientFor(token: string): Promise<Client> {
+  const fetchImpl: typeof fetch = (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.set('authorization', `Bearer ${token}`);
+    return fetch(input, { ...init, headers });
+  };
+  const factory = new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ fetchImpl })],
+      cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+    }),
+  );
+  return factory.createFromUrl(baseUrl);
+}
+
+const textPart = (text: string): Part => ({
+  content: { $case: 'text', value: text },
+  metadata: undefined,
+  filename: '',
+  mediaType: '',
+});
+
+const dataPart = (value: unknown): Part => ({
+  content: { $case: 'data', value },
+  metadata: undefined,
+  filename: '',
+  mediaType: '',
+});
+
+function request(parts: Part[], ids: { messageId?: string; taskId?: string; contextId?: string } = {}) {
+  return {
+    tenant: '',
+    message: {
+      messageId: ids.messageId ?? randomUUID(),
+      contextId: ids.contextId ?? '',
+      taskId: ids.taskId ?? '',
+      role: 1,
+      parts,
+      metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
+    },
+    configuration: undefined,
+    metadata: undefined,
+  };
+}
+
+async function collect(stream: AsyncGenerator<StreamResponse>): Promise<StreamResponse[]> {
+  const events: StreamResponse[] = [];
+  for await (const event of stream) events.push(event);
+  return events;
+}
+
+const stateOf = (event: StreamResponse) =>
+  event.payload?.$case === 'statusUpdate'
+    ? event.payload.value.status?.state
+    : event.payload?.$case === 'task'
+      ? event.payload.value.status?.state
+      : undefined;
+const textOf = (parts: Part[] | undefined) =>
+  (parts ?? []).map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('');
+/** The streamed model text, chunk by chunk. */
+const chunksOf = (events: StreamResponse[]) =>
+  events.flatMap((event) =>
+    event.payload?.$case === 'artifactUpdate' && event.payload.value.artifact?.artifactId.startsWith('text-')
+      ? [textOf(event.payload.value.artifact.parts)]
+      : [],
+  );
+
+/** The streamed model text with where each chunk starts. */
+const textChunksOf = (events: StreamResponse[]) =>
+  events.flatMap((event) =>
+    event.payload?.$case === 'artifactUpdate' && event.payload.value.artifact?.artifactId.startsWith('text-')
+      ? [
+          {
+            text: textOf(event.payload.value.artifact.parts),
+            offset: Number(event.payload.value.artifact.metadata?.['durable-agent/offset']),
+          },
+        ]
+      : [],
+  );
+
+test('the card says what the agent is; a streamed task goes working, text in chunks, the answer, completed; GetTask polls the same', async () => {
+  const answer = 'The ticket desk is open from nine to five.';
+  nockModel([{ text: answer, textChunks: 4, chunkDelayMs: 30 }]);
+  const client = await clientFor(TOKENS.caller);
+  const card = await client.getAgentCard();
+  expect(card).toMatchObject({
+    name: 'Ticket desk',
+    capabilities: { streaming: true, pushNotifications: false },
+    skills: [expect.objectContaining({ id: 'tickets', name: 'Tickets' })],
+  });
+  expect(card.securitySchemes.gatewayToken?.scheme).toMatchObject({
+    $case: 'httpAuthSecurityScheme',
+    value: expect.objectContaining({ scheme: 'Bearer' }),
+  });
+
+  const openapi = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as {
+    paths: Record<string, unknown>;
+  };
+  expect(Object.keys(openapi.paths)).toEqual(
+    expect.arrayContaining(['/a2a', '/.well-known/agent-card.json']),
+  );
+
+  const events = await collect(client.sendMessageStream(request([textPart('When is the desk open?')])));
+  expect(events[0]!.payload?.$case).toBe('task');
+  const task = (events[0]!.payload as { value: { id: string; contextId: string } }).value;
+  expect(task.contextId.startsWith('a2a-')).toBe(true);
+  expect(events.map(stateOf).filter((state) => state !== undefined)).toEqual([
+    TaskState.TASK_STATE_SUBMITTED,
+    TaskState.TASK_STATE_WORKING,
+    TaskState.TASK_STATE_COMPLETED,
+  ]);
+  expect(chunksOf(events).join('')).toBe(answer);
+  const last = events.at(-2)!.payload;
+  expect(last?.$case === 'artifactUpdate' && last.value.artifact?.artifactId).toBe('answer');
+
+  const polled = await client.getTask({ tenant: '', id: task.id, historyLength: 5 });
+  expect(polled.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  expect(textOf(polled.artifacts[0]?.parts)).toBe(answer);
+  expect(polled.history.map((message) => [message.role, textOf(message.parts)])).toEqual([
+    [1, 'When is the desk open?'],
+    [2, answer],
+  ]);
+  const listed = await client.listTasks({
+    tenant: '',
+    contextId: task.contextId,
+    pageToken: '',
+    status: 0,
+  } as never);
+  expect(listed.tasks.map((each) => each.id)).toEqual([task.id]);
+});
+
+test('a send retried with the same messageId is one task and one run; polling follows it to completed', async () => {
+  const script = nockModel([{ text: 'Polled.' }]);
+  const client = await clientFor(TOKENS.caller);
+  const send = () =>
+    client.sendMessage({
+      ...request([textPart('Answer when polled')], { messageId: 'retried-message' }),
+      configuration: { acceptedOutputModes: [], returnImmediately: true } as never,
+    });
+  const first = await send();
+  const again = await send();
+  const task = { value: first as unknown as { id: string; contextId: string } };
+  expect(task.value.id).toMatch(/^a2a-/);
+  expect((again as unknown as typeof task.value).id).toBe(task.value.id);
+  const done = await waitFor(async () => {
+    const polled = await client.getTask({ tenant: '', id: task.value.id, historyLength: 0 });
+    return polled.status?.state === TaskState.TASK_STATE_COMPLETED ? polled : undefined;
+  }, 'the task to complete');
+  expect(textOf(done.artifacts[0]?.parts)).toBe('Polled.');
+  expect(done.history).toEqual([]);
+  // Sent again after it ran: still the one task, not a second run.
+  expect(((await send()) as unknown as typeof task.value).id).toBe(task.value.id);
+  expect((await harness.agent.status(task.value.contextId)).runCount).toBe(1);
+  expect(script.requests).toHaveLength(1);
+});
+
+test('a pending approval is input-required with what waits; a decision part answers it as the token, signed; a reader may not', async () => {
+  nockModel([
+    { toolCalls: [{ id: 'call_a2a_record', name: 'record', arguments: { value: 'ticket-9' } }] },
+    { text: 'Recorded ticket-9.' },
+  ]);
+  const client = await clientFor(TOKENS.caller);
+  const asked = await collect(client.sendMessageStream(request([textPart('Record ticket 9')])));
+  const task = (asked[0]!.payload as { value: { id: string; contextId: string } }).value;
+  const waiting = asked.at(-1)!.payload;
+  expect(waiting?.$case).toBe('statusUpdate');
+  const status = (waiting as { value: { status: { state: number; message: { parts: Part[] } } } }).value
+    .status;
+  expect(status.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+  const request_ = status.message.parts.find((part) => part.content?.$case === 'data')!.content!
+    .value as Record<string, unknown>;
+  expect(request_).toMatchObject({
+    kind: 'approval_request',
+    toolCallId: 'call_a2a_record',
+    tool: 'record',
+    arguments: '{"value":"ticket-9"}',
+    argumentsSha256: sha256('{"value":"ticket-9"}'),
+    risk: 'medium',
+  });
+  const decision = {
+    kind: 'approval_decision',
+    toolCallId: 'call_a2a_record',
+    decision: 'allow_once',
+    argumentsSha256: request_.argumentsSha256,
+  };
+  const reader = await clientFor(TOKENS.reader);
+  await expect(reader.sendMessage(request([dataPart(decision)], { taskId: task.id }))).rejects.toThrow(
+    /may not approve/,
+  );
+  // A context that is not the task's is refused, as the protocol has it.
+  await expect(
+    client.sendMessage(request([dataPart(decision)], { taskId: task.id, contextId: 'a2a-another' })),
+  ).rejects.toMatchObject({ name: 'RequestMalformedError' });
+  await expect(
+    client.sendMessage(
+      request([dataPart({ ...decision, toolCallId: 'call_elsewhere' })], { taskId: task.id }),
+    ),
+  ).rejects.toThrow(/waits for no decision/);
+  expect(recorded.has('call_a2a_record')).toBe(false);
+
+  const answered = await collect(
+    client.sendMessageStream(request([dataPart(decision)], { taskId: task.id })),
+  );
+  expect(
+    answered
+      .map(stateOf)
+      .filter((state) => state !== undefined)
+      .at(-1),
+  ).toBe(TaskState.TASK_STATE_COMPLETED);
+  expect(recorded.get('call_a2a_record')).toBe('ticket-9');
+  const decided = (await harness.agent.events(task.contextId)).find(
+    (event) => event.type === 'approval_decided',
+  );
+  expect(decided).toMatchObject({ by: 'a2a-caller', decision: 'allow_once' });
+  // The task has ended: a message to it is refused.
+  await expect(client.sendMessage(request([textPart('more')], { taskId: task.id }))).rejects.toMatchObject({
+    name: 'UnsupportedOperationError',
+  });
+});
+
+test('free text to a working task steers its run, which answers the task', async () => {
+  nockModel(
+    [
+      { toolCalls: [{ id: 'call_a2a_steer', name: 'ticker', arguments: { ticks: 600, everyMs: 50 } }] },
+      { text: 'Steered to the short answer.' },
+    ],
+    { only: (request) => request.messages.some((message) => message.content === 'Count, then answer') },
+  );
+  const client = await clientFor(TOKENS.caller);
+  const sent = await client.sendMessage({
+    ...request([textPart('Count, then answer')]),
+    configuration: { acceptedOutputModes: [], returnImmediately: true } as never,
+  });
+  const { id, contextId } = sent as unknown as { id: string; contextId: string };
+  await waitFor(async () => {
+    const events = await harness.agent.events(contextId);
+    return events.some((event) => event.type === 'tool_execution_start') ? true : undefined;
+  }, 'the ticker to run');
+  const steering = await collect(
+    client.sendMessageStream(request([textPart('Stop counting and answer now')], { taskId: id })),
+  );
+  expect(stateOf(steering.at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
+  const taskIds = steering.map((event) => {
+    const value = event.payload?.value as { taskId?: string; id?: string };
+    return value.taskId ?? value.id;
+  });
+  expect(new Set(taskIds)).toEqual(new Set([id]));
+  const polled = await client.getTask({ tenant: '', id, historyLength: 0 });
+  expect(textOf(polled.artifacts[0]?.parts)).toBe('Steered to the short answer.');
+  const events = await harness.agent.events(contextId);
+  expect(
+    events.filter((event) => event.type === 'steered').map((event) => event.type === 'steered' && event.text),
+  ).toEqual(['Stop counting and answer now']);
+  expect((await harness.agent.status(contextId)).runCount).toBe(1);
+});
+
+test('CancelTask aborts the run that works on the task: canceled, and then not cancelable again', async () => {
+  nockModel([
+    { toolCalls: [{ id: 'call_a2a_tick', name: 'ticker', arguments: { ticks: 600, everyMs: 50 } }] },
+  ]);
+  const client = await clientFor(TOKENS.caller);
+  const sent = await client.sendMessage({
+    ...request([textPart('Count for a while')]),
+    configuration: { acceptedOutputModes: [], returnImmediately: true } as never,
+  });
+  const { id } = sent as unknown as { id: string };
+  await waitFor(async () => {
+    const polled = await client.getTask({ tenant: '', id, historyLength: 0 });
+    return polled.status?.state === TaskState.TASK_STATE_WORKING ? polled : undefined;
+  }, 'the task to work');
+  const canceled = await client.cancelTask({ tenant: '', id, metadata: undefined });
+  expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+  expect(textOf(canceled.status?.message?.parts)).toMatch(/canceled by a2a-caller/);
+  await expect(client.cancelTask({ tenant: '', id, metadata: undefined })).rejects.toMatchObject({
+    name: 'TaskNotCancelableError',
+  });
+});
+
+test('the gateway goes away mid-stream; the client resubscribes to another with its last cursor and sees the rest once, to completed', async () => {
+  const answer = Array.from({ length: 24 }, (_, index) => `word${index}`).join(' ');
+  nockModel([{ text: answer, textChunks: 12, chunkDelayMs: 150 }], {
+    only: (request) => request.messages.some((message) => message.content === 'Say twenty-four words'),
+  });
+  const client = await clientFor(TOKENS.caller);
+  const before: StreamResponse[] = [];
+  let cursor = '';
+  try {
+    for await (const event of client.sendMessageStream(request([textPart('Say twenty-four words')]))) {
+      before.push(event);
+      const payload = event.payload?.value as { metadata?: Record<string, string> };
+      cursor = payload.metadata?.[CURSOR] ?? cursor;
+      if (chunksOf(before).length === 2) {
+        // Abruptly: every connection cut, nothing said.
+        gateway.server.closeAllConnections();
+        await gateway.close();
+      }
+    }
+  } catch {
+    // The stream broke with the gateway.
+  }
+  expect(chunksOf(before).length).toBeGreaterThanOrEqual(2);
+  await openGateway();
+  const task = (before[0]!.payload as { value: { id: string } }).value;
+  const after = await collect(
+    client.resubscribeTask({ tenant: '', id: task.id }, { serviceParameters: { 'Last-Event-ID': cursor } }),
+  );
+  expect(after[0]!.payload?.$case).toBe('task');
+  // What came after the cut came from the new gateway: more text, and the end.
+  expect(chunksOf(after).length).toBeGreaterThan(0);
+  expect(stateOf(after.at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
+  const updates = [...before, ...after.slice(1)];
+  // No text twice: each chunk is the answer's text at its offset, and starts where the one before ended or later
+  // (text made while no gateway followed the task may be skipped; the answer artifact has it whole).
+  let end = 0;
+  for (const { text, offset } of textChunksOf(updates)) {
+    expect(offset).toBeGreaterThanOrEqual(end);
+    expect(answer.slice(offset, offset + text.length)).toBe(text);
+    end = offset + text.length;
+  }
+  expect(end).toBe(answer.length);
+  const answered = after.find(
+    (event) =>
+      event.payload?.$case === 'artifactUpdate' && event.payload.value.artifact?.artifactId === 'answer',
+  );
+  expect(textOf((answered?.payload?.value as { artifact: { parts: Part[] } }).artifact.parts)).toBe(answer);
+  expect(updates.map(stateOf).filter((state) => state !== undefined)).toEqual([
+    TaskState.TASK_STATE_SUBMITTED,
+    TaskState.TASK_STATE_WORKING,
+    TaskState.TASK_STATE_COMPLETED,
+  ]);
+});
+
+test('a caller reaches only what its token allows', async () => {
+  nockModel([{ text: 'Mine.' }]);
+  const client = await clientFor(TOKENS.caller);
+  const mine = await client.sendMessage(request([textPart('A task of the a2a- prefix')]));
+  const { id } = mine as unknown as { id: string };
+  const outsider = await clientFor(TOKENS.outsider);
+  await expect(outsider.getTask({ tenant: '', id, historyLength: 0 })).rejects.toThrow(
+    /may not reach conversation/,
+  );
+  await expect(outsider.cancelTask({ tenant: '', id, metadata: undefined })).rejects.toThrow(
+    /may not reach conversation/,
+  );
+  await expect(
+    outsider.sendMessage(request([textPart('into their context')], { contextId: id.split('/')[0]! })),
+  ).rejects.toThrow(/may not reach conversation/);
+  const reader = await clientFor(TOKENS.reader);
+  await expect(reader.sendMessage(request([textPart('a new task')]))).rejects.toThrow(/may not send/);
+  const anonymous = await fetch(`${baseUrl}/a2a`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id } }),
+  });
+  expect(anonymous.status).toBe(401);
+  expect(await anonymous.json()).toMatchObject({ jsonrpc: '2.0', id: 1, error: { code: -32099 } });
+});
