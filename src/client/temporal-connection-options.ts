@@ -7,8 +7,11 @@ const MAX_PEM_BYTES = 256 * 1024;
 
 /** What `Connection.connect` and `NativeConnection.connect` take from the settings, besides the address. */
 export interface TemporalConnectionOptions {
+  /** TLS to the frontend, its certificates read; false for plain gRPC. */
   tls: TLSConfig | false;
+  /** The API key sent with every call. */
   apiKey?: string;
+  /** gRPC headers sent with every call. */
   metadata?: Record<string, string>;
 }
 

@@ -3,9 +3,16 @@ import { DEFAULT_TASK_QUEUE } from './constants';
 
 /** A PEM the connection reads: a file, or its text given inline (a profile's `*_data`, a `*_DATA` variable). */
 export const PemSourceSchema = z.union([
-  z.strictObject({ path: z.string().min(1) }),
-  z.strictObject({ data: z.union([z.string(), z.instanceof(Uint8Array)]) }),
+  z.strictObject({
+    /** The file holding the PEM. */
+    path: z.string().min(1),
+  }),
+  z.strictObject({
+    /** The PEM itself. */
+    data: z.union([z.string(), z.instanceof(Uint8Array)]),
+  }),
 ]);
+/** A PEM the connection reads: a file, or its text given inline. */
 export type PemSource = z.infer<typeof PemSourceSchema>;
 
 /** TLS to the Temporal frontend, as Temporal's client configuration has it. */
@@ -14,12 +21,14 @@ export const ConnectionTlsSchema = z.strictObject({
   disabled: z.boolean().optional(),
   /** The name the server's certificate is checked against, when not the address's host. */
   serverName: z.string().optional(),
-  /** The client certificate for mTLS, and its key. */
+  /** The client certificate for mTLS. */
   clientCert: PemSourceSchema.optional(),
+  /** The client certificate's private key. */
   clientKey: PemSourceSchema.optional(),
   /** The CA the server's certificate is checked with, when not one the system trusts. */
   serverCACert: PemSourceSchema.optional(),
 });
+/** TLS to the Temporal frontend. */
 export type ConnectionTls = z.infer<typeof ConnectionTlsSchema>;
 
 /**
@@ -45,6 +54,7 @@ export const ConnectionSettingsSchema = z.object({
   /** How long a worker or the CLI waits for a Temporal server that is still starting. */
   serverWaitMs: z.number().int().min(0).default(60_000),
 });
+/** How to reach Temporal: the connection, the task queue, the wait for a server still starting. */
 export type ConnectionSettings = z.infer<typeof ConnectionSettingsSchema>;
 export type ConnectionSettingsInput = z.input<typeof ConnectionSettingsSchema>;
 

@@ -11,8 +11,18 @@ import { isLoopbackHost } from '../platform/loopback-host';
 export type LiveEndpointTls =
   | 'off'
   | 'self-signed'
-  | { cert: string | Buffer; key: string | Buffer }
-  | { certFile: string; keyFile: string };
+  | {
+      /** The certificate (with its chain), PEM. */
+      cert: string | Buffer;
+      /** Its private key, PEM. */
+      key: string | Buffer;
+    }
+  | {
+      /** The file holding the certificate (with its chain), PEM. */
+      certFile: string;
+      /** The file holding its private key, PEM. */
+      keyFile: string;
+    };
 
 /** Where a worker's push endpoint listens, the URL other processes reach it at, and its TLS; undefined when off. */
 export interface LiveEndpointSettings {
