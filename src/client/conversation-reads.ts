@@ -1,13 +1,15 @@
 // Reading a conversation by asking its workflow (queries): its status, state, events, approvals
 // waiting, views and transcript; and an agent's spending today, from its daily ledger.
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { QueryNotRegisteredError, WorkflowNotFoundError } from '@temporalio/client';
 import type { PendingApproval } from '../shared/approvals';
+import type { PendingClientToolCall } from '../shared/client-tools';
 import {
   type ConversationState,
   type ConversationStatusSummary,
   type TranscriptPage,
   eventsQuery,
   pendingApprovalsQuery,
+  pendingClientToolCallsQuery,
   rapViewsQuery,
   stateQuery,
   statusQuery,
@@ -33,6 +35,19 @@ export function state(context: ClientContext, conversationId: string): Promise<C
 
 export function pendingApprovals(context: ClientContext, conversationId: string): Promise<PendingApproval[]> {
   return context.explainErrors(conversationId, () => context.read(conversationId, pendingApprovalsQuery));
+}
+
+/** The client tool calls that wait for their sender's result; none from workers that have no client tools. */
+export function pendingClientToolCalls(
+  context: ClientContext,
+  conversationId: string,
+): Promise<PendingClientToolCall[]> {
+  return context.explainErrors(conversationId, () =>
+    context.read(conversationId, pendingClientToolCallsQuery).catch((error: unknown) => {
+      if (error instanceof QueryNotRegisteredError) return [];
+      throw error;
+    }),
+  );
 }
 
 export function events(
