@@ -1,5 +1,11 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { type BaseEvent, HttpAgent } from '@ag-ui/client';
+import type { FastifyInstance } from 'fastify';
 import nock from 'nock';
+import { GatewayTokens } from '../../src/gateway/gateway-tokens';
+import { createGateway } from '../../src/http/gateway-app';
+import { freePort } from '../../src/platform/free-port';
+import { recordTool, recorded } from '../support/test-tools';
 import { UpdateRefusedError } from '../../src/shared/conversation-errors';
 import { NOCK_MODEL_URL, nockModel } from '../support/nock-model';
 import { followToEnd } from '../support/ask';
@@ -10,19 +16,69 @@ import { type TestHarness, startHarness, waitFor } from '../support/test-worker'
  * page's tool, the run waits in the workflow for the page's result, and takes it once.
  */
 let harness: TestHarness;
+let gateway: FastifyInstance;
+let agUiUrl: string;
+const TOKENS = {
+  page: `tok-page-${randomUUID()}`,
+  reader: `tok-reader-${randomUUID()}`,
+  elsewhere: `tok-elsewhere-${randomUUID()}`,
+};
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 beforeAll(async () => {
   nock.disableNetConnect();
   nock.enableNetConnect(/127\.0\.0\.1|localhost/);
-  harness = await startHarness({ modelBaseUrl: NOCK_MODEL_URL });
+  harness = await startHarness({ modelBaseUrl: NOCK_MODEL_URL, tools: [recordTool] });
+  const port = await freePort();
+  agUiUrl = `http://127.0.0.1:${port}/v1/ag-ui`;
+  gateway = createGateway({
+    agent: harness.agent,
+    eventPollMs: 50,
+    tokens: new GatewayTokens([
+      { name: 'page-user', token: TOKENS.page, actions: ['*'], conversationPrefixes: ['agui-'] },
+      { name: 'reader', token: TOKENS.reader, actions: ['status', 'events'] },
+      { name: 'elsewhere', token: TOKENS.elsewhere, actions: ['*'], conversationPrefixes: ['other-'] },
+    ]),
+  });
+  await gateway.listen({ port, host: '127.0.0.1' });
 });
 
 afterEach(() => nock.cleanAll());
 
 afterAll(async () => {
+  await gateway?.close();
   await harness?.close();
   nock.enableNetConnect();
 });
+
+/** An AG-UI page's agent on the gateway, recording every event it sees. */
+function pageAgent(threadId: string, token = TOKENS.page) {
+  const agent = new HttpAgent({ url: agUiUrl, headers: { authorization: `Bearer ${token}` }, threadId });
+  const runs: BaseEvent[][] = [];
+  const run = async (parameters: Parameters<HttpAgent['runAgent']>[0] = {}) => {
+    const events: BaseEvent[] = [];
+    runs.push(events);
+    await agent.runAgent(
+      { tools: [pickColorTool], ...parameters },
+      { onEvent: ({ event }) => void events.push(event) },
+    );
+    return events;
+  };
+  return { agent, run, runs };
+}
+
+const pickColorTool = {
+  name: 'pick_color',
+  description: 'Asks the user for a color',
+  parameters: { type: 'object', properties: { hint: { type: 'string' } } },
+};
+
+/** The events' types, without state snapshots (which come whenever what waits changes). */
+const kinds = (events: BaseEvent[]) =>
+  events.map((event) => event.type as string).filter((type) => type !== 'STATE_SNAPSHOT');
+/** Consecutive TEXT_MESSAGE_CONTENT as one, so a sequence does not depend on how text was chunked. */
+const squeezed = (types: string[]) =>
+  types.filter((type, index) => !(type === 'TEXT_MESSAGE_CONTENT' && types[index - 1] === type));
 
 const pickColor = {
   name: 'pick_color',
@@ -90,4 +146,129 @@ test('a result for a call nobody waits for is refused, and a client tool cannot 
   await expect(harness.agent.answerClientTool(id, { toolCallId: 'nobody', text: 'x' })).rejects.toThrow(
     UpdateRefusedError,
   );
+});
+
+test('an AG-UI page runs a conversation: streamed text, a tool call approved by interrupt, its own tool, each event in order', async () => {
+  const id = `agui-${randomUUID()}`;
+  const script = nockModel(
+    [
+      {
+        text: 'I will record it first.',
+        textChunks: 4,
+        chunkDelayMs: 100,
+        toolCalls: [{ id: 'call_record', name: 'record', arguments: { value: 'order-17' } }],
+      },
+      { toolCalls: [{ id: 'call_color', name: 'pick_color', arguments: { hint: 'warm' } }] },
+      { text: 'Recorded order-17 and you picked red.', textChunks: 3 },
+    ],
+    { only: (request) => JSON.stringify(request.messages).includes('record order-17') },
+  );
+  const page = pageAgent(id);
+  page.agent.addMessage({ id: 'u1', role: 'user', content: 'record order-17, then ask me for a color' });
+
+  // First run: the text streams, the tool call is told whole, and the run stops at its approval.
+  const first = await page.run();
+  expect(squeezed(kinds(first))).toEqual([
+    'RUN_STARTED',
+    'TEXT_MESSAGE_START',
+    'TEXT_MESSAGE_CONTENT',
+    'TEXT_MESSAGE_END',
+    'TOOL_CALL_START',
+    'TOOL_CALL_ARGS',
+    'TOOL_CALL_END',
+    'RUN_FINISHED',
+  ]);
+  const text = first.filter((event) => event.type === 'TEXT_MESSAGE_CONTENT') as unknown as Array<{
+    delta: string;
+  }>;
+  expect(text.map((event) => event.delta).join('')).toBe('I will record it first.');
+  // As the model streamed it: the message is the model call's, not made from its finished reply.
+  expect(first.find((event) => event.type === 'TEXT_MESSAGE_START')).not.toMatchObject({
+    messageId: expect.stringMatching(/^response-/),
+  });
+  expect(first.find((event) => event.type === 'TOOL_CALL_ARGS')).toMatchObject({
+    delta: '{"value":"order-17"}',
+  });
+  const finished = first.at(-1) as unknown as {
+    outcome: { type: string; interrupts: Array<{ id: string; metadata: { argumentsSha256: string } }> };
+  };
+  expect(finished.outcome.type).toBe('interrupt');
+  const [interrupt] = finished.outcome.interrupts;
+  expect(interrupt).toMatchObject({
+    id: 'approval:call_record',
+    toolCallId: 'call_record',
+    reason: 'tool_approval',
+  });
+  expect(interrupt!.metadata.argumentsSha256).toBe(sha256('{"value":"order-17"}'));
+  expect(page.agent.state).toMatchObject({
+    pendingApprovals: [{ toolCallId: 'call_record', argumentsSha256: sha256('{"value":"order-17"}') }],
+  });
+  expect(recorded.has('call_record')).toBe(false);
+
+  // A decision for other arguments is refused, and nothing runs.
+  await expect(
+    page.run({
+      resume: [
+        {
+          interruptId: interrupt!.id,
+          status: 'resolved',
+          payload: { decision: 'allow_once', argumentsSha256: sha256('{"value":"order-18"}') },
+        },
+      ],
+    }),
+  ).rejects.toThrow(/409|sha|SHA/);
+  expect(recorded.has('call_record')).toBe(false);
+
+  // Second run: the decision, bound to the arguments' SHA-256; the tool runs; the page's own tool is called.
+  const second = await page.run({
+    resume: [
+      {
+        interruptId: interrupt!.id,
+        status: 'resolved',
+        payload: { decision: 'allow_once', argumentsSha256: interrupt!.metadata.argumentsSha256 },
+      },
+    ],
+  });
+  expect(kinds(second)).toEqual([
+    'RUN_STARTED',
+    'TOOL_CALL_RESULT',
+    'TOOL_CALL_START',
+    'TOOL_CALL_ARGS',
+    'TOOL_CALL_END',
+    'RUN_FINISHED',
+  ]);
+  expect(recorded.get('call_record')).toBe('order-17');
+  expect(second[0]).toMatchObject({ type: 'RUN_STARTED', threadId: id });
+  expect(second.find((event) => event.type === 'TOOL_CALL_RESULT')).toMatchObject({
+    toolCallId: 'call_record',
+    content: 'recorded order-17',
+  });
+  expect(second.at(-1)).toMatchObject({ outcome: { type: 'success', pendingToolCallIds: ['call_color'] } });
+  expect(page.agent.state).toMatchObject({ pendingClientToolCalls: [{ toolCallId: 'call_color' }] });
+
+  // Third run: the page's result; the model reads it and answers, streamed.
+  page.agent.addMessage({ id: 't1', role: 'tool', toolCallId: 'call_color', content: 'red' });
+  const third = await page.run();
+  expect(squeezed(kinds(third))).toEqual([
+    'RUN_STARTED',
+    'TEXT_MESSAGE_START',
+    'TEXT_MESSAGE_CONTENT',
+    'TEXT_MESSAGE_END',
+    'RUN_FINISHED',
+  ]);
+  expect(third.at(-1)).toMatchObject({ outcome: { type: 'success' } });
+  expect(script.requests[2]!.messages.at(-1)).toMatchObject({ role: 'tool', content: 'red' });
+  expect(page.agent.state).toMatchObject({
+    status: 'idle',
+    pendingApprovals: [],
+    pendingClientToolCalls: [],
+  });
+  expect(page.agent.messages.at(-1)).toMatchObject({
+    role: 'assistant',
+    content: 'Recorded order-17 and you picked red.',
+  });
+  const events = await harness.agent.events(id);
+  expect(events.filter((event) => event.type === 'approval_decided')).toEqual([
+    expect.objectContaining({ toolCallId: 'call_record', by: 'page-user' }),
+  ]);
 });
