@@ -13,6 +13,7 @@ import type {
   ApprovalReceipt,
   ConversationState,
   ConversationStatusSummary,
+  MessageReceipt,
   UserMessageInput,
 } from '../shared/conversation-api';
 import type { ConversationOptionsInput } from '../shared/conversation-options';
@@ -175,6 +176,14 @@ export class AgentClient {
    */
   answerClientTool(conversationId: string, result: ClientToolResult): Promise<ClientToolReceipt> {
     return control.answerClientTool(this.context, conversationId, result);
+  }
+
+  /**
+   * Whether the conversation took a message under `messageId`, and where it stood then: null when it
+   * took none (or remembers it no more), so a sender can tell a message it need not send again.
+   */
+  messageReceipt(conversationId: string, messageId: string): Promise<MessageReceipt | null> {
+    return reads.messageReceipt(this.context, conversationId, messageId);
   }
 
   /** The client tool calls waiting for their sender's result, oldest first, with their whole arguments. */

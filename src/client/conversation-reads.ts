@@ -7,7 +7,9 @@ import {
   type ConversationState,
   type ConversationStatusSummary,
   type TranscriptPage,
+  type MessageReceipt,
   eventsQuery,
+  messageReceiptQuery,
   pendingApprovalsQuery,
   pendingClientToolCallsQuery,
   rapViewsQuery,
@@ -45,6 +47,20 @@ export function pendingClientToolCalls(
   return context.explainErrors(conversationId, () =>
     context.read(conversationId, pendingClientToolCallsQuery).catch((error: unknown) => {
       if (error instanceof QueryNotRegisteredError) return [];
+      throw error;
+    }),
+  );
+}
+
+/** The receipt of the message the conversation took under `messageId`; null when it took none (or keeps no receipts). */
+export function messageReceipt(
+  context: ClientContext,
+  conversationId: string,
+  messageId: string,
+): Promise<MessageReceipt | null> {
+  return context.explainErrors(conversationId, () =>
+    context.read(conversationId, messageReceiptQuery, messageId).catch((error: unknown) => {
+      if (error instanceof QueryNotRegisteredError) return null;
       throw error;
     }),
   );

@@ -7,6 +7,7 @@ import { createGateway } from '../../src/http/gateway-app';
 import { freePort } from '../../src/platform/free-port';
 import { recordTool, recorded } from '../support/test-tools';
 import { UpdateRefusedError } from '../../src/shared/conversation-errors';
+import { postRunInput, typesOf } from '../support/ag-ui-stream';
 import { NOCK_MODEL_URL, nockModel } from '../support/nock-model';
 import { followToEnd } from '../support/ask';
 import { type TestHarness, startHarness, waitFor } from '../support/test-worker';
@@ -271,4 +272,135 @@ test('an AG-UI page runs a conversation: streamed text, a tool call approved by 
   expect(events.filter((event) => event.type === 'approval_decided')).toEqual([
     expect.objectContaining({ toolCallId: 'call_record', by: 'page-user' }),
   ]);
+});
+
+test('a page that drops and reconnects with the last event id gets the rest and nothing twice; the same input again runs nothing', async () => {
+  const answer = 'One, two, three, four, five, six.';
+  const script = nockModel([{ text: answer, textChunks: 6, chunkDelayMs: 150 }], {
+    only: (request) => JSON.stringify(request.messages).includes('count to six'),
+  });
+  const id = `agui-${randomUUID()}`;
+  const input = {
+    threadId: id,
+    runId: 'r1',
+    messages: [{ id: 'u1', role: 'user', content: 'count to six' }],
+  };
+  const dropped = await postRunInput(agUiUrl, TOKENS.page, input, {
+    stopAfter: (frame) => frame.event.type === 'TEXT_MESSAGE_CONTENT',
+  });
+  const rest = await postRunInput(agUiUrl, TOKENS.page, input, { lastEventId: dropped.frames.at(-1)!.id! });
+  expect(rest.status).toBe(200);
+  const events = [...dropped.frames, ...rest.frames].map((frame) => frame.event);
+  const count = (type: string) => events.filter((event) => event.type === type).length;
+  expect(
+    events
+      .filter((event) => event.type === 'TEXT_MESSAGE_CONTENT')
+      .map((event) => event.delta)
+      .join(''),
+  ).toBe(answer);
+  expect([count('TEXT_MESSAGE_START'), count('TEXT_MESSAGE_END'), count('RUN_FINISHED')]).toEqual([1, 1, 1]);
+  expect(typesOf(rest.frames).at(-1)).toBe('RUN_FINISHED');
+
+  // The whole input again, without a cursor: the run is told again from its message; nothing runs twice.
+  const again = await postRunInput(agUiUrl, TOKENS.page, input);
+  expect(typesOf(again.frames).filter((type) => type !== 'STATE_SNAPSHOT')).toEqual([
+    'RUN_STARTED',
+    'TEXT_MESSAGE_START',
+    'TEXT_MESSAGE_CONTENT',
+    'TEXT_MESSAGE_END',
+    'RUN_FINISHED',
+  ]);
+  expect(script.requests).toHaveLength(1);
+  expect((await harness.agent.status(id)).runCount).toBe(1);
+});
+
+test('a decision sent twice, even at once, counts once', async () => {
+  nockModel(
+    [
+      { toolCalls: [{ id: 'call_twice', name: 'record', arguments: { value: 'twice' } }] },
+      { text: 'Recorded once.' },
+    ],
+    { only: (request) => JSON.stringify(request.messages).includes('record twice') },
+  );
+  const id = `agui-${randomUUID()}`;
+  const messages = [{ id: 'u1', role: 'user', content: 'record twice' }];
+  const asked = await postRunInput(agUiUrl, TOKENS.page, { threadId: id, runId: 'r1', messages });
+  const { interrupts } = asked.frames.at(-1)!.event.outcome as {
+    interrupts: Array<{ id: string; metadata: { argumentsSha256: string } }>;
+  };
+  const resume = [
+    {
+      interruptId: interrupts[0]!.id,
+      status: 'resolved',
+      payload: { decision: 'allow_once', argumentsSha256: interrupts[0]!.metadata.argumentsSha256 },
+    },
+  ];
+  const answered = await Promise.all(
+    [1, 2].map(() => postRunInput(agUiUrl, TOKENS.page, { threadId: id, runId: 'r2', messages, resume })),
+  );
+  expect(answered.map((reply) => reply.status)).toEqual([200, 200]);
+  const late = await postRunInput(agUiUrl, TOKENS.page, { threadId: id, runId: 'r3', messages, resume });
+  expect(late.status).toBe(200);
+  await waitFor(async () => (await harness.agent.status(id)).lastRun, 'the run to finish');
+  const events = await harness.agent.events(id);
+  expect(events.filter((event) => event.type === 'approval_decided')).toHaveLength(1);
+  expect(events.filter((event) => event.type === 'tool_execution_start')).toHaveLength(1);
+  expect(recorded.get('call_twice')).toBe('twice');
+});
+
+test('an AG-UI caller reaches only what its token allows, and a malformed input is refused', async () => {
+  nockModel([{ text: 'Hello.' }], {
+    only: (request) => JSON.stringify(request.messages).includes('scoped hello'),
+  });
+  const id = `agui-${randomUUID()}`;
+  const messages = [{ id: 'u1', role: 'user', content: 'scoped hello' }];
+  // A token for other conversations may neither start nor read this one.
+  const elsewhere = await postRunInput(agUiUrl, TOKENS.elsewhere, { threadId: id, runId: 'r0', messages });
+  expect(elsewhere.status).toBe(403);
+  const started = await postRunInput(agUiUrl, TOKENS.page, { threadId: id, runId: 'r1', messages });
+  expect(typesOf(started.frames).at(-1)).toBe('RUN_FINISHED');
+  expect(
+    (await postRunInput(agUiUrl, TOKENS.elsewhere, { threadId: id, runId: 'r2', messages })).status,
+  ).toBe(403);
+  // A token that may only read follows the conversation (a message taken already is no new one), but
+  // sends nothing and decides nothing.
+  const reader = await postRunInput(agUiUrl, TOKENS.reader, { threadId: id, runId: 'r3', messages });
+  expect(typesOf(reader.frames).filter((type) => type !== 'STATE_SNAPSHOT')).toEqual([
+    'RUN_STARTED',
+    'TEXT_MESSAGE_START',
+    'TEXT_MESSAGE_CONTENT',
+    'TEXT_MESSAGE_END',
+    'RUN_FINISHED',
+  ]);
+  const more = [
+    ...messages,
+    { id: 'a1', role: 'assistant', content: 'Hello.' },
+    { id: 'u2', role: 'user', content: 'again' },
+  ];
+  expect(
+    (await postRunInput(agUiUrl, TOKENS.reader, { threadId: id, runId: 'r4', messages: more })).status,
+  ).toBe(403);
+  const resume = [
+    {
+      interruptId: 'approval:x',
+      status: 'resolved',
+      payload: { decision: 'allow_once', argumentsSha256: '0'.repeat(64) },
+    },
+  ];
+  expect(
+    (await postRunInput(agUiUrl, TOKENS.reader, { threadId: id, runId: 'r5', messages, resume })).status,
+  ).toBe(403);
+  expect((await postRunInput(agUiUrl, 'not-a-token', { threadId: id, runId: 'r6', messages })).status).toBe(
+    401,
+  );
+  expect((await harness.agent.status(id)).runCount).toBe(1);
+
+  expect((await postRunInput(agUiUrl, TOKENS.page, { runId: 'r7', messages })).status).toBe(400);
+  const badCursor = await postRunInput(
+    agUiUrl,
+    TOKENS.page,
+    { threadId: id, runId: 'r8', messages },
+    { lastEventId: 'x<script>' },
+  );
+  expect(badCursor.status).toBe(400);
 });

@@ -81,6 +81,10 @@ export async function deliverRunInput(
   delivered = (await answerClientTools(deps, token, input, authorize)) || delivered;
   const stillWaiting = await stillWaitingFor(deps, id, waitedBefore);
   if (messages.length === 0) return { afterSeq: before, afterRun: -1, delivered, before, stillWaiting };
+  // Messages taken before (this input delivered again) are not sent again, and need no right to send.
+  const taken = await deps.agent.messageReceipt(id, messageIdOf(input, messages[0]!));
+  if (taken)
+    return { afterSeq: taken.afterSeq, afterRun: taken.afterRun, delivered: true, before, stillWaiting };
   await authorize('send');
   return { ...(await sendMessages(deps, token, input, messages)), before, stillWaiting };
 }
@@ -133,13 +137,21 @@ async function sendMessages(
     const clientTools = last ? clientToolsOf(input) : [];
     const sent = await deps.agent.send(input.threadId, textOfContent(message.content), {
       sender: token.name,
-      messageId: keyedMessageId(token.name, `ag-ui:${input.threadId}:${message.id}`),
+      messageId: messageIdOf(input, message),
       start: false,
       ...(clientTools.length ? { clientTools } : {}),
     });
     first ??= { afterSeq: sent.afterSeq, afterRun: sent.afterRun, delivered: true };
   }
   return first!;
+}
+
+/**
+ * The id a page's message is sent under: made from the thread and the page's own id, so the same
+ * message delivered again (a retry, a reconnect, another tab) is the same message.
+ */
+function messageIdOf(input: RunAgentInput, message: AgUiMessage): string {
+  return keyedMessageId('ag-ui', `${input.threadId}:${message.id}`);
 }
 
 /** The tools the page offers, as client tools (checked strictly when sent). */

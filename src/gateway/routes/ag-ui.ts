@@ -34,7 +34,7 @@ export function registerAgUiRoutes(
     let watch: EarlyWatch | undefined;
     try {
       const intake = await deliverRunInput(deps, access, token, input, (before) => {
-        watch = new EarlyWatch(deps.agent, input.threadId, resumeFrom?.seq ?? before, deps.eventPollMs);
+        watch = new EarlyWatch(deps.agent, input.threadId, before, deps.eventPollMs);
       });
       const start = resumeFrom ?? stateCursor(input, intake) ?? { seq: intake.afterSeq };
       await streamEvents(reply, {
