@@ -13,8 +13,13 @@ export async function postRunInput(
   url: string,
   token: string,
   input: unknown,
-  options: { lastEventId?: string; stopAfter?: (frame: AgUiFrame) => boolean } = {},
-): Promise<{ status: number; frames: AgUiFrame[]; body?: unknown }> {
+  options: {
+    lastEventId?: string;
+    stopAfter?: (frame: AgUiFrame) => boolean;
+    /** Called after each frame: a test may kill the gateway there; the connection breaking then ends the read. */
+    onFrame?: (frame: AgUiFrame) => void;
+  } = {},
+): Promise<{ status: number; frames: AgUiFrame[]; body?: unknown; broken?: boolean }> {
   const drop = new AbortController();
   const response = await fetch(url, {
     method: 'POST',
@@ -43,6 +48,7 @@ export async function postRunInput(
         buffered = buffered.slice(end + 2);
         if (!frame) continue;
         frames.push(frame);
+        options.onFrame?.(frame);
         if (options.stopAfter?.(frame)) {
           drop.abort();
           return { status: 200, frames };
@@ -50,7 +56,10 @@ export async function postRunInput(
       }
     }
   } catch (error) {
-    if (!drop.signal.aborted) throw error;
+    if (drop.signal.aborted) return { status: 200, frames };
+    // The gateway went away mid-stream (a test killed it): what came before is kept.
+    if (options.onFrame) return { status: 200, frames, broken: true };
+    throw error;
   }
   return { status: 200, frames };
 }
