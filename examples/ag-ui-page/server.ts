@@ -64,7 +64,8 @@ async function forward(
     'content-type': upstream.headers.get('content-type') ?? 'text/plain',
   });
   request.on('close', () => void upstream.body?.cancel().catch(() => undefined));
-  for await (const chunk of upstream.body) response.write(chunk);
+  const reader = upstream.body.getReader();
+  for (let read = await reader.read(); !read.done; read = await reader.read()) response.write(read.value);
   response.end();
 }
 
