@@ -6,6 +6,7 @@ import {
   MessageBodySchema,
   StartConversationBodySchema,
 } from './gateway-api';
+import { RunAgentInputSchema } from './ag-ui/ag-ui-input';
 
 type Operation = {
   summary: string;
@@ -95,6 +96,16 @@ const ROUTES: Record<string, Record<'get' | 'post', Operation | undefined>> = {
       stream: true,
     },
     post: undefined,
+  },
+  '/v1/ag-ui': {
+    post: {
+      summary:
+        "AG-UI 1.0: a run input (thread = conversation) in, the run's AG-UI events out as server-sent events; reconnect with `Last-Event-ID`",
+      action: 'events (and send, approve or start for what the input delivers)',
+      body: RunAgentInputSchema,
+      stream: true,
+    },
+    get: undefined,
   },
 };
 
