@@ -32,7 +32,7 @@ export function agUiLookups(agent: AgentClient, conversationId: string): AgUiLoo
       }
       return undefined;
     },
-    async snapshot(lastEventId) {
+    async snapshot() {
       const [status, { approvals, clientCalls }] = await Promise.all([
         agent.status(conversationId),
         waiting(),
@@ -57,7 +57,6 @@ export function agUiLookups(agent: AgentClient, conversationId: string): AgUiLoo
         })),
         budget: status.budget?.limits ?? null,
         spent: status.budget?.used ?? null,
-        lastEventId,
       };
     },
   };

@@ -14,8 +14,8 @@ export interface AgUiLookups {
   assistantMessage(event: EventOf<'model_response'>): Promise<AssistantMessage | undefined>;
   /** What waits for the page: approvals and its own tool calls. */
   waiting(): Promise<{ approvals: PendingApproval[]; clientCalls: PendingClientToolCall[] }>;
-  /** The page's state now, with `lastEventId` the cursor given. */
-  snapshot(lastEventId: string): Promise<AgUiState>;
+  /** The page's state now (the cursor is the translation's to add). */
+  snapshot(): Promise<Omit<AgUiState, 'lastEventId'>>;
 }
 
 /** Events watchers make and the workflow never keeps: they carry the seq of the last kept one. */
@@ -55,10 +55,10 @@ export class AgUiTranslator {
     return this.cursor.seq;
   }
 
-  /** RUN_STARTED and the state as it is. */
-  async begin(): Promise<void> {
+  /** RUN_STARTED and the state as it is (or as `state` read it, when it was read before). */
+  async begin(state?: Promise<Omit<AgUiState, 'lastEventId'>>): Promise<void> {
     this.write({ type: 'RUN_STARTED', threadId: this.ids.threadId, runId: this.ids.runId });
-    await this.writeSnapshot();
+    await this.writeSnapshot(state);
   }
 
   /** Translates one event; true once the AG-UI run has ended. Events at or before the cursor are passed over. */
@@ -202,8 +202,8 @@ export class AgUiTranslator {
     this.write({ type: 'TEXT_MESSAGE_END', messageId: open.call });
   }
 
-  private async writeSnapshot(): Promise<void> {
-    this.write({ type: 'STATE_SNAPSHOT', snapshot: await this.lookups.snapshot(this.lastEventId) });
+  private async writeSnapshot(state = this.lookups.snapshot()): Promise<void> {
+    this.write({ type: 'STATE_SNAPSHOT', snapshot: { ...(await state), lastEventId: this.lastEventId } });
   }
 
   private write(event: AgUiEvent): void {

@@ -1,36 +1,64 @@
 import type { AgentClient } from '../../client/agent-client';
 import type { AgentEvent } from '../../shared/events';
 
+/** Events a watch holds for a stream that has not begun to read them; past this, it stops. */
+const MAX_HELD_EVENTS = 10_000;
+
 /**
- * A watch on a conversation opened before a run input is delivered: it listens for the text model
- * calls of this process stream from then on, so the first tokens of the run the input starts are
- * not missed. Events it yields that the page has seen are passed over by the translation.
+ * A watch on a conversation opened before a run input is delivered, and read from then on into a
+ * queue: it listens for the text model calls stream (in this process, or from their worker's push
+ * endpoint) from the start of the run the input starts, while the input is still being delivered.
+ * Events it yields that the page has seen are passed over by the translation.
  */
 export class EarlyWatch {
   private readonly abort = new AbortController();
-  private readonly events: AsyncGenerator<AgentEvent, void>;
-  private readonly first: Promise<IteratorResult<AgentEvent, void>>;
+  private readonly held: AgentEvent[] = [];
+  private ended = false;
+  private failure: unknown;
+  private wake: (() => void) | undefined;
 
   constructor(agent: AgentClient, conversationId: string, afterSeq: number, pollMs: number | undefined) {
-    this.events = agent.watch(conversationId, {
+    const events = agent.watch(conversationId, {
       afterSeq,
       signal: this.abort.signal,
       ...(pollMs ? { pollMs } : {}),
     });
-    // The generator starts (and listens) at its first step; its outcome is awaited by `follow`.
-    this.first = this.events.next();
-    this.first.catch(() => undefined);
+    void this.read(events);
+  }
+
+  private async read(events: AsyncGenerator<AgentEvent, void>): Promise<void> {
+    try {
+      for await (const event of events) {
+        if (this.held.length >= MAX_HELD_EVENTS) throw new Error('the page read too slowly: reconnect');
+        this.held.push(event);
+        this.wake?.();
+      }
+    } catch (error) {
+      this.failure = error;
+    } finally {
+      this.ended = true;
+      this.wake?.();
+    }
   }
 
   /** The watched events until `stop`, the conversation's end, or the caller stops iterating. */
   async *follow(stop: AbortSignal): AsyncGenerator<AgentEvent, void> {
-    const onStop = () => this.abort.abort();
+    const onStop = () => this.close();
     stop.addEventListener('abort', onStop);
     try {
-      const first = await this.first;
-      if (first.done) return;
-      yield first.value;
-      yield* this.events;
+      for (;;) {
+        const event = this.held.shift();
+        if (event) {
+          yield event;
+          continue;
+        }
+        if (this.ended) {
+          if (this.failure !== undefined && !stop.aborted) throw this.failure;
+          return;
+        }
+        await new Promise<void>((resolve) => (this.wake = resolve));
+        this.wake = undefined;
+      }
     } finally {
       stop.removeEventListener('abort', onStop);
     }
@@ -39,6 +67,5 @@ export class EarlyWatch {
   /** Stops watching (the route calls it whatever happened). */
   close(): void {
     this.abort.abort();
-    void this.events.return(undefined).catch(() => undefined);
   }
 }

@@ -10,7 +10,7 @@ import { type AgUiIntake, deliverRunInput } from '../ag-ui/ag-ui-intake';
 import { type RunAgentInput, RunAgentInputSchema } from '../ag-ui/ag-ui-input';
 import { agUiLookups } from '../ag-ui/ag-ui-lookups';
 import { EarlyWatch } from '../ag-ui/early-watch';
-import { AgUiTranslator } from '../ag-ui/ag-ui-translator';
+import { type AgUiLookups, AgUiTranslator } from '../ag-ui/ag-ui-translator';
 
 /**
  * AG-UI 1.0 on the gateway: `POST /v1/ag-ui` takes a run input (thread = conversation) and answers
@@ -32,9 +32,13 @@ export function registerAgUiRoutes(
     const resumeFrom = explicitCursor(request, input);
     const close = openStream(token);
     let watch: EarlyWatch | undefined;
+    let state: ReturnType<AgUiLookups['snapshot']> | undefined;
     try {
       const intake = await deliverRunInput(deps, access, token, input, (before) => {
         watch = new EarlyWatch(deps.agent, input.threadId, before, deps.eventPollMs);
+        // Read while the input is delivered, so the stream's first events wait for nothing.
+        state = agUiLookups(deps.agent, input.threadId).snapshot();
+        state.catch(() => undefined);
       });
       const start = resumeFrom ?? stateCursor(input, intake) ?? { seq: intake.afterSeq };
       await streamEvents(reply, {
@@ -43,7 +47,8 @@ export function registerAgUiRoutes(
         keepAliveMs: deps.keepAliveMs ?? 15_000,
         errorFrame: (status, message) =>
           agUiFrame({ type: 'RUN_ERROR', message, code: String(status) }, String(start.seq)),
-        produce: (write, stop) => produceRun(deps, input, intake, start, watch!, write, stop),
+        produce: (write, stop) =>
+          produceRun(deps, input, intake, start, { watch: watch!, state: state! }, write, stop),
       });
     } finally {
       watch?.close();
@@ -80,7 +85,7 @@ async function produceRun(
   input: RunAgentInput,
   intake: AgUiIntake,
   start: AgUiCursor,
-  watch: EarlyWatch,
+  { watch, state }: { watch: EarlyWatch; state: ReturnType<AgUiLookups['snapshot']> },
   write: (chunk: string) => void,
   stop: AbortSignal,
 ): Promise<void> {
@@ -93,9 +98,10 @@ async function produceRun(
     (event, cursor) => write(agUiFrame(event, cursor)),
     { clientToolNames: new Set((input.tools ?? []).map((tool) => tool.name)), afterRun: intake.afterRun },
   );
-  await translator.begin();
+  await translator.begin(state);
   // What the page missed before this input, then: does the conversation wait for the page still?
-  for (const event of await agent.events(id, start.seq)) {
+  const missed = start.seq < intake.before ? await agent.events(id, start.seq) : [];
+  for (const event of missed) {
     if (event.seq > intake.before) break;
     if (await translator.handle(event)) return;
   }
