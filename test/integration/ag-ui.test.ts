@@ -129,6 +129,34 @@ test('a client tool call waits in the workflow for its sender, takes the result 
   expect(script.requests[1]!.messages.at(-1)).toMatchObject({ role: 'tool', content: 'red' });
 });
 
+test('an abort ends a client tool call that waits: its result is refused after, and the AG-UI run is cancelled', async () => {
+  nockModel([{ toolCalls: [{ id: 'call_wait', name: 'pick_color', arguments: {} }] }], {
+    only: (request) => JSON.stringify(request.messages).includes('wait for me'),
+  });
+  const id = `agui-${randomUUID()}`;
+  const messages = [{ id: 'u1', role: 'user', content: 'wait for me' }];
+  const asked = await postRunInput(agUiUrl, TOKENS.page, {
+    threadId: id,
+    runId: 'r1',
+    messages,
+    tools: [pickColorTool],
+  });
+  expect(asked.frames.at(-1)!.event.outcome).toEqual({ type: 'success', pendingToolCallIds: ['call_wait'] });
+  await harness.agent.abort(id, { reason: 'changed my mind' });
+  await waitFor(async () => (await harness.agent.status(id)).lastRun, 'the run to end');
+  expect(await harness.agent.pendingClientToolCalls(id)).toEqual([]);
+  await expect(
+    harness.agent.answerClientTool(id, { toolCallId: 'call_wait', text: 'late' }),
+  ).rejects.toThrow(UpdateRefusedError);
+  const after = await postRunInput(agUiUrl, TOKENS.page, {
+    threadId: id,
+    runId: 'r2',
+    messages,
+    tools: [pickColorTool],
+  });
+  expect(after.frames.at(-1)!.event).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'cancelled' } });
+});
+
 test('a result for a call nobody waits for is refused, and a client tool cannot take a worker tool name', async () => {
   const script = nockModel([{ text: 'done' }]);
   const id = `conv-${randomUUID()}`;
