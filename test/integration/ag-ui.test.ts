@@ -145,9 +145,9 @@ test('an abort ends a client tool call that waits: its result is refused after, 
   await harness.agent.abort(id, { reason: 'changed my mind' });
   await waitFor(async () => (await harness.agent.status(id)).lastRun, 'the run to end');
   expect(await harness.agent.pendingClientToolCalls(id)).toEqual([]);
-  await expect(
-    harness.agent.answerClientTool(id, { toolCallId: 'call_wait', text: 'late' }),
-  ).rejects.toThrow(UpdateRefusedError);
+  await expect(harness.agent.answerClientTool(id, { toolCallId: 'call_wait', text: 'late' })).rejects.toThrow(
+    UpdateRefusedError,
+  );
   const after = await postRunInput(agUiUrl, TOKENS.page, {
     threadId: id,
     runId: 'r2',
