@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -31,6 +31,9 @@ export interface FirstTextResult {
   acpInProcess: Summary;
   acpSeparateWorker: Summary;
   acpSeparateWorkerTls: Summary;
+  /** Through the gateway (its own process, the worker apart): its event stream, and AG-UI from the run input. */
+  gatewayEvents: Summary;
+  agUi: Summary;
   table: string;
 }
 
@@ -143,13 +146,113 @@ async function acpSamples(
   }
 }
 
+/** Reads a streamed response until `done` is true of all it has read; when `first` first was, by the clock. */
+async function readStream(
+  response: Response,
+  first: (text: string) => boolean,
+  done: (text: string) => boolean,
+): Promise<number> {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let arrived: number | undefined;
+  try {
+    for (;;) {
+      const { done: ended, value } = await reader.read();
+      if (ended) break;
+      text += decoder.decode(value, { stream: true });
+      if (arrived === undefined && first(text)) arrived = preciseNow();
+      if (done(text)) break;
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  if (arrived === undefined) throw new Error(`the stream ended without its first text: ${text.slice(-500)}`);
+  return arrived;
+}
+
+/**
+ * Through the gateway: `events`, a conversation started, its event stream opened, then the message
+ * sent (first `model_text` event); `ag-ui`, one AG-UI run input that starts the conversation (first
+ * TEXT_MESSAGE_CONTENT).
+ */
+async function gatewaySamples(url: string, token: string, samples: number, kind: 'events' | 'ag-ui') {
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const arrivals: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const id = `bench-${randomUUID()}`;
+    if (kind === 'ag-ui') {
+      const response = await fetch(`${url}/v1/ag-ui`, {
+        method: 'POST',
+        headers: { ...headers, accept: 'text/event-stream' },
+        body: JSON.stringify({
+          threadId: id,
+          runId: 'r1',
+          messages: [{ id: 'u1', role: 'user', content: 'Say something long' }],
+        }),
+      });
+      arrivals.push(
+        await readStream(
+          response,
+          (text) => text.includes('"TEXT_MESSAGE_CONTENT"'),
+          (text) => text.includes('"RUN_FINISHED"'),
+        ),
+      );
+      continue;
+    }
+    await fetch(`${url}/v1/conversations`, { method: 'POST', headers, body: JSON.stringify({ id }) });
+    const stream = await fetch(`${url}/v1/conversations/${id}/events`, { headers });
+    await fetch(`${url}/v1/conversations/${id}/messages`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ text: 'Say something long' }),
+    });
+    arrivals.push(
+      await readStream(
+        stream,
+        (text) => text.includes('event: model_text'),
+        (text) => text.includes('event: run_finished'),
+      ),
+    );
+  }
+  return arrivals;
+}
+
+/** The gateway command in its own process, on a free port, with one token that may do everything. */
+async function withGateway<T>(
+  gatewayEnv: NodeJS.ProcessEnv,
+  workspace: string,
+  body: (url: string, token: string) => Promise<T>,
+): Promise<T> {
+  const token = `bench-${randomUUID()}`;
+  const tokens = path.join(workspace, `tokens-${randomUUID()}.json`);
+  writeFileSync(tokens, JSON.stringify({ tokens: [{ name: 'bench', token, actions: ['*'] }] }));
+  const gateway = cli(['gateway', '--tokens', tokens, '--port', '0'], gatewayEnv);
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let seen = '';
+      gateway.stderr!.on('data', (chunk: Buffer) => {
+        seen += chunk.toString();
+        const listening = /gateway listening on (\S+)/.exec(seen);
+        if (listening) resolve(listening[1]!);
+      });
+      gateway.on('exit', (code) => reject(new Error(`the gateway exited ${code}: ${seen}`)));
+    });
+    return await body(url, token);
+  } finally {
+    gateway.kill('SIGTERM');
+    await new Promise((resolve) => gateway.on('exit', resolve));
+  }
+}
+
 /**
  * Bench 7: how soon the model's first words reach a person: from the model server writing its
  * first token to the first text at `run --json`'s stdout and at an ACP client, with the worker in
  * the same process (text handed over as it arrives) and in a process of its own (text read from
  * the worker's push endpoint as it streams, in plain HTTP and over TLS with a certificate the worker
  * made and the watcher pins; with the endpoint off, from heartbeats, sent at most once a second,
- * read by polling every 200 ms).
+ * read by polling every 200 ms); and through the gateway, in a process of its own: its event
+ * stream, and AG-UI from the run input to the first TEXT_MESSAGE_CONTENT.
  */
 export async function firstText(context: BenchContext): Promise<FirstTextResult> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: \`npm run bench\` builds it first`);
@@ -232,6 +335,17 @@ export async function firstText(context: BenchContext): Promise<FirstTextResult>
     const acpSeparateWorkerTls = await measure('acp, worker apart, push endpoint over TLS', () =>
       withWorker(acpOverTls, () => acpSamples(acpOverTls, ['--no-worker'], samples, workspace)),
     );
+    const throughGateway = env();
+    const gatewayEvents = await measure('gateway event stream, worker apart', () =>
+      withWorker(throughGateway, () =>
+        withGateway(throughGateway, workspace, (url, token) => gatewaySamples(url, token, samples, 'events')),
+      ),
+    );
+    const agUi = await measure('AG-UI run input, worker apart', () =>
+      withWorker(throughGateway, () =>
+        withGateway(throughGateway, workspace, (url, token) => gatewaySamples(url, token, samples, 'ag-ui')),
+      ),
+    );
     const row = (label: string, summary: Summary) => [
       label,
       summary.n,
@@ -247,6 +361,8 @@ export async function firstText(context: BenchContext): Promise<FirstTextResult>
       acpInProcess,
       acpSeparateWorker,
       acpSeparateWorkerTls,
+      gatewayEvents,
+      agUi,
       table: table(
         ['first text at', 'n', 'median ms', 'p95 ms', 'max ms'],
         [
@@ -257,6 +373,8 @@ export async function firstText(context: BenchContext): Promise<FirstTextResult>
           row('ACP client, worker in-process', acpInProcess),
           row('ACP client, separate worker (push endpoint)', acpSeparateWorker),
           row('ACP client, separate worker (push endpoint, TLS)', acpSeparateWorkerTls),
+          row('gateway event stream, separate gateway and worker', gatewayEvents),
+          row('AG-UI run input, separate gateway and worker', agUi),
         ],
       ),
     };

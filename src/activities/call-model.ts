@@ -18,6 +18,7 @@ import type { DailyTokenLedger } from './daily-token-ledger';
 import type { TranscriptCache } from './transcript-cache';
 import type { TranscriptLoader } from './transcript-loader';
 import { rebuildTranscript } from './transcript-rebuild';
+import { clientToolSchemas } from './client-tool-schemas';
 
 /** What the model activities call models with: built once per worker, shared by every call. */
 export interface ModelDeps {
@@ -63,7 +64,10 @@ export function createCallModel(deps: ModelDeps) {
     const model = input.model ?? deps.defaultModel;
     const provider = deps.provider ?? modelProviderOf(model);
     await deps.tools.ensure(input.toolNames);
-    const tools = deps.tools.modelSchemas(input.toolNames, provider);
+    const tools = [
+      ...deps.tools.modelSchemas(input.toolNames, provider),
+      ...clientToolSchemas(input.clientTools ?? [], provider),
+    ];
     const wire = wireFor(input.api ?? deps.api ?? 'chat', deps.wires);
     const request: WireRequest = {
       model,

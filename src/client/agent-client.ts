@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { PayloadConverter } from '@temporalio/common';
 import { type DecodedConversationHistory, readDecodedHistory } from '../history/decoded-conversation-history';
 import type { ApprovalDecision, PendingApproval } from '../shared/approvals';
+import type { ClientToolReceipt, ClientToolResult, PendingClientToolCall } from '../shared/client-tools';
 import type { CompactionReceipt } from '../shared/compaction';
 import { DEFAULT_TASK_QUEUE } from '../shared/constants';
 import type {
@@ -165,6 +166,21 @@ export class AgentClient {
    */
   approve(conversationId: string, decision: ApprovalDecision): Promise<ApprovalReceipt> {
     return control.approve(this.context, conversationId, decision);
+  }
+
+  /**
+   * Delivers the result of a client tool call (a tool the sender of a message offered to carry out
+   * itself) to the call that waits for it. Refused (UpdateRefusedError) for a call that waits for
+   * nothing (unknown, or ended by a steer, an abort or the approval timeout). A call answered before
+   * is answered again with the first delivery's receipt: the first result is the one taken.
+   */
+  answerClientTool(conversationId: string, result: ClientToolResult): Promise<ClientToolReceipt> {
+    return control.answerClientTool(this.context, conversationId, result);
+  }
+
+  /** The client tool calls waiting for their sender's result, oldest first, with their whole arguments. */
+  pendingClientToolCalls(conversationId: string): Promise<PendingClientToolCall[]> {
+    return reads.pendingClientToolCalls(this.context, conversationId);
   }
 
   /**

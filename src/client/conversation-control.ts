@@ -3,6 +3,11 @@
 import type { UpdateDefinition } from '@temporalio/client';
 import type { z } from 'zod';
 import { ApprovalDecisionSchema } from '../shared/approvals';
+import {
+  type ClientToolReceipt,
+  type ClientToolResult,
+  ClientToolResultSchema,
+} from '../shared/client-tools';
 import type { CompactionReceipt } from '../shared/compaction';
 import {
   AbortInputSchema,
@@ -10,6 +15,7 @@ import {
   abortUpdate,
   answerUserChoiceUpdate,
   approveUpdate,
+  clientToolResultUpdate,
   compactUpdate,
   endSignal,
   setApprovalModeUpdate,
@@ -22,6 +28,25 @@ export const abort = checkedUpdate(abortUpdate, 'abort', AbortInputSchema);
 export const approve = checkedUpdate(approveUpdate, 'approval decision', ApprovalDecisionSchema);
 export const answerUserChoice = checkedUpdate(answerUserChoiceUpdate, 'user choice', UserChoiceAnswerSchema);
 export const setApprovalMode = checkedUpdate(setApprovalModeUpdate, 'approval mode', ApprovalModeInputSchema);
+
+/**
+ * A client tool's result, under an update id of its call's: a repeat of it within the execution is
+ * answered as the first was, and the validator refuses a call that no longer waits.
+ */
+export async function answerClientTool(
+  context: ClientContext,
+  conversationId: string,
+  result: ClientToolResult,
+): Promise<ClientToolReceipt> {
+  const parsed = ClientToolResultSchema.safeParse(result);
+  if (!parsed.success) throw invalidInput('client tool result', parsed.error);
+  return context.update(conversationId, clientToolResultUpdate.name, () =>
+    context.handle(conversationId).executeUpdate(clientToolResultUpdate, {
+      args: [parsed.data],
+      updateId: `client-tool-result-${parsed.data.toolCallId}`,
+    }),
+  );
+}
 
 export async function compact(context: ClientContext, conversationId: string): Promise<CompactionReceipt> {
   const handle = context.handle(conversationId);

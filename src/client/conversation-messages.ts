@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { QueryNotRegisteredError, WorkflowNotFoundError } from '@temporalio/client';
 import { conversationSummary } from '../shared/activity-summary';
 import { CONVERSATION_WORKFLOW_TYPE } from '../shared/constants';
+import type { ClientTool } from '../shared/client-tools';
 import type { ImageContent } from '../shared/content';
 import {
   type SteerReceipt,
@@ -48,6 +49,11 @@ export interface SendOptions {
   sender?: string;
   /** Images the model sees with the text (at most MAX_MESSAGE_IMAGES). */
   images?: ImageContent[];
+  /**
+   * Tools the sender carries out itself, offered to the model for the run that takes the message;
+   * their calls wait for `answerClientTool` (see client-tools.ts).
+   */
+  clientTools?: ClientTool[];
 }
 
 /** What `AgentClient.send` returns: where the message went and the events before it. */
@@ -133,13 +139,14 @@ export async function send(
 function checkedMessage(
   what: string,
   text: string,
-  options: Pick<SendOptions, 'messageId' | 'sender' | 'images'>,
+  options: Pick<SendOptions, 'messageId' | 'sender' | 'images' | 'clientTools'>,
 ): UserMessageInput {
   const message = UserMessageInputSchema.safeParse({
     text,
     messageId: options.messageId ?? randomUUID(),
     ...(options.sender !== undefined ? { sender: options.sender } : {}),
     ...(options.images?.length ? { images: options.images } : {}),
+    ...(options.clientTools?.length ? { clientTools: options.clientTools } : {}),
   });
   if (!message.success) throw invalidInput(what, message.error);
   return message.data;

@@ -2,6 +2,7 @@
 // waiting, views and transcript; and an agent's spending today, from its daily ledger.
 import { QueryNotRegisteredError, WorkflowNotFoundError } from '@temporalio/client';
 import type { PendingApproval } from '../shared/approvals';
+import type { PendingClientToolCall } from '../shared/client-tools';
 import {
   type ConversationState,
   type ConversationStatusSummary,
@@ -10,6 +11,7 @@ import {
   eventsQuery,
   messageReceiptQuery,
   pendingApprovalsQuery,
+  pendingClientToolCallsQuery,
   rapViewsQuery,
   stateQuery,
   statusQuery,
@@ -35,6 +37,19 @@ export function state(context: ClientContext, conversationId: string): Promise<C
 
 export function pendingApprovals(context: ClientContext, conversationId: string): Promise<PendingApproval[]> {
   return context.explainErrors(conversationId, () => context.read(conversationId, pendingApprovalsQuery));
+}
+
+/** The client tool calls that wait for their sender's result; none from workers that have no client tools. */
+export function pendingClientToolCalls(
+  context: ClientContext,
+  conversationId: string,
+): Promise<PendingClientToolCall[]> {
+  return context.explainErrors(conversationId, () =>
+    context.read(conversationId, pendingClientToolCallsQuery).catch((error: unknown) => {
+      if (error instanceof QueryNotRegisteredError) return [];
+      throw error;
+    }),
+  );
 }
 
 export function events(

@@ -114,3 +114,9 @@ export type {
 export type { ConversationOptionsInput } from '../shared/conversation-options';
 export type { AgentEvent } from '../shared/events';
 export type { Message } from '../shared/messages';
+export type {
+  ClientTool,
+  ClientToolReceipt,
+  ClientToolResult,
+  PendingClientToolCall,
+} from '../shared/client-tools';

@@ -11,6 +11,8 @@ export interface EventStream {
   keepAliveMs: number;
   /** Writes the events; `stop` is aborted when the client goes away or `check` fails, and a write then throws. */
   produce: (write: (chunk: string) => void, stop: AbortSignal) => Promise<void>;
+  /** The last frame told when something other than the client ended the stream; an `error` event by default. */
+  errorFrame?: (status: number, message: string) => string;
 }
 
 /** Longer than this, setTimeout fires at once; a keep-alive comes long before. */
@@ -69,7 +71,10 @@ export async function streamEvents(reply: FastifyReply, stream: EventStream): Pr
   const reason: unknown = stop.signal.aborted ? stop.signal.reason : ended;
   if (reason !== undefined && !(reason instanceof Gone) && !raw.destroyed) {
     const [status, message] = statusOf(reason as Error);
-    raw.write(`event: error\ndata: ${JSON.stringify({ error: message, status })}\n\n`);
+    raw.write(
+      stream.errorFrame?.(status, message) ??
+        `event: error\ndata: ${JSON.stringify({ error: message, status })}\n\n`,
+    );
   }
   if (!raw.destroyed) raw.end();
 }

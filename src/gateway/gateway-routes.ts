@@ -2,11 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import { registerA2ARoutes } from './a2a/a2a-routes';
 import type { GatewayAccess } from './gateway-access';
 import type { GatewayDeps } from './gateway-deps';
+import { DEFAULT_MAX_STREAMS_PER_TOKEN } from './gateway-deps';
 import { openApiDocument } from './openapi-document';
+import { registerAgUiRoutes } from './routes/ag-ui';
 import { registerApprovalRoutes } from './routes/approvals';
 import { registerControlRoutes } from './routes/control';
 import { registerConversationRoutes } from './routes/conversations';
 import { registerEventRoutes } from './routes/events';
+import { streamCounter } from './stream-counter';
 
 /**
  * The API for services that are not Temporal clients: `/openapi.json` and every `/v1` route. Each
@@ -22,8 +25,12 @@ export function registerGatewayRoutes(app: FastifyInstance, deps: GatewayDeps, a
   registerControlRoutes(app, deps, access);
   // GET /v1/conversations/:id/approvals, POST /v1/conversations/:id/approvals/:toolCallId
   registerApprovalRoutes(app, deps, access);
+  // Event streams of both kinds count towards a token's limit together.
+  const openStream = streamCounter(deps.maxStreamsPerToken ?? DEFAULT_MAX_STREAMS_PER_TOKEN);
   // GET /v1/conversations/:id/events (server-sent events)
-  registerEventRoutes(app, deps, access);
+  registerEventRoutes(app, deps, access, openStream);
+  // POST /v1/ag-ui (AG-UI run input in, AG-UI events out as server-sent events)
+  registerAgUiRoutes(app, deps, access, openStream);
   // GET /.well-known/agent-card.json, POST /a2a (A2A's JSON-RPC binding)
   registerA2ARoutes(app, deps, access);
 }

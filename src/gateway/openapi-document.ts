@@ -7,6 +7,7 @@ import {
   StartConversationBodySchema,
 } from './gateway-api';
 import { JsonRpcRequestSchema } from '../shared/a2a';
+import { RunAgentInputSchema } from './ag-ui/ag-ui-input';
 
 type Operation = {
   summary: string;
@@ -120,6 +121,16 @@ const ROUTES: Record<string, Record<'get' | 'post', Operation | undefined>> = {
       body: JsonRpcRequestSchema,
       description:
         'Errors are JSON-RPC errors (HTTP 200), but a token missing or refused: 401 or 403 with a JSON-RPC error of code -32099. SendMessage needs `send` (and `start` for a new context), a decision part `approve`, free text to a running task `steer`; GetTask and ListTasks `status`; SubscribeToTask `events`; CancelTask `abort`. See docs/a2a.md.',
+    },
+    get: undefined,
+  },
+  '/v1/ag-ui': {
+    post: {
+      summary:
+        "AG-UI 1.0: a run input (thread = conversation) in, the run's AG-UI events out as server-sent events; reconnect with `Last-Event-ID`",
+      action: 'events (and send, approve or start for what the input delivers)',
+      body: RunAgentInputSchema,
+      stream: true,
     },
     get: undefined,
   },

@@ -1,5 +1,11 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
+import {
+  type ClientToolReceipt,
+  type ClientToolResult,
+  ClientToolsSchema,
+  type PendingClientToolCall,
+} from './client-tools';
 import { ImageContentSchema } from './content';
 
 /** Images one user message may carry. */
@@ -22,6 +28,11 @@ export const UserMessageInputSchema = z.strictObject({
   sender: z.string().trim().min(1, 'sender is empty').optional(),
   /** Images that come with the text (a screenshot pasted in an editor), shown to the model with it. */
   images: z.array(ImageContentSchema).max(MAX_MESSAGE_IMAGES).optional(),
+  /**
+   * Tools the sender carries out itself, offered to the model for the run that takes this message
+   * (see client-tools.ts); a steering message's are not taken.
+   */
+  clientTools: ClientToolsSchema.optional(),
 });
 export type UserMessageInput = z.infer<typeof UserMessageInputSchema>;
 
@@ -130,6 +141,14 @@ export type ApprovalModeInput = z.infer<typeof ApprovalModeInputSchema>;
 export const setApprovalModeUpdate = defineUpdate<{ mode: ApprovalModeInput['mode'] }, [ApprovalModeInput]>(
   'setApprovalMode',
 );
+
+/**
+ * A client tool's result from its sender, for a call that waits for it. The validator refuses a call
+ * that waits for nothing (unknown, answered, or ended by a steer or abort), so a result is taken once.
+ */
+export const clientToolResultUpdate = defineUpdate<ClientToolReceipt, [ClientToolResult]>('clientToolResult');
+/** Client tool calls waiting for their sender's result, oldest first, with their whole arguments. */
+export const pendingClientToolCallsQuery = defineQuery<PendingClientToolCall[]>('pendingClientToolCalls');
 
 /** Tool calls waiting for a decision, oldest first. */
 export const pendingApprovalsQuery = defineQuery<PendingApproval[]>('pendingApprovals');

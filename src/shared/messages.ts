@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ClientToolsSchema } from './client-tools';
 import {
   ImageContentSchema,
   TextContentSchema,
@@ -58,6 +59,11 @@ export const UserMessageSchema = z.object({
   sender: z.string().optional(),
   /** Images sent with the text; absent when there were none. */
   images: z.array(ImageContentSchema).optional(),
+  /**
+   * While the message waits for its run: the tools its sender offers for that run (client-tools.ts).
+   * Never in the transcript: the run takes them and appends the message without them.
+   */
+  clientTools: ClientToolsSchema.optional(),
   /** When it joined the transcript: workflow time, in ms since the epoch. */
   timestamp: z.number(),
 });

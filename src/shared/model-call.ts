@@ -1,3 +1,4 @@
+import type { ClientTool } from './client-tools';
 import type { ModelApi } from './model-api';
 import type { Message } from './messages';
 
@@ -18,6 +19,8 @@ export interface ModelCallInput {
   transcript: TranscriptDelta;
   /** Names of the tools offered; the worker turns them into schemas. */
   toolNames: string[];
+  /** Tools the sender of the run's message carries out itself, offered with their schemas; absent when none. */
+  clientTools?: ClientTool[];
   model?: string;
   systemPrompt?: string;
   /** The API to call the model through; the worker's when absent. */

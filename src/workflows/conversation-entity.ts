@@ -18,6 +18,7 @@ import type { RapNotice } from '../shared/rap';
 import type { ToolDescriptor } from '../shared/tool-descriptor';
 import { noticeActivities } from './activity-proxies';
 import { ApprovalBook } from './approval-book';
+import { ClientToolCalls } from './client-tool-calls';
 import { CompactionRequests } from './compaction';
 import { ConversationBudget } from './conversation-budget';
 import { type CheckedSignature, DecisionSignatures } from './decision-signatures';
@@ -47,6 +48,7 @@ export function userMessageOf(input: UserMessageInput): UserMessage {
     messageId: input.messageId,
     ...(input.sender !== undefined ? { sender: input.sender } : {}),
     ...(input.images?.length ? { images: input.images } : {}),
+    ...(input.clientTools?.length ? { clientTools: input.clientTools } : {}),
     timestamp: workflowTime(),
   };
 }
@@ -69,6 +71,8 @@ export class ConversationEntity {
   readonly defaultPrompts = new DefaultPrompts();
   readonly budget: ConversationBudget;
   readonly rap: RapThread;
+  /** Client tool calls waiting for their sender's result. */
+  readonly clientCalls: ClientToolCalls;
   /** The ids of the messages taken, so a message delivered again is dropped. */
   readonly taken: TakenMessages;
   private state: ConversationStatus;
@@ -106,6 +110,7 @@ export class ConversationEntity {
       carried?.standingApprovals,
     );
     this.rap = new RapThread(this.events, carried?.rap);
+    this.clientCalls = new ClientToolCalls(options.approval.timeoutMs);
     this.budget = new ConversationBudget(
       options.budget,
       this.approvals,

@@ -14,6 +14,7 @@ import {
   userMessageSignal,
 } from '../shared/conversation-api';
 import { installApprovalHandlers } from './approval-handlers';
+import { installClientToolHandlers } from './client-tool-handlers';
 import { type ConversationEntity, userMessageOf } from './conversation-entity';
 import { installRapHandlers } from './rap-handlers';
 import { installRunControlHandlers } from './run-control-handlers';
@@ -32,6 +33,7 @@ export function installHandlers(self: ConversationEntity): void {
   installCompactionHandler(self);
   installQueryHandlers(self);
   installRapHandlers(self);
+  installClientToolHandlers(self);
 }
 
 /**

@@ -61,6 +61,7 @@ function runContext(self: ConversationEntity, control: RunControl, handOver: Han
     compactionRequests: self.compactionRequests,
     budget: self.budget,
     rap: self.rap,
+    clientCalls: self.clientCalls,
     notify: self.notify,
     historyIsLong: handOver.historyIsLong,
   };

@@ -1,7 +1,9 @@
+import type { ClientTool } from '../shared/client-tools';
 import type { ConversationOptions } from '../shared/conversation-options';
 import type { RapNotice } from '../shared/rap';
 import type { ToolDescriptor } from '../shared/tool-descriptor';
 import type { ApprovalBook } from './approval-book';
+import type { ClientToolCalls } from './client-tool-calls';
 import type { CompactionRequests } from './compaction';
 import type { ConversationBudget } from './conversation-budget';
 import type { EventLog } from './event-log';
@@ -29,6 +31,8 @@ export interface RunContext {
   budget: ConversationBudget;
   /** RAP subscriptions and their waiting events, user choices, views. */
   rap: RapThread;
+  /** Client tool calls waiting for their sender's result. */
+  clientCalls: ClientToolCalls;
   /** Sends a best-effort notice to the RAP tool servers without waiting for it. */
   notify: (notice: RapNotice) => void;
   /** The history is long enough to continue as new (Temporal's suggestion or `maxHistoryEvents`). */
@@ -47,4 +51,6 @@ export interface PausedRun {
   subAgentsStarted?: number;
   /** The default system prompt the worker wrote at the run's start, kept for the rest of the run. */
   systemPrompt?: string;
+  /** The client tools the run offers (client-tools.ts); absent when it offers none. */
+  clientTools?: ClientTool[];
 }

@@ -1,10 +1,12 @@
 import { ActivityFailure, ApplicationFailure, isCancellation } from '@temporalio/workflow';
+import type { ClientTool } from '../shared/client-tools';
 import { EVENT_TEXT_PREVIEW_CHARS } from '../shared/constants';
 import type { RunFinishedOutcome } from '../shared/events';
 import { type AssistantMessage, type UserMessage, textOf } from '../shared/messages';
 import { definedScope, type ToolCallScope } from '../shared/tool-run';
 import { isOwner } from './owners';
 import { RecordedToolResults } from './recorded-tools';
+import { newestClientTools, withoutClientTools } from './run-client-tools';
 import type { PausedRun, RunContext } from './run-context';
 
 /**
@@ -24,6 +26,8 @@ export class RunInProgress {
   readonly recordedTools: RecordedToolResults | undefined;
   /** What every model call of the run sends as its system prompt, settled at its start (and kept when the run is handed over). */
   systemPrompt: string | undefined;
+  /** The tools the sender of its newest message offered to carry out itself (client-tools.ts); none for most runs. */
+  readonly clientTools: ClientTool[];
 
   constructor(
     private readonly context: RunContext,
@@ -43,8 +47,9 @@ export class RunInProgress {
     this.sender = resumed ? resumed.senderOfRun : lastSender(messages);
     this.subAgents = resumed?.subAgentsStarted ?? 0;
     this.recordedTools = options.rerun ? new RecordedToolResults(options.rerun, this.run) : undefined;
+    this.clientTools = resumed ? (resumed.clientTools ?? []) : newestClientTools(messages);
     if (!resumed) {
-      transcript.append(...messages);
+      transcript.append(...messages.map(withoutClientTools));
       events.record(this.run, { type: 'run_started', messageIds: this.messageIds });
     }
   }
@@ -104,6 +109,7 @@ export class RunInProgress {
       ...(this.sender !== undefined ? { senderOfRun: this.sender } : {}),
       ...(this.subAgents ? { subAgentsStarted: this.subAgents } : {}),
       ...(this.systemPrompt !== undefined ? { systemPrompt: this.systemPrompt } : {}),
+      ...(this.clientTools.length ? { clientTools: this.clientTools } : {}),
     };
   }
 

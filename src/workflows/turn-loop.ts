@@ -10,6 +10,7 @@ import {
   toolCallsOf,
 } from '../shared/messages';
 import type { ToolResultMessage } from '../shared/messages';
+import type { ToolDescriptor } from '../shared/tool-descriptor';
 import { type DailyBudgetSpent, isDailyBudgetSpent } from '../shared/daily-budget';
 import type { TranscriptDelta } from '../shared/model-call';
 import { DEFAULT_MODEL_RETRY_MS } from '../shared/liveness';
@@ -18,6 +19,7 @@ import { modelActivities, modelCallBound } from './activity-proxies';
 import { compactIfNeeded } from './compaction';
 import type { BudgetVerdict } from './conversation-budget';
 import type { PausedRun, RunContext } from './run-context';
+import { RunClientTools } from './run-client-tools';
 import { RunInProgress } from './run-in-progress';
 import { systemPromptOfRun } from './run-system-prompt';
 import { type WorkflowToolRunner, notStartedResults, runToolCalls } from './tool-fan-out';
@@ -52,6 +54,7 @@ export async function runTurnLoop(
   if (systemPrompt === 'failed') return undefined;
   run.systemPrompt = systemPrompt.prompt;
   const workflowTools = workflowToolsFor(context, run, offered);
+  const tools = runTools(context, run, offered, workflowTools, resumed !== undefined);
 
   // The outer loop: a turn is one model call and the tools it asks for.
   for (let turn = run.firstTurn; ; turn++) {
@@ -64,7 +67,7 @@ export async function runTurnLoop(
     }
     const verdict = context.budget.beforeModelCall(run.run);
     if (verdict !== 'go' && !(await goesOnAfterBudget(run, verdict))) return undefined;
-    const reply = await callModel(context, run, offered, turn);
+    const reply = await callModel(context, run, tools, turn);
     if (!reply) return undefined;
     const calls = toolCallsOf(reply);
     if (calls.length === 0) {
@@ -74,7 +77,7 @@ export async function runTurnLoop(
     }
 
     // The inner step: the turn's tool calls, all at once, their results in the order asked.
-    const results = await runTools(context, run, offered, workflowTools, calls);
+    const results = await runToolCallsOfTurn(context, run, tools, calls);
     const interrupted = results.filter((result) => result.aborted).map((result) => result.toolCallId);
     if (control.aborted) return void run.abort(interrupted);
     if (context.budget.stoppedRun(run.run)) return void run.finish('budget_exhausted');
@@ -109,6 +112,45 @@ async function offeredTools(
     run.fail("could not list the worker's tools", error);
     return undefined;
   }
+}
+
+/** Everything a run's model calls are offered and its fan-out runs: the worker's tools and the run's client tools. */
+interface RunTools {
+  offered: OfferedTools;
+  client: RunClientTools;
+  /** The descriptors of both, by name. */
+  descriptors: ReadonlyMap<string, ToolDescriptor>;
+  /** Tools that run in the workflow, client tools among them, by name. */
+  inWorkflow: ReadonlyMap<string, WorkflowToolRunner>;
+}
+
+/**
+ * The worker's tools and the run's client tools together. Client tools are runners in the workflow;
+ * a name the worker or the runtime has stays theirs (said once per run, not again on a resumed one).
+ */
+function runTools(
+  context: RunContext,
+  run: RunInProgress,
+  offered: OfferedTools,
+  workflowTools: ReadonlyMap<string, WorkflowToolRunner>,
+  resumed: boolean,
+): RunTools {
+  const client = new RunClientTools(
+    run.clientTools,
+    (name) => offered.descriptors.has(name) || workflowTools.has(name) || RESERVED_NAMES.has(name),
+  );
+  if (!resumed)
+    for (const message of client.warnings) context.events.record(run.run, { type: 'warning', message });
+  return {
+    offered,
+    client,
+    descriptors: client.tools.length
+      ? new Map([...offered.descriptors, ...client.descriptors])
+      : offered.descriptors,
+    inWorkflow: client.tools.length
+      ? new Map([...workflowTools, ...client.runners(context.clientCalls, run.run)])
+      : workflowTools,
+  };
 }
 
 /** Subscription events that came in (before the run or during its last turn) join before the model call. */
@@ -182,13 +224,13 @@ async function goesOnAfterBudget(
 async function callModel(
   context: RunContext,
   run: RunInProgress,
-  offered: OfferedTools,
+  tools: RunTools,
   turn: number,
 ): Promise<AssistantMessage | undefined> {
   const { transcript, events, budget } = context;
   for (;;) {
     const delta = transcript.deltaForModel(context.conversationId);
-    const answer = await askModel(context, run, offered, turn, delta);
+    const answer = await askModel(context, run, tools, turn, delta);
     if (!answer) return undefined;
     if (isDailyBudgetSpent(answer)) {
       if (!(await goesOnAfterBudget(run, budget.dailyBudgetSpent(run.run, answer.dailyBudgetSpent))))
@@ -212,7 +254,7 @@ async function callModel(
 async function askModel(
   context: RunContext,
   run: RunInProgress,
-  offered: OfferedTools,
+  tools: RunTools,
   turn: number,
   delta: TranscriptDelta,
 ): Promise<AssistantMessage | DailyBudgetSpent | undefined> {
@@ -227,7 +269,8 @@ async function askModel(
       [
         {
           transcript: delta,
-          toolNames: offered.toModel(run.ownersRun),
+          toolNames: tools.offered.toModel(run.ownersRun),
+          ...(tools.client.tools.length ? { clientTools: tools.client.tools } : {}),
           model: options.model,
           systemPrompt: run.systemPrompt,
           ...(options.modelApi !== undefined ? { api: options.modelApi } : {}),
@@ -253,11 +296,10 @@ function modelFailureWhat(error: unknown, retryMs: number): string {
  * The turn's tool calls, in a scope a steer cancels; a steer that came during the model call
  * applies now, and the calls it asked for are answered without running. Results join the transcript.
  */
-async function runTools(
+async function runToolCallsOfTurn(
   context: RunContext,
   run: RunInProgress,
-  offered: OfferedTools,
-  workflowTools: ReadonlyMap<string, WorkflowToolRunner>,
+  tools: RunTools,
   calls: ToolCall[],
 ): Promise<ToolResultMessage[]> {
   const { control, options } = context;
@@ -269,8 +311,8 @@ async function runTools(
         runToolCalls(calls, {
           scope: run.toolCallScope(),
           run: run.run,
-          tools: offered.descriptors,
-          workflowTools,
+          tools: tools.descriptors,
+          workflowTools: tools.inWorkflow,
           reservedNames: RESERVED_NAMES,
           senderIsOwner: run.ownersRun,
           events: context.events,

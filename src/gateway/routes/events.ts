@@ -1,20 +1,24 @@
 import type { FastifyInstance } from 'fastify';
 import type { AgentClient } from '../../client/agent-client';
 import type { GatewayAccess } from '../gateway-access';
-import { DEFAULT_MAX_STREAMS_PER_TOKEN, type GatewayDeps } from '../gateway-deps';
+import type { GatewayToken } from '../gateway-api';
+import type { GatewayDeps } from '../gateway-deps';
 import { BadRequest } from '../gateway-errors';
 import { idOf } from '../gateway-request';
 import { streamEvents } from '../event-stream';
-import { streamCounter } from '../stream-counter';
 
 /**
  * Events as server-sent events. The token is checked again before every write (events and
  * keep-alives) and when it expires: a token that expires or is revoked ends its streams with an
  * `error` event. A token has at most `maxStreamsPerToken` streams open; the next is 429.
  */
-export function registerEventRoutes(app: FastifyInstance, deps: GatewayDeps, access: GatewayAccess) {
+export function registerEventRoutes(
+  app: FastifyInstance,
+  deps: GatewayDeps,
+  access: GatewayAccess,
+  openStream: (token: GatewayToken) => () => void,
+) {
   const { agent } = deps;
-  const openStream = streamCounter(deps.maxStreamsPerToken ?? DEFAULT_MAX_STREAMS_PER_TOKEN);
 
   app.get('/v1/conversations/:id/events', async (request, reply) => {
     const id = idOf(request);
