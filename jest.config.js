@@ -14,6 +14,7 @@ module.exports = {
   modulePathIgnorePatterns: ['<rootDir>/.tools/'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  setupFilesAfterEnv: ['<rootDir>/test/support/nock-restore.ts'],
   testTimeout: 120_000,
   // Integration tests share one dev server; two at a time keeps a 2-core machine responsive.
   maxWorkers: 2,
