@@ -59,11 +59,13 @@ beforeAll(async () => {
     });
     await waitForEvent(handle, 'run_finished', (event) => event.run === turn);
   }
-  // At rest: a hand-over after the last run may still be starting its next execution, whose first
-  // workflow task would add events while the tests compare the original's histories.
+  // At rest: a hand-over after the last run may still be starting its next execution (its first
+  // workflow task not even scheduled yet), which would add events while the tests compare the
+  // original's histories. Rest is a latest execution past its first workflow task, nothing pending.
   await waitFor(async () => {
+    const latest = (await originalEvents()).at(-1) ?? 0;
     const { raw } = await handle.describe();
-    return !raw.pendingWorkflowTask && !raw.pendingActivities?.length ? true : undefined;
+    return latest > 2 && !raw.pendingWorkflowTask && !raw.pendingActivities?.length ? true : undefined;
   }, 'the original conversation to be at rest');
 });
 
