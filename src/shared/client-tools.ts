@@ -32,13 +32,20 @@ export const ClientToolSchema = z.strictObject({
  */
 export type ClientTool = z.infer<typeof ClientToolSchema>;
 
-/** The client tools of one message: at most MAX_CLIENT_TOOLS, names unique, MAX_CLIENT_TOOLS_CHARS in all. */
+/**
+ * The client tools of one message: at most MAX_CLIENT_TOOLS, names unique, MAX_CLIENT_TOOLS_CHARS in
+ * all. The refinements hold for what is not an array too: zod's standard validation runs them on
+ * input its type check already refused.
+ */
 export const ClientToolsSchema = z
   .array(ClientToolSchema)
   .max(MAX_CLIENT_TOOLS)
-  .refine((tools) => new Set(tools.map((tool) => tool.name)).size === tools.length, {
-    message: 'two client tools have the same name',
-  })
+  .refine(
+    (tools) => !Array.isArray(tools) || new Set(tools.map((tool) => tool?.name)).size === tools.length,
+    {
+      message: 'two client tools have the same name',
+    },
+  )
   .refine((tools) => JSON.stringify(tools).length <= MAX_CLIENT_TOOLS_CHARS, {
     message: `the client tools are longer than ${MAX_CLIENT_TOOLS_CHARS} characters as JSON`,
   });
