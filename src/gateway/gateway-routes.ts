@@ -25,12 +25,12 @@ export function registerGatewayRoutes(app: FastifyInstance, deps: GatewayDeps, a
   registerControlRoutes(app, deps, access);
   // GET /v1/conversations/:id/approvals, POST /v1/conversations/:id/approvals/:toolCallId
   registerApprovalRoutes(app, deps, access);
-  // Event streams of both kinds count towards a token's limit together.
+  // Streams of every kind (events, AG-UI, A2A) count towards a token's limit together.
   const openStream = streamCounter(deps.maxStreamsPerToken ?? DEFAULT_MAX_STREAMS_PER_TOKEN);
   // GET /v1/conversations/:id/events (server-sent events)
   registerEventRoutes(app, deps, access, openStream);
   // POST /v1/ag-ui (AG-UI run input in, AG-UI events out as server-sent events)
   registerAgUiRoutes(app, deps, access, openStream);
   // GET /.well-known/agent-card.json, POST /a2a (A2A's JSON-RPC binding)
-  registerA2ARoutes(app, deps, access);
+  registerA2ARoutes(app, deps, access, openStream);
 }

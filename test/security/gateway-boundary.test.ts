@@ -551,6 +551,21 @@ describe('event streams per token are capped', () => {
     expect((await openStream(gateway, streamer.token!, next)).status).toBe(429);
   });
 
+  test("an A2A stream counts towards the same limit as the token's event streams", async () => {
+    const gateway = await openGateway([streamer], { maxStreamsPerToken: 1 });
+    const id = await idleConversation();
+    expect((await openStream(gateway, streamer.token!, id)).status).toBe(200);
+    const subscribe = await fetch(`${gateway.url}/a2a`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${streamer.token!}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SubscribeToTask', params: { id: `${id}/m1` } }),
+    });
+    const body = (await subscribe.json()) as { error?: { message?: string } };
+    expect(body.error?.message).toBe(
+      'the token streamer has 1 event streams open, the most it may have: close one first',
+    );
+  });
+
   test('streams that fail, before or after they open, free their slots', async () => {
     const { agent } = harness();
     // A watch that breaks after the stream has carried an event: the stream ends with an error event.

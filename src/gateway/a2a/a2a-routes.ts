@@ -9,9 +9,8 @@ import {
 } from '../../shared/a2a';
 import type { GatewayToken } from '../gateway-api';
 import type { GatewayAccess } from '../gateway-access';
-import { DEFAULT_MAX_STREAMS_PER_TOKEN, type GatewayDeps } from '../gateway-deps';
+import type { GatewayDeps } from '../gateway-deps';
 import { streamEvents } from '../event-stream';
-import { streamCounter } from '../stream-counter';
 import { A2A_RPC_PATH, DEFAULT_A2A_CARD, agentCard } from './a2a-card';
 import type { A2AContext } from './a2a-context';
 import { CURSOR_KEY, decodeCursor, encodeCursor } from './a2a-cursor';
@@ -39,9 +38,13 @@ const PUSH_CONFIG_METHODS = new Set([
  * routes check theirs. Tasks are read from the conversations' workflows each time: the gateway keeps
  * nothing a caller depends on.
  */
-export function registerA2ARoutes(app: FastifyInstance, deps: GatewayDeps, access: GatewayAccess): void {
+export function registerA2ARoutes(
+  app: FastifyInstance,
+  deps: GatewayDeps,
+  access: GatewayAccess,
+  openStream: (token: GatewayToken) => () => void,
+): void {
   const a2a: A2AContext = { deps, access, card: deps.a2aCard ?? DEFAULT_A2A_CARD };
-  const openStream = streamCounter(deps.maxStreamsPerToken ?? DEFAULT_MAX_STREAMS_PER_TOKEN);
 
   app.get('/.well-known/agent-card.json', async (request) =>
     agentCard(a2a.card, `${request.protocol}://${request.host}`),
