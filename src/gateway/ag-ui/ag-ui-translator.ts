@@ -18,6 +18,16 @@ export interface AgUiLookups {
   snapshot(): Promise<Omit<AgUiState, 'lastEventId'>>;
 }
 
+/** A state snapshot asked for and not yet written: `value` once read, `failure` if the reading failed. */
+interface StateRead {
+  value?: Omit<AgUiState, 'lastEventId'>;
+  failure?: unknown;
+  /** The last event handled when it was asked for. */
+  askedAtSeq: number;
+  /** Asked again because events came while the first reading was under way. */
+  again: boolean;
+}
+
 /** Events watchers make and the workflow never keeps: they carry the seq of the last kept one. */
 const SYNTHETIC = new Set<AgentEvent['type']>(['model_text', 'tool_execution_update', 'model_retry']);
 
@@ -31,6 +41,8 @@ const SYNTHETIC = new Set<AgentEvent['type']>(['model_text', 'tool_execution_upd
 export class AgUiTranslator {
   private cursor: AgUiCursor;
   private ended = false;
+  /** The state as the run began, written once read: nothing streamed meanwhile waits for it. */
+  private firstState: StateRead | undefined;
 
   constructor(
     private readonly ids: { threadId: string; runId: string },
@@ -55,15 +67,22 @@ export class AgUiTranslator {
     return this.cursor.seq;
   }
 
-  /** RUN_STARTED and the state as it is (or as `state` read it, when it was read before). */
-  async begin(state?: Promise<Omit<AgUiState, 'lastEventId'>>): Promise<void> {
+  /**
+   * RUN_STARTED, then the state as it is (or as `state` read it, when it was read before), with the
+   * first event handled once it is read. Queries wait for the conversation's workflow task (seconds,
+   * on a busy worker) and streamed text need not: nothing waits for this reading. When events came
+   * while it was read, it is read once more, so that a page is not shown a state older than them;
+   * the state at every approval and at the run's end is read afresh all the same.
+   */
+  begin(state: Promise<Omit<AgUiState, 'lastEventId'>> = this.lookups.snapshot()): void {
     this.write({ type: 'RUN_STARTED', threadId: this.ids.threadId, runId: this.ids.runId });
-    await this.writeSnapshot(state);
+    this.firstState = this.readState(state, false);
   }
 
   /** Translates one event; true once the AG-UI run has ended. Events at or before the cursor are passed over. */
   async handle(event: AgentEvent): Promise<boolean> {
     if (this.ended) return true;
+    this.writeFirstStateIfRead();
     if (SYNTHETIC.has(event.type)) {
       // Text stamped before the last event handled belongs to a reply already written whole.
       if (event.type === 'model_text' && event.seq >= this.cursor.seq) this.text(event);
@@ -202,8 +221,35 @@ export class AgUiTranslator {
     this.write({ type: 'TEXT_MESSAGE_END', messageId: open.call });
   }
 
+  private readState(read: Promise<Omit<AgUiState, 'lastEventId'>>, again: boolean): StateRead {
+    const state: StateRead = { askedAtSeq: this.cursor.seq, again };
+    read.then(
+      (value) => (state.value = value),
+      (error: unknown) => (state.failure = error ?? new Error('the state could not be read')),
+    );
+    return state;
+  }
+
+  /** The state as the run began, if it has been read (and is not older than the events handled since, or was read twice). */
+  private writeFirstStateIfRead(): void {
+    const first = this.firstState;
+    if (first?.failure !== undefined) throw first.failure;
+    if (first?.value === undefined) return;
+    this.firstState =
+      first.askedAtSeq !== this.cursor.seq && !first.again
+        ? this.readState(this.lookups.snapshot(), true)
+        : undefined;
+    if (!this.firstState) this.writeState(first.value);
+  }
+
+  /** The state now; the first state, if not written yet, is no longer needed. */
   private async writeSnapshot(state = this.lookups.snapshot()): Promise<void> {
-    this.write({ type: 'STATE_SNAPSHOT', snapshot: { ...(await state), lastEventId: this.lastEventId } });
+    this.firstState = undefined;
+    this.writeState(await state);
+  }
+
+  private writeState(state: Omit<AgUiState, 'lastEventId'>): void {
+    this.write({ type: 'STATE_SNAPSHOT', snapshot: { ...state, lastEventId: this.lastEventId } });
   }
 
   private write(event: AgUiEvent): void {

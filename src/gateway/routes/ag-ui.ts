@@ -98,7 +98,7 @@ async function produceRun(
     (event, cursor) => write(agUiFrame(event, cursor)),
     { clientToolNames: new Set((input.tools ?? []).map((tool) => tool.name)), afterRun: intake.afterRun },
   );
-  await translator.begin(state);
+  translator.begin(state);
   // What the page missed before this input, then: does the conversation wait for the page still?
   const missed = start.seq < intake.before ? await agent.events(id, start.seq) : [];
   for (const event of missed) {
