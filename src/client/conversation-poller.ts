@@ -10,7 +10,7 @@ import { followRemoteModelText } from './remote-model-text';
 import { LiveQueue, ModelTextSeen, takeFirstCall } from './live-text-order';
 import { EndedUnansweredError, describeWhileUnreachable, queryWhileRunning } from './query-retry';
 import { eventLine } from './event-line';
-import { type RetryingModelCall, retryingModelCall } from './retrying-model-call';
+import { MODEL_ACTIVITY_TYPE, type RetryingModelCall, retryingModelCall } from './retrying-model-call';
 import { abortableCall } from './abortable-call';
 
 export type PolledItem =
@@ -44,6 +44,14 @@ export interface PollOptions {
 
 /** Between two polls; short enough for progress to look live, long enough to cost the server little. */
 export const DEFAULT_POLL_MS = 200;
+
+/**
+ * A model call seen pending before its first heartbeat (which names its worker's push endpoint) is
+ * looked at again this often, for at most SEEK_ENDPOINT_FOR_MS from when it was first seen: its
+ * first text need not wait for the next poll. Only describe() is called, which the server answers.
+ */
+const SEEK_ENDPOINT_EVERY_MS = 20;
+const SEEK_ENDPOINT_FOR_MS = 1_000;
 
 /**
  * Events after `afterSeq` and every change in the heartbeat details of pending activities, until
@@ -94,6 +102,8 @@ class ConversationPoll {
   private retryTold = '';
   /** Model calls whose text is read from their worker's push endpoint, by call key. */
   private readonly remote = new Map<string, { stop(): void }>();
+  /** Model calls seen pending with no heartbeat yet, by call key: when each was first seen. */
+  private readonly awaitingEndpoint = new Map<string, number>();
   /** Sub-agents started by a `sessions_spawn` call still running, by that call's id. */
   private readonly subAgents = new Map<string, { handle: WorkflowHandle; seq: number }>();
 
@@ -183,6 +193,7 @@ class ConversationPoll {
       yield { kind: 'retry', retry };
     }
     this.forgetEnded(description.runId, pending);
+    this.noteAwaitingEndpoint(description.runId, pending);
     for (const activity of pending) {
       const payload = activity.heartbeatDetails?.payloads?.[0];
       if (!payload || !activity.activityId) continue;
@@ -202,6 +213,28 @@ class ConversationPoll {
       }
       yield { kind: 'progress', progress, activityId: activity.activityId, heartbeatAt };
     }
+  }
+
+  /** Notes the model calls pending without a heartbeat yet (and forgets the others). */
+  private noteAwaitingEndpoint(runId: string, pending: PendingActivity[]): void {
+    const now = Date.now();
+    const awaiting = new Set<string>();
+    for (const activity of pending) {
+      if (activity.activityType?.name !== MODEL_ACTIVITY_TYPE || activity.heartbeatDetails?.payloads?.length)
+        continue;
+      const call = modelCallKey(runId, activity.activityId ?? '', activity.attempt ?? 1);
+      awaiting.add(call);
+      if (!this.awaitingEndpoint.has(call)) this.awaitingEndpoint.set(call, now);
+    }
+    for (const call of this.awaitingEndpoint.keys())
+      if (!awaiting.has(call)) this.awaitingEndpoint.delete(call);
+  }
+
+  /** Whether a model call seen pending without a heartbeat is still worth looking at again soon. */
+  private seekingEndpoint(): boolean {
+    const now = Date.now();
+    for (const since of this.awaitingEndpoint.values()) if (now - since < SEEK_ENDPOINT_FOR_MS) return true;
+    return false;
   }
 
   /** Forgets the progress of activities no longer pending, and stops reading text of model calls that ended. */
@@ -242,10 +275,19 @@ class ConversationPoll {
     const { live, signal } = this;
     const nextLook = Date.now() + pollMs;
     for (let left = pollMs; left > 0 && !signal?.aborted; left = nextLook - Date.now()) {
-      await live.wait(left);
+      const seeking = this.seekingEndpoint();
+      await live.wait(seeking ? Math.min(left, SEEK_ENDPOINT_EVERY_MS) : left);
       if (!live.allAnchored()) break;
       yield* this.text.fromLive(live.drain());
+      if (seeking && !signal?.aborted) yield* this.seekEndpoint();
     }
+  }
+
+  /** Looks at the pending activities again, for the heartbeat of a model call that had none. */
+  private async *seekEndpoint(): AsyncGenerator<PolledItem> {
+    const description = await describeWhileUnreachable(this.handle, this.signal);
+    if (description.status.name !== 'RUNNING') return;
+    yield* this.pendingActivities(description);
   }
 
   stopRemoteText(): void {

@@ -2,7 +2,8 @@ import type { temporal } from '@temporalio/proto';
 import { timestampMs } from '../history/history-numbers';
 
 /** The name the model activity is registered under. */
-const MODEL_ACTIVITY_TYPE = 'callModel';
+/** The activity type of a model call, as describe() names its pending activities. */
+export const MODEL_ACTIVITY_TYPE = 'callModel';
 
 /**
  * A turn's model call whose last attempt failed for a passing reason (429, 5xx, a timeout, a lost
