@@ -718,11 +718,7 @@ test('a push URL to a private, loopback or metadata address is refused unless th
 
     // Through the gateway that allows them: bounded all the same.
     const create = (fields: Record<string, unknown>) =>
-      rpc(
-        'CreateTaskPushNotificationConfig',
-        { taskId: task.id, url: receiver.url, ...fields },
-        port,
-      );
+      rpc('CreateTaskPushNotificationConfig', { taskId: task.id, url: receiver.url, ...fields }, port);
     expect((await create({ url: `http://127.0.0.1:9/${'x'.repeat(2_100)}` })).error?.code).toBe(-32602);
     expect((await create({ token: 't'.repeat(1_100) })).error?.code).toBe(-32602);
     expect((await create({ token: 'line\r\nx-injected: 1' })).error?.code).toBe(-32602);
