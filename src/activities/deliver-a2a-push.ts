@@ -1,6 +1,7 @@
 import { A2A_NOTIFICATION_TOKEN_HEADER, type A2APushDelivery } from '../shared/a2a-push';
 import { postNotification } from './post-notification';
 
+/** How the worker posts A2A push notifications. */
 export interface A2APushDeps {
   /** Lets notifications reach loopback, private and link-local addresses (DURABLE_AGENT_A2A_PUSH_ALLOW_PRIVATE). */
   allowPrivateNetwork?: boolean;

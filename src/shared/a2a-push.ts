@@ -26,9 +26,11 @@ const HeaderValue = /^[\x20-\x7e]*$/;
 
 /** How the agent authenticates to the receiver: `Authorization: <scheme> <credentials>`. */
 export const A2APushAuthenticationSchema = z.strictObject({
+  /** An HTTP authentication scheme: `Bearer`, `Basic`, … */
   scheme: z
     .string()
     .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/, 'an HTTP authentication scheme (Bearer, Basic)'),
+  /** What follows the scheme in the header. */
   credentials: z
     .string()
     .min(1)
@@ -38,16 +40,26 @@ export const A2APushAuthenticationSchema = z.strictObject({
 
 /** One push notification configuration, as a conversation keeps it for a task. */
 export const A2APushConfigSchema = z.strictObject({
+  /** The config's id among its owner's configs of the task. */
   id: z.string().min(1).max(128),
+  /** Where notifications are POSTed (http or https). */
   url: z.url({ protocol: /^https?$/ }).max(MAX_PUSH_URL_CHARS),
+  /** Sent back in `X-A2A-Notification-Token` with every notification. */
   token: z
     .string()
     .min(1)
     .max(MAX_PUSH_TOKEN_CHARS)
     .regex(HeaderValue, 'a token is printable ASCII')
     .optional(),
+  /** Sent as `Authorization` with every notification. */
   authentication: A2APushAuthenticationSchema.optional(),
 });
+/**
+ * An A2A push notification configuration: where a task's state changes are posted, and the token
+ * and authentication they carry.
+ *
+ * @useDeclaredType
+ */
 export type A2APushConfig = z.infer<typeof A2APushConfigSchema>;
 
 const Target = {
@@ -59,13 +71,31 @@ const Target = {
 
 /** Sets (adds or replaces, by owner and id) or deletes one configuration of a task. */
 export const A2APushConfigChangeSchema = z.discriminatedUnion('op', [
-  z.strictObject({ op: z.literal('set'), ...Target, config: A2APushConfigSchema }),
-  z.strictObject({ op: z.literal('delete'), ...Target, id: z.string().min(1).max(128) }),
+  z.strictObject({
+    /** Adds the config, or replaces the owner's config of the same id. */
+    op: z.literal('set'),
+    ...Target,
+    /** The config. */
+    config: A2APushConfigSchema,
+  }),
+  z.strictObject({
+    /** Removes the owner's config of that id. */
+    op: z.literal('delete'),
+    ...Target,
+    /** The config's id. */
+    id: z.string().min(1).max(128),
+  }),
 ]);
+/**
+ * A change of a task's push notification configurations: set (add or replace) one, or delete one.
+ *
+ * @useDeclaredType
+ */
 export type A2APushConfigChange = z.infer<typeof A2APushConfigChangeSchema>;
 
 /** The change's answer: whether a configuration of that id was there before. */
 export interface A2APushConfigReceipt {
+  /** A configuration of that owner and id was there before (replaced, or deleted). */
   existed: boolean;
 }
 
