@@ -28,6 +28,7 @@ const TOKENS = {
   caller: `tok-a2a-caller-${randomUUID()}`,
   reader: `tok-a2a-reader-${randomUUID()}`,
   outsider: `tok-a2a-outsider-${randomUUID()}`,
+  sender: `tok-a2a-sender-${randomUUID()}`,
 };
 
 const CURSOR = 'durable-agent/cursor';
@@ -64,6 +65,12 @@ function gatewayDeps(allowPrivatePush: boolean): Parameters<typeof createGateway
         conversationPrefixes: ['a2a-'],
       },
       { name: 'outsider', token: TOKENS.outsider, actions: ['*'], conversationPrefixes: ['other-'] },
+      {
+        name: 'a2a-sender',
+        token: TOKENS.sender,
+        actions: ['send', 'start', 'status'],
+        conversationPrefixes: ['a2a-'],
+      },
     ]),
   };
 }
@@ -688,11 +695,11 @@ test('a push URL to a private, loopback or metadata address is refused unless th
     const client = await clientFor(TOKENS.caller);
     const sent = await client.sendMessage(request([textPart('A task to push about')]));
     const task = sent as unknown as { id: string; contextId: string };
-    const rpc = async (method: string, params: unknown, at = strictPort) =>
+    const rpc = async (method: string, params: unknown, at = strictPort, token = TOKENS.caller) =>
       (await (
         await fetch(`http://127.0.0.1:${at}/a2a`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKENS.caller}` },
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
           body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
         })
       ).json()) as { result?: unknown; error?: { code: number; message: string } };
@@ -722,6 +729,24 @@ test('a push URL to a private, loopback or metadata address is refused unless th
     expect((await create({ url: `http://127.0.0.1:9/${'x'.repeat(2_100)}` })).error?.code).toBe(-32602);
     expect((await create({ token: 't'.repeat(1_100) })).error?.code).toBe(-32602);
     expect((await create({ token: 'line\r\nx-injected: 1' })).error?.code).toBe(-32602);
+    expect(
+      (await create({ authentication: { scheme: 'Bearer', credentials: 'key\r\nx-injected: 1' } })).error
+        ?.code,
+    ).toBe(-32602);
+    expect((await create({ authentication: { scheme: 'Bearer key', credentials: 'k' } })).error?.code).toBe(
+      -32602,
+    );
+    // Setting a push config follows the task: a token without `events` may not, also with a message.
+    const sender = await rpc(
+      'SendMessage',
+      {
+        message: { messageId: 'push-by-sender', role: 'ROLE_USER', parts: [{ text: 'not taken either' }] },
+        configuration: { taskPushNotificationConfig: { url: receiver.url } },
+      },
+      port,
+      TOKENS.sender,
+    );
+    expect(sender.error).toMatchObject({ code: -32099, message: expect.stringMatching(/may not events/) });
     expect((await create({ url: 'file:///etc/passwd' })).error?.code).toBe(-32602);
     expect((await create({ taskId: `${task.contextId}/never-sent` })).error?.code).toBe(-32001);
     for (let index = 0; index < 10; index++)

@@ -2,12 +2,7 @@ import { createHash } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import {
-  type A2APushConfig,
-  A2APushConfigSchema,
-  type A2APushConfigChange,
-  MAX_PUSH_URL_CHARS,
-} from '../../shared/a2a-push';
+import { type A2APushConfig, A2APushConfigSchema, type A2APushConfigChange } from '../../shared/a2a-push';
 import type { TaskRef } from '../../shared/a2a-task-parts';
 import { UpdateRefusedError } from '../../shared/conversation-errors';
 import { schemaProblems } from '../../shared/schema-problems';
@@ -26,7 +21,7 @@ export const A2APushConfigParamsSchema = z.object({
   tenant: z.string().max(256).optional(),
   id: z.string().max(128).optional(),
   taskId: Id.optional(),
-  url: z.string().max(MAX_PUSH_URL_CHARS),
+  url: z.string(),
   token: z.string().optional(),
   authentication: z.object({ scheme: z.string(), credentials: z.string() }).optional(),
 });
