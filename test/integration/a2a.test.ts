@@ -757,3 +757,61 @@ test('a push URL to a private, loopback or metadata address is refused unless th
     await receiver.close();
   }
 });
+
+test('push configs live in the conversation: a run that hands over to a fresh history mid-task is still pushed to the end', async () => {
+  const turns = 8;
+  nockModel(
+    [
+      ...Array.from({ length: turns }, (_, index) => ({
+        toolCalls: [{ id: `call_handover_${index}`, name: 'ticker', arguments: { ticks: 1, everyMs: 5 } }],
+      })),
+      { text: 'Done after the hand-over.' },
+    ],
+    { only: (request) => request.messages.some((message) => message.content === 'Work through a hand-over') },
+  );
+  const contextId = `a2a-push-handover-${randomUUID()}`;
+  await harness.agent.start(contextId, { maxHistoryEvents: 50 });
+  const firstExecution = (await harness.client.workflow.getHandle(contextId).describe()).runId;
+  const receiver = await pushReceiver();
+  try {
+    const client = await clientFor(TOKENS.caller);
+    const sent = await client.sendMessage({
+      ...request([textPart('Work through a hand-over')], { contextId }),
+      configuration: {
+        acceptedOutputModes: [],
+        returnImmediately: true,
+        taskPushNotificationConfig: pushConfig('', { id: 'kept', url: receiver.url, token: 'push-secret-3' }),
+      } as never,
+    });
+    const task = sent as unknown as { id: string };
+    await waitFor(
+      async () =>
+        receiver.got.some((each) => each.body.statusUpdate.status.state === 'TASK_STATE_COMPLETED')
+          ? true
+          : undefined,
+      'the completed notification',
+    );
+    const lastExecution = (await harness.client.workflow.getHandle(contextId).describe()).runId;
+    expect(lastExecution).not.toBe(firstExecution);
+    const notifications = deduped(receiver.got);
+    const completed = notifications.find(
+      (each) => each.body.statusUpdate.status.state === 'TASK_STATE_COMPLETED',
+    )!;
+    // Sent by the execution after the hand-over, from the config it was handed.
+    expect(completed.headers['durable-agent-delivery']).toContain(`/${lastExecution}/`);
+    expect(completed.headers['x-a2a-notification-token']).toBe('push-secret-3');
+    expect(notifications.map((each) => each.body.statusUpdate.status.state)).toEqual([
+      'TASK_STATE_WORKING',
+      'TASK_STATE_COMPLETED',
+    ]);
+    const listed = await client.listTaskPushNotificationConfig({
+      tenant: '',
+      taskId: task.id,
+      pageSize: 0,
+      pageToken: '',
+    });
+    expect(listed.configs.map((config) => config.id)).toEqual(['kept']);
+  } finally {
+    await receiver.close();
+  }
+});
