@@ -815,3 +815,44 @@ test('push configs live in the conversation: a run that hands over to a fresh hi
     await receiver.close();
   }
 });
+
+test('a context has at most 64 tasks with push configs while they run; one that has ended makes room', async () => {
+  nockModel(
+    [
+      { toolCalls: [{ id: 'call_push_many', name: 'ticker', arguments: { ticks: 1_200, everyMs: 50 } }] },
+      { text: 'All of them at once.' },
+    ],
+    { only: (request) => request.messages.some((message) => message.content === 'Keep the context busy') },
+  );
+  const receiver = await pushReceiver();
+  try {
+    const client = await clientFor(TOKENS.caller);
+    const busy = (await client.sendMessage({
+      ...request([textPart('Keep the context busy')]),
+      configuration: { acceptedOutputModes: [], returnImmediately: true } as never,
+    })) as unknown as { id: string; contextId: string };
+    const { contextId } = busy;
+    // Queued behind the busy run: submitted, each with a config.
+    const queued: string[] = [];
+    for (let index = 0; index < 65; index++) {
+      const sent = await client.sendMessage({
+        ...request([textPart(`queued ${index}`)], { contextId }),
+        configuration: { acceptedOutputModes: [], returnImmediately: true } as never,
+      });
+      queued.push((sent as unknown as { id: string }).id);
+    }
+    const setOn = (taskId: string) =>
+      client.createTaskPushNotificationConfig(pushConfig(taskId, { id: 'many', url: receiver.url }));
+    for (const taskId of queued.slice(0, 64)) await setOn(taskId);
+    await expect(setOn(queued[64]!)).rejects.toThrow(/at most 64 tasks/);
+
+    await client.cancelTask({ tenant: '', id: busy.id, metadata: undefined });
+    await waitFor(async () => {
+      const polled = await client.getTask({ tenant: '', id: queued[63]!, historyLength: 0 });
+      return polled.status?.state === TaskState.TASK_STATE_COMPLETED ? true : undefined;
+    }, 'the queued tasks to complete');
+    await setOn(queued[64]!);
+  } finally {
+    await receiver.close();
+  }
+}, 120_000);
