@@ -6,6 +6,7 @@ import type { ApproverKeys } from '../shared/signed-decisions';
 import type { WorkerFloors } from '../shared/worker-floors';
 import type { WebhookConfig } from '../shared/webhooks';
 import { createAdmitConversation } from './admit-conversation';
+import { type A2APushDeps, createDeliverA2APush } from './deliver-a2a-push';
 import { createDeliverWebhook, webhookTargets } from './deliver-webhook';
 import type { ToolListing } from '../shared/tool-descriptor';
 import type { LocalToolOutcome, ToolRunInput } from '../shared/tool-run';
@@ -48,6 +49,8 @@ export interface ActivityDeps
   webhooks?: readonly WebhookConfig[];
   /** The gateway's public base URL, for links in webhook bodies. */
   gatewayUrl?: string;
+  /** How A2A push notifications are posted: whether they may reach private addresses (not by default). */
+  a2aPush?: A2APushDeps;
   /** The conversation search attributes are registered on the server: conversations keep them up to date. */
   searchAttributes?: boolean;
   /** The operator's daily token budgets per agent id, kept across the fleet; none when absent. */
@@ -106,6 +109,7 @@ export function createActivities(deps: ResolvedActivityDeps) {
       webhooks: deps.webhooks ?? [],
       ...(deps.gatewayUrl ? { gatewayUrl: deps.gatewayUrl } : {}),
     }),
+    deliverA2APush: createDeliverA2APush(deps.a2aPush),
     listTools: async (): Promise<ToolListing> => {
       const warnings = await deps.tools.refresh();
       const tools = deps.tools.descriptors();

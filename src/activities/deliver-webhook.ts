@@ -1,11 +1,11 @@
 import { createHash, createHmac } from 'node:crypto';
-import { ApplicationFailure } from '@temporalio/activity';
 import {
   WEBHOOK_SIGNATURE_HEADER,
   type WebhookConfig,
   type WebhookDelivery,
   type WebhookTarget,
 } from '../shared/webhooks';
+import { postNotification } from './post-notification';
 
 /** A webhook's id: the same URL gives the same id on every worker, without putting the URL in history. */
 function webhookId(url: string): string {
@@ -24,9 +24,6 @@ export interface WebhookDeps {
   /** One attempt's limit, in ms. Default 10 s. */
   timeoutMs?: number;
 }
-
-/** Statuses that say the receiver will never take this delivery; anything else is tried again. */
-const FINAL_STATUSES = new Set([400, 401, 403, 404, 405, 410, 413, 422]);
 
 /**
  * Posts one delivery, signed: `durable-agent-signature: t=<unix seconds>,v1=<hex>` where the hex is
@@ -49,10 +46,10 @@ export function createDeliverWebhook(deps: WebhookDeps) {
     });
     const timestamp = Math.floor(Date.now() / 1_000);
     const signature = createHmac('sha256', hook.secret).update(`${timestamp}.${body}`).digest('hex');
-    let response: Response;
-    try {
-      response = await fetch(hook.url, {
-        method: 'POST',
+    // The operator's own URLs: private addresses are theirs to name.
+    return postNotification(
+      {
+        url: hook.url,
         headers: {
           'content-type': 'application/json',
           'user-agent': 'durable-agent-webhooks/1',
@@ -61,17 +58,11 @@ export function createDeliverWebhook(deps: WebhookDeps) {
           'durable-agent-delivery': delivery.deliveryId,
         },
         body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(deps.timeoutMs ?? 10_000),
-      });
-    } catch (error) {
-      throw new Error(`webhook ${delivery.hookId} not reached: ${(error as Error).message}`);
-    }
-    await response.body?.cancel().catch(() => undefined);
-    if (response.ok) return { status: response.status };
-    const message = `webhook ${delivery.hookId} answered ${response.status}`;
-    if (FINAL_STATUSES.has(response.status)) throw ApplicationFailure.nonRetryable(message, 'WebhookRefused');
-    throw new Error(message);
+        timeoutMs: deps.timeoutMs ?? 10_000,
+        allowPrivateNetwork: true,
+      },
+      `webhook ${delivery.hookId}`,
+    );
   };
 }
 

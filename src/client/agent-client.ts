@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { PayloadConverter } from '@temporalio/common';
 import { type DecodedConversationHistory, readDecodedHistory } from '../history/decoded-conversation-history';
+import type { A2APushConfig, A2APushConfigChange, A2APushConfigReceipt } from '../shared/a2a-push';
 import type { ApprovalDecision, PendingApproval } from '../shared/approvals';
 import type { ClientToolReceipt, ClientToolResult, PendingClientToolCall } from '../shared/client-tools';
 import type { CompactionReceipt } from '../shared/compaction';
@@ -206,6 +207,23 @@ export class AgentClient {
     mode: ApprovalModeInput['mode'];
   }> {
     return control.setApprovalMode(this.context, conversationId, input);
+  }
+
+  /**
+   * Sets or deletes an A2A push notification configuration of a task (a message the conversation
+   * took). Refused (UpdateRefusedError) for a message it never took, an ended conversation, too many
+   * configurations, and a delete of one that is not there.
+   */
+  changeA2APushConfig(conversationId: string, change: A2APushConfigChange): Promise<A2APushConfigReceipt> {
+    return control.changeA2APushConfig(this.context, conversationId, change);
+  }
+
+  /** The A2A push notification configurations `owner` set on the task of message `messageId`. */
+  a2aPushConfigs(
+    conversationId: string,
+    target: { messageId: string; owner: string },
+  ): Promise<A2APushConfig[]> {
+    return reads.a2aPushConfigs(this.context, conversationId, target);
   }
 
   /** Ends the conversation after the run in progress and any queued messages (the `end` signal). */

@@ -2,6 +2,7 @@
 // mode, compact, end. Every input is checked here first, so a bad one never reaches the workflow.
 import type { UpdateDefinition } from '@temporalio/client';
 import type { z } from 'zod';
+import { A2APushConfigChangeSchema, a2aPushConfigUpdate } from '../shared/a2a-push';
 import { ApprovalDecisionSchema } from '../shared/approvals';
 import {
   type ClientToolReceipt,
@@ -28,6 +29,11 @@ export const abort = checkedUpdate(abortUpdate, 'abort', AbortInputSchema);
 export const approve = checkedUpdate(approveUpdate, 'approval decision', ApprovalDecisionSchema);
 export const answerUserChoice = checkedUpdate(answerUserChoiceUpdate, 'user choice', UserChoiceAnswerSchema);
 export const setApprovalMode = checkedUpdate(setApprovalModeUpdate, 'approval mode', ApprovalModeInputSchema);
+export const changeA2APushConfig = checkedUpdate(
+  a2aPushConfigUpdate,
+  'push notification config',
+  A2APushConfigChangeSchema,
+);
 
 /**
  * A client tool's result, under an update id of its call's: a repeat of it within the execution is

@@ -1,6 +1,7 @@
 // Reading a conversation by asking its workflow (queries): its status, state, events, approvals
 // waiting, views and transcript; and an agent's spending today, from its daily ledger.
 import { QueryNotRegisteredError, WorkflowNotFoundError } from '@temporalio/client';
+import { type A2APushConfig, a2aPushConfigsQuery } from '../shared/a2a-push';
 import type { PendingApproval } from '../shared/approvals';
 import type { PendingClientToolCall } from '../shared/client-tools';
 import {
@@ -74,6 +75,17 @@ export async function messageReceipt(
     if (error instanceof QueryNotRegisteredError) return null;
     throw error;
   }
+}
+
+/** A task's A2A push notification configurations set by `owner`. */
+export function a2aPushConfigs(
+  context: ClientContext,
+  conversationId: string,
+  target: { messageId: string; owner: string },
+): Promise<A2APushConfig[]> {
+  return context.explainErrors(conversationId, () =>
+    context.read(conversationId, a2aPushConfigsQuery, target),
+  );
 }
 
 export function views(

@@ -112,6 +112,7 @@ export type {
   SteerReceipt,
 } from '../shared/conversation-api';
 export type { ConversationOptionsInput } from '../shared/conversation-options';
+export type { A2APushConfig, A2APushConfigChange, A2APushConfigReceipt } from '../shared/a2a-push';
 export type { AgentEvent } from '../shared/events';
 export type { Message } from '../shared/messages';
 export type {

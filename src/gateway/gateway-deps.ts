@@ -28,6 +28,12 @@ export interface GatewayDeps {
   tls?: { cert: string | Buffer; key: string | Buffer };
   /** What the A2A agent card says of the agent (name, description, skills, the agent new contexts start for); a plain default when absent. */
   a2aCard?: A2ACardSettings;
+  /**
+   * A2A push notification URLs may name loopback, private and link-local addresses
+   * (DURABLE_AGENT_A2A_PUSH_ALLOW_PRIVATE); refused when they do by default. The worker, which posts
+   * them, has the same setting and checks again.
+   */
+  a2aPushAllowPrivate?: boolean;
   /** How long an A2A SendMessage (or CancelTask) waits for its task to end or want input before it answers, in ms. Default 60000. */
   a2aBlockingMs?: number;
   /** Where the console links a conversation to its page in the Temporal Web UI: `${baseUrl}/namespaces/NS/workflows/ID`. */

@@ -116,11 +116,11 @@ const ROUTES: Record<string, Record<'get' | 'post', Operation | undefined>> = {
   '/a2a': {
     post: {
       summary:
-        'A2A 1.0 JSON-RPC: SendMessage, SendStreamingMessage (server-sent events), GetTask, ListTasks, CancelTask, SubscribeToTask (from `Last-Event-ID`)',
+        'A2A 1.0 JSON-RPC: SendMessage, SendStreamingMessage (server-sent events), GetTask, ListTasks, CancelTask, SubscribeToTask (from `Last-Event-ID`), Create/Get/List/DeleteTaskPushNotificationConfig',
       action: 'the method’s',
       body: JsonRpcRequestSchema,
       description:
-        'Errors are JSON-RPC errors (HTTP 200), but a token missing or refused: 401 or 403 with a JSON-RPC error of code -32099. SendMessage needs `send` (and `start` for a new context), a decision part `approve`, free text to a running task `steer`; GetTask and ListTasks `status`; SubscribeToTask `events`; CancelTask `abort`. See docs/a2a.md.',
+        'Errors are JSON-RPC errors (HTTP 200), but a token missing or refused: 401 or 403 with a JSON-RPC error of code -32099. SendMessage needs `send` (and `start` for a new context), a decision part `approve`, free text to a running task `steer`; GetTask and ListTasks `status`; SubscribeToTask `events`; CancelTask `abort`; Create and DeleteTaskPushNotificationConfig (and a push config given with SendMessage) `events`, Get and ListTaskPushNotificationConfigs `status`, each token seeing its own configs only. See docs/a2a.md.',
     },
     get: undefined,
   },

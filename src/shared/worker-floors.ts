@@ -23,6 +23,7 @@ export const CARRIED_PARTS = [
   'budget',
   'forkedFrom',
   'takenMessages',
+  'a2aPush',
 ] as const;
 export const CarriedPartSchema = z.enum(CARRIED_PARTS);
 export type CarriedPart = z.infer<typeof CarriedPartSchema>;

@@ -58,3 +58,4 @@ export { startRapCallbackServer } from '../rap/callback-server';
 export type { ToolPolicy } from '../shared/tool-policy';
 export type { WorkerFloors } from '../shared/worker-floors';
 export type { WebhookConfig } from '../shared/webhooks';
+export type { A2APushDeps } from '../activities/deliver-a2a-push';

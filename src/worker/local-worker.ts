@@ -23,7 +23,7 @@ import { liveEndpointFromEnv } from './live-endpoint-settings';
 import { dailyTokenBudgetsFromEnv } from './daily-budget-settings';
 import { modelDepsFromEnv } from './model-deps-from-env';
 import { webFetchOptionsFromEnv } from './web-fetch-settings';
-import { webhooksFromEnv } from './webhook-settings';
+import { a2aPushAllowPrivateFromEnv, webhooksFromEnv } from './webhook-settings';
 import { toolPolicyFromEnv } from './worker-tool-policy';
 
 /**
@@ -126,6 +126,7 @@ export async function startWorkerFromEnv(options: WorkerFromEnvOptions): Promise
       ...(approvalPolicy ? { approvalPolicy } : {}),
       ...(dailyTokenBudgets ? { dailyTokenBudgets } : {}),
       webhooks: webhooksFromEnv(env),
+      a2aPush: { allowPrivateNetwork: a2aPushAllowPrivateFromEnv(env) },
       ...(env.DURABLE_AGENT_GATEWAY_URL ? { gatewayUrl: env.DURABLE_AGENT_GATEWAY_URL } : {}),
     },
     toolPolicy: toolPolicyFromEnv(env),

@@ -17,3 +17,13 @@ export function webhooksFromEnv(env: NodeJS.ProcessEnv): WebhookConfig[] {
     throw new Error(`DURABLE_AGENT_WEBHOOKS: ${file} is wrong: ${schemaProblems(parsed.error)}`);
   return parsed.data.webhooks;
 }
+
+/**
+ * DURABLE_AGENT_A2A_PUSH_ALLOW_PRIVATE=1: A2A push notifications may reach loopback, private and
+ * link-local addresses (a receiver on the operator's own network). Off by default: a push URL is
+ * an A2A caller's, and would otherwise reach what only the worker should.
+ */
+export function a2aPushAllowPrivateFromEnv(env: NodeJS.ProcessEnv): boolean {
+  const value = env.DURABLE_AGENT_A2A_PUSH_ALLOW_PRIVATE?.trim().toLowerCase();
+  return value === '1' || value === 'true';
+}

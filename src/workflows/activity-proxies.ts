@@ -54,13 +54,20 @@ export const systemPromptActivities = proxyLocalActivities<Pick<AgentActivities,
 });
 
 /**
- * Webhook deliveries: each attempt bounded, retried with backoff for about half an hour, on any worker.
+ * Notifications (webhook deliveries, A2A push notifications): each attempt bounded, retried with backoff for about half an hour, on any worker.
  * A receiver that refuses for good (400, 401, 404, …) is not tried again.
  */
-export const webhookActivities = proxyActivities<Pick<AgentActivities, 'deliverWebhook'>>({
+const NOTIFICATION_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '15 seconds',
   retry: doublingRetry('10 minutes', 12),
-});
+};
+
+export const webhookActivities =
+  proxyActivities<Pick<AgentActivities, 'deliverWebhook'>>(NOTIFICATION_OPTIONS);
+
+/** A2A push notifications: delivered as webhooks are, to the URL the task's caller gave. */
+export const a2aPushActivities =
+  proxyActivities<Pick<AgentActivities, 'deliverA2APush'>>(NOTIFICATION_OPTIONS);
 
 export const catalogActivities = proxyActivities<Pick<AgentActivities, 'listTools'>>({
   summary: "list the worker's tools",

@@ -4,6 +4,7 @@ import type { UserMessage } from '../shared/messages';
 import type { StandingDecisions } from './approval-book';
 import type { CarriedBudget } from './conversation-budget';
 import type { UsedSignatures } from './decision-signatures';
+import type { CarriedA2APush } from './a2a-push-book';
 import type { CarriedEvents } from './event-log';
 import type { CarriedRapThread } from './rap-thread';
 import type { CarriedTakenMessages } from './taken-messages';
@@ -36,6 +37,8 @@ export interface CarriedConversation {
   budget?: CarriedBudget;
   /** The ids of the latest messages taken, so a repeat is dropped after the hand-over too; absent before that memory. */
   takenMessages?: CarriedTakenMessages;
+  /** A2A push notification configurations of tasks, and what each was sent; absent when there are none. */
+  a2aPush?: CarriedA2APush;
   /**
    * Set on a conversation started by `fork` (its transcript is another conversation's up to a run)
    * and handed on by its continue-as-new; absent otherwise.

@@ -17,6 +17,7 @@ import { schemaProblems } from '../shared/schema-problems';
 import type { RapNotice } from '../shared/rap';
 import type { ToolDescriptor } from '../shared/tool-descriptor';
 import { noticeActivities } from './activity-proxies';
+import { A2APushBook } from './a2a-push-book';
 import { ApprovalBook } from './approval-book';
 import { ClientToolCalls } from './client-tool-calls';
 import { CompactionRequests } from './compaction';
@@ -25,6 +26,7 @@ import { type CheckedSignature, DecisionSignatures } from './decision-signatures
 import type { InputParsing } from './input-parsing';
 import type { CarriedConversation } from './conversation-carry';
 import { EventLog } from './event-log';
+import { InFlightDeliveries } from './in-flight-deliveries';
 import { RapThread } from './rap-thread';
 import { RunControl } from './run-control';
 import { type Intake, TakenMessages } from './taken-messages';
@@ -75,6 +77,10 @@ export class ConversationEntity {
   readonly clientCalls: ClientToolCalls;
   /** The ids of the messages taken, so a message delivered again is dropped. */
   readonly taken: TakenMessages;
+  /** Notifications under way: waited for before the conversation hands over or ends. */
+  readonly deliveries = new InFlightDeliveries();
+  /** A2A callers' push notification configurations, by task, and their notifications. */
+  readonly push: A2APushBook;
   private state: ConversationStatus;
   private runs: number;
   private endAsked: boolean;
@@ -119,6 +125,14 @@ export class ConversationEntity {
       (options.ancestors?.length ?? 0) > 0,
     );
     this.taken = new TakenMessages(patched(MESSAGE_ONCE_PATCH), carried?.takenMessages);
+    this.push = new A2APushBook(
+      this.conversationId,
+      this.events,
+      () => this.approvals.pendingApprovals(),
+      this.deliveries,
+      carried?.a2aPush,
+    );
+    this.events.onRecord((event) => this.push.eventRecorded(event));
   }
 
   /**
@@ -197,8 +211,11 @@ export class ConversationEntity {
       this.budget.holdToDailyBudget(this.options.agentId ?? DEFAULT_AGENT_ID, admission.dailyTokenBudget);
     }
     if (!admission.webhooks) return;
-    const outbox = new WebhookOutbox(this.conversationId, admission.webhooks, (toolCallId) =>
-      this.approvals.pendingApprovals().find((pending) => pending.toolCallId === toolCallId),
+    const outbox = new WebhookOutbox(
+      this.conversationId,
+      admission.webhooks,
+      (toolCallId) => this.approvals.pendingApprovals().find((pending) => pending.toolCallId === toolCallId),
+      this.deliveries,
     );
     this.webhooks = outbox;
     this.events.onRecord((event) => outbox.eventRecorded(event));
@@ -276,6 +293,7 @@ export class ConversationEntity {
   /** Everything the next execution needs to go on, the queue emptied into it. */
   carry(paused?: CarriedConversation['paused']): CarriedConversation {
     const takenMessages = this.taken.carry();
+    const a2aPush = this.push.carry();
     return {
       transcript: this.transcript.carry(),
       events: this.events.carry(EVENTS_CARRIED),
@@ -289,6 +307,7 @@ export class ConversationEntity {
       usedSignatures: this.signatures.carry(),
       budget: this.budget.carry(),
       ...(takenMessages ? { takenMessages } : {}),
+      ...(a2aPush ? { a2aPush } : {}),
       ...(this.carried?.forkedFrom ? { forkedFrom: this.carried.forkedFrom } : {}),
     };
   }

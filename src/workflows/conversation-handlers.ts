@@ -13,6 +13,7 @@ import {
   transcriptPageQuery,
   userMessageSignal,
 } from '../shared/conversation-api';
+import { installA2APushHandlers } from './a2a-push-handlers';
 import { installApprovalHandlers } from './approval-handlers';
 import { installClientToolHandlers } from './client-tool-handlers';
 import { type ConversationEntity, userMessageOf } from './conversation-entity';
@@ -34,6 +35,7 @@ export function installHandlers(self: ConversationEntity): void {
   installQueryHandlers(self);
   installRapHandlers(self);
   installClientToolHandlers(self);
+  installA2APushHandlers(self);
 }
 
 /**

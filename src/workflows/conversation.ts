@@ -118,7 +118,8 @@ async function ended(self: ConversationEntity, { endedBy, lastRun }: Ending): Pr
       .catch(() => undefined);
   }
   self.outbox?.ended({ endedBy, runs: self.runCount, ...lastRun });
-  await self.outbox?.drain();
+  self.push.conversationEnded();
+  await self.deliveries.drain();
   await condition(allHandlersFinished);
   return {
     runs: self.runCount,

@@ -39,7 +39,7 @@ export class HandOver {
 
   /** Hands the conversation (and the run paused between two turns, if any) to a fresh history. */
   async now(paused?: PausedRun): Promise<never> {
-    await this.entity.outbox?.drain();
+    await this.entity.deliveries.drain();
     // A mode changed by `setApprovalMode` goes on in the next execution; otherwise the options are
     // handed on as given, less keys a run from before strict inputs did not know (the next refuses them).
     const given = (

@@ -1,9 +1,10 @@
-import { CancellationScope, workflowInfo } from '@temporalio/workflow';
+import { workflowInfo } from '@temporalio/workflow';
 import type { PendingApproval } from '../shared/approvals';
 import type { AgentEvent } from '../shared/events';
 import { POLICY_DECIDER } from '../shared/approval-policy';
 import type { WebhookEventType, WebhookTarget } from '../shared/webhooks';
 import { webhookActivities } from './activity-proxies';
+import type { InFlightDeliveries } from './in-flight-deliveries';
 import { workflowTime } from './workflow-time';
 
 /** Whole arguments of a pending call, which events only preview, and the policy it is asked under. */
@@ -13,11 +14,10 @@ export type PendingArguments = (
 
 /**
  * Deliveries of the conversation's events to the worker's webhooks, each an activity: recorded in
- * history, retried with backoff by any worker, after a crash too. Not waited for as they go; the
- * conversation waits for those still going before it continues as new or ends, so none is lost.
+ * history, retried with backoff by any worker, after a crash too, among the conversation's
+ * deliveries in flight.
  */
 export class WebhookOutbox {
-  private readonly inFlight = new Set<Promise<unknown>>();
   /**
    * What delivery ids start with: the conversation and the run that recorded the event. A receiver
    * drops ids it has seen, so they must never repeat: not when the same conversation id is started
@@ -29,6 +29,7 @@ export class WebhookOutbox {
     private readonly conversationId: string,
     private readonly targets: readonly WebhookTarget[],
     private readonly pendingArguments: PendingArguments,
+    private readonly deliveries: InFlightDeliveries,
   ) {
     this.idPrefix = `${conversationId}/${workflowInfo().runId}`;
   }
@@ -81,11 +82,6 @@ export class WebhookOutbox {
     this.send('conversation_ended', `${this.idPrefix}/ended`, workflowTime(), data);
   }
 
-  /** Waits for every delivery still going (each ends delivered or given up after its retries). */
-  async drain(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
-  }
-
   private send(
     type: WebhookEventType,
     deliveryId: string,
@@ -94,8 +90,7 @@ export class WebhookOutbox {
   ): void {
     for (const target of this.targets) {
       if (!target.events.includes(type)) continue;
-      // Outside any run's scope: a steer or abort does not cancel a notice already due.
-      const delivery: Promise<unknown> = CancellationScope.nonCancellable(() =>
+      this.deliveries.start(() =>
         webhookActivities.deliverWebhook.executeWithOptions({ summary: `webhook ${target.id}: ${type}` }, [
           {
             hookId: target.id,
@@ -106,10 +101,7 @@ export class WebhookOutbox {
             data,
           },
         ]),
-      )
-        .catch(() => undefined)
-        .finally(() => this.inFlight.delete(delivery));
-      this.inFlight.add(delivery);
+      );
     }
   }
 }

@@ -1,4 +1,5 @@
 import { createHash, generateKeyPairSync, randomUUID } from 'node:crypto';
+import { type IncomingHttpHeaders, type Server, createServer } from 'node:http';
 import nock from 'nock';
 import type { FastifyInstance } from 'fastify';
 import { type Part, type StreamResponse, TaskState } from '@a2a-js/sdk';
@@ -27,6 +28,7 @@ const TOKENS = {
   caller: `tok-a2a-caller-${randomUUID()}`,
   reader: `tok-a2a-reader-${randomUUID()}`,
   outsider: `tok-a2a-outsider-${randomUUID()}`,
+  sender: `tok-a2a-sender-${randomUUID()}`,
 };
 
 const CURSOR = 'durable-agent/cursor';
@@ -38,8 +40,15 @@ let port: number;
 let baseUrl: string;
 
 async function openGateway(): Promise<void> {
-  gateway = createGateway({
+  gateway = createGateway(gatewayDeps(true));
+  await gateway.listen({ port, host: '127.0.0.1' });
+}
+
+/** The tests' gateway; `allowPrivatePush`: push URLs may name 127.0.0.1, where the tests' receivers are. */
+function gatewayDeps(allowPrivatePush: boolean): Parameters<typeof createGateway>[0] {
+  return {
     agent: harness.agent,
+    ...(allowPrivatePush ? { a2aPushAllowPrivate: true } : {}),
     signingKey: gatewayKey.privateKey,
     eventPollMs: 50,
     a2aCard: {
@@ -56,9 +65,14 @@ async function openGateway(): Promise<void> {
         conversationPrefixes: ['a2a-'],
       },
       { name: 'outsider', token: TOKENS.outsider, actions: ['*'], conversationPrefixes: ['other-'] },
+      {
+        name: 'a2a-sender',
+        token: TOKENS.sender,
+        actions: ['send', 'start', 'status'],
+        conversationPrefixes: ['a2a-'],
+      },
     ]),
-  });
-  await gateway.listen({ port, host: '127.0.0.1' });
+  };
 }
 
 beforeAll(async () => {
@@ -69,6 +83,7 @@ beforeAll(async () => {
   harness = await startHarness({
     modelBaseUrl: NOCK_MODEL_URL,
     tools: [recordTool, tickerTool],
+    a2aPushAllowPrivate: true,
     approverKeys: {
       'a2a-caller': rawPublicKey(
         gatewayKey.publicKey.export({ format: 'pem', type: 'spki' }).toString(),
@@ -178,7 +193,7 @@ test('the card says what the agent is; a streamed task goes working, text in chu
   const card = await client.getAgentCard();
   expect(card).toMatchObject({
     name: 'Ticket desk',
-    capabilities: { streaming: true, pushNotifications: false },
+    capabilities: { streaming: true, pushNotifications: true },
     skills: [expect.objectContaining({ id: 'tickets', name: 'Tickets' })],
   });
   expect(card.securitySchemes.gatewayToken?.scheme).toMatchObject({
@@ -448,3 +463,396 @@ test('a caller reaches only what its token allows', async () => {
   expect(anonymous.status).toBe(401);
   expect(await anonymous.json()).toMatchObject({ jsonrpc: '2.0', id: 1, error: { code: -32099 } });
 });
+
+/** A push notification as a receiver got it. */
+interface Pushed {
+  headers: IncomingHttpHeaders;
+  body: {
+    statusUpdate: {
+      taskId: string;
+      status: { state: string; message?: { parts: Array<{ text?: string }> } };
+      metadata: Record<string, string>;
+    };
+  };
+}
+
+/** A receiver of push notifications on 127.0.0.1 (on `port` when given), keeping what it got. */
+async function pushReceiver(port = 0): Promise<{ url: string; got: Pushed[]; close(): Promise<void> }> {
+  const got: Pushed[] = [];
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      got.push({ headers: request.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+      response.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const { port: bound } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${bound}/a2a-push`,
+    got,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Each notification once (by the id it carries, in its header and its metadata), in the order first received. */
+function deduped(got: readonly Pushed[]): Pushed[] {
+  const seen = new Map<string, Pushed>();
+  for (const each of got) {
+    const id = each.headers['durable-agent-delivery'] as string;
+    expect(each.body.statusUpdate.metadata['durable-agent/notification-id']).toBe(id);
+    if (!seen.has(id)) seen.set(id, each);
+  }
+  return [...seen.values()];
+}
+
+const pushConfig = (taskId: string, fields: { id?: string; url: string; token?: string }) => ({
+  tenant: '',
+  id: fields.id ?? '',
+  taskId,
+  url: fields.url,
+  token: fields.token ?? '',
+  authentication: undefined,
+});
+
+test('push notifications: a config set on a task is sent each state, with its token and an id to dedupe; only its owner sees or deletes it', async () => {
+  nockModel([
+    { toolCalls: [{ id: 'call_a2a_push', name: 'record', arguments: { value: 'ticket-push' } }] },
+    { text: 'Recorded ticket-push.' },
+  ]);
+  const receiver = await pushReceiver();
+  try {
+    const client = await clientFor(TOKENS.caller);
+    const sent = await client.sendMessage({
+      ...request([textPart('Record the push ticket')]),
+      configuration: { acceptedOutputModes: [], returnImmediately: true } as never,
+    });
+    const task = sent as unknown as { id: string; contextId: string };
+    const set = await client.createTaskPushNotificationConfig(
+      pushConfig(task.id, { id: 'desk', url: receiver.url, token: 'push-secret-1' }),
+    );
+    expect(set).toMatchObject({ id: 'desk', taskId: task.id, url: receiver.url, token: 'push-secret-1' });
+    await waitFor(
+      async () =>
+        receiver.got.some((each) => each.body.statusUpdate.status.state === 'TASK_STATE_INPUT_REQUIRED')
+          ? true
+          : undefined,
+      'the input-required notification',
+    );
+
+    // Another token reaching the same context sees none of it, and cannot delete it; one that does not reach it is refused.
+    const reader = await clientFor(TOKENS.reader);
+    expect(
+      (
+        await reader.listTaskPushNotificationConfig({
+          tenant: '',
+          taskId: task.id,
+          pageSize: 0,
+          pageToken: '',
+        })
+      ).configs,
+    ).toEqual([]);
+    await expect(
+      reader.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'desk' }),
+    ).rejects.toThrow(/no push notification config/);
+    await expect(
+      reader.deleteTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'desk' }),
+    ).rejects.toThrow(/no push notification config/);
+    const outsider = await clientFor(TOKENS.outsider);
+    await expect(
+      outsider.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'desk' }),
+    ).rejects.toThrow(/may not reach conversation/);
+    const listed = await client.listTaskPushNotificationConfig({
+      tenant: '',
+      taskId: task.id,
+      pageSize: 0,
+      pageToken: '',
+    });
+    expect(listed.configs).toEqual([
+      expect.objectContaining({ id: 'desk', url: receiver.url, token: 'push-secret-1' }),
+    ]);
+    expect(
+      await client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'desk' }),
+    ).toMatchObject({ id: 'desk', url: receiver.url });
+
+    const pending = await harness.agent.pendingApprovals(task.contextId);
+    await client.sendMessage(
+      request(
+        [
+          dataPart({
+            kind: 'approval_decision',
+            toolCallId: 'call_a2a_push',
+            decision: 'allow_once',
+            argumentsSha256: pending[0]!.argumentsSha256,
+          }),
+        ],
+        { taskId: task.id },
+      ),
+    );
+    await waitFor(
+      async () =>
+        receiver.got.some((each) => each.body.statusUpdate.status.state === 'TASK_STATE_COMPLETED')
+          ? true
+          : undefined,
+      'the completed notification',
+    );
+    const notifications = deduped(receiver.got);
+    for (const each of notifications) {
+      expect(each.headers['x-a2a-notification-token']).toBe('push-secret-1');
+      expect(each.headers['content-type']).toBe('application/a2a+json');
+      expect(each.body.statusUpdate.taskId).toBe(task.id);
+    }
+    const states = notifications.map((each) => each.body.statusUpdate.status.state);
+    // From where the task stood when the config was set: each change once, to the end.
+    expect(states.slice(states.indexOf('TASK_STATE_INPUT_REQUIRED'))).toEqual([
+      'TASK_STATE_INPUT_REQUIRED',
+      'TASK_STATE_WORKING',
+      'TASK_STATE_COMPLETED',
+    ]);
+    expect(notifications.at(-1)!.body.statusUpdate.status.message?.parts[0]?.text).toBe(
+      'Recorded ticket-push.',
+    );
+
+    await client.deleteTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'desk' });
+    expect(
+      (
+        await client.listTaskPushNotificationConfig({
+          tenant: '',
+          taskId: task.id,
+          pageSize: 0,
+          pageToken: '',
+        })
+      ).configs,
+    ).toEqual([]);
+  } finally {
+    await receiver.close();
+  }
+});
+
+test('push notifications reach a receiver that was down for 10 s while its task completed, each at least once', async () => {
+  nockModel([{ text: 'Pushed once the receiver was back.' }], {
+    only: (request) =>
+      request.messages.some((message) => message.content === 'Tell the receiver that is down'),
+  });
+  const receiverPort = await freePort();
+  const url = `http://127.0.0.1:${receiverPort}/a2a-push`;
+  const client = await clientFor(TOKENS.caller);
+  const downSince = Date.now();
+  const sent = await client.sendMessage({
+    ...request([textPart('Tell the receiver that is down')]),
+    configuration: {
+      acceptedOutputModes: [],
+      returnImmediately: true,
+      taskPushNotificationConfig: pushConfig('', { url, token: 'push-secret-2' }),
+    } as never,
+  });
+  const task = sent as unknown as { id: string; contextId: string };
+  await waitFor(async () => {
+    const polled = await client.getTask({ tenant: '', id: task.id, historyLength: 0 });
+    return polled.status?.state === TaskState.TASK_STATE_COMPLETED ? true : undefined;
+  }, 'the task to complete');
+  const retrying = async () => {
+    const described = await harness.client.workflow.getHandle(task.contextId).describe();
+    return described.raw.pendingActivities ?? [];
+  };
+  // Down for 10 s, and the notifications have been tried and failed meanwhile.
+  await waitFor(
+    async () =>
+      Date.now() - downSince >= 10_000 && (await retrying()).some((activity) => (activity.attempt ?? 0) > 1)
+        ? true
+        : undefined,
+    'ten seconds of a receiver down',
+  );
+  const receiver = await pushReceiver(receiverPort);
+  try {
+    await waitFor(
+      async () => ((await retrying()).length === 0 ? true : undefined),
+      'every notification delivered',
+    );
+    const notifications = deduped(receiver.got);
+    const states = notifications.map((each) => each.body.statusUpdate.status.state);
+    expect(states).toContain('TASK_STATE_COMPLETED');
+    expect(new Set(states).size).toBe(states.length);
+    expect(states.every((state) => state === 'TASK_STATE_WORKING' || state === 'TASK_STATE_COMPLETED')).toBe(
+      true,
+    );
+    expect(receiver.got.every((each) => each.headers['x-a2a-notification-token'] === 'push-secret-2')).toBe(
+      true,
+    );
+  } finally {
+    await receiver.close();
+  }
+}, 90_000);
+
+test('a push URL to a private, loopback or metadata address is refused unless the operator allows it; configs and their values are bounded', async () => {
+  nockModel([{ text: 'Bounded.' }]);
+  const strictPort = await freePort();
+  const strict = createGateway(gatewayDeps(false));
+  await strict.listen({ port: strictPort, host: '127.0.0.1' });
+  const receiver = await pushReceiver();
+  try {
+    const client = await clientFor(TOKENS.caller);
+    const sent = await client.sendMessage(request([textPart('A task to push about')]));
+    const task = sent as unknown as { id: string; contextId: string };
+    const rpc = async (method: string, params: unknown, at = strictPort, token = TOKENS.caller) =>
+      (await (
+        await fetch(`http://127.0.0.1:${at}/a2a`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+        })
+      ).json()) as { result?: unknown; error?: { code: number; message: string } };
+    for (const url of [
+      'http://127.0.0.1:9/hook',
+      'http://localhost:9/hook',
+      'http://169.254.169.254/latest',
+      'http://[::1]:9/',
+      'http://10.1.2.3/',
+    ]) {
+      const answer = await rpc('CreateTaskPushNotificationConfig', { taskId: task.id, url });
+      expect(answer.error).toMatchObject({
+        code: -32602,
+        message: expect.stringMatching(/private, loopback or reserved/),
+      });
+    }
+    // Given with a message, refused before the message is taken.
+    const inline = await rpc('SendMessage', {
+      message: { messageId: 'push-refused', role: 'ROLE_USER', parts: [{ text: 'not taken' }] },
+      configuration: { taskPushNotificationConfig: { url: 'http://127.0.0.1:9/hook' } },
+    });
+    expect(inline.error?.message).toMatch(/private, loopback or reserved/);
+
+    // Through the gateway that allows them: bounded all the same.
+    const create = (fields: Record<string, unknown>) =>
+      rpc('CreateTaskPushNotificationConfig', { taskId: task.id, url: receiver.url, ...fields }, port);
+    expect((await create({ url: `http://127.0.0.1:9/${'x'.repeat(2_100)}` })).error?.code).toBe(-32602);
+    expect((await create({ token: 't'.repeat(1_100) })).error?.code).toBe(-32602);
+    expect((await create({ token: 'line\r\nx-injected: 1' })).error?.code).toBe(-32602);
+    expect(
+      (await create({ authentication: { scheme: 'Bearer', credentials: 'key\r\nx-injected: 1' } })).error
+        ?.code,
+    ).toBe(-32602);
+    expect((await create({ authentication: { scheme: 'Bearer key', credentials: 'k' } })).error?.code).toBe(
+      -32602,
+    );
+    // Setting a push config follows the task: a token without `events` may not, also with a message.
+    const sender = await rpc(
+      'SendMessage',
+      {
+        message: { messageId: 'push-by-sender', role: 'ROLE_USER', parts: [{ text: 'not taken either' }] },
+        configuration: { taskPushNotificationConfig: { url: receiver.url } },
+      },
+      port,
+      TOKENS.sender,
+    );
+    expect(sender.error).toMatchObject({ code: -32099, message: expect.stringMatching(/may not events/) });
+    expect((await create({ url: 'file:///etc/passwd' })).error?.code).toBe(-32602);
+    expect((await create({ taskId: `${task.contextId}/never-sent` })).error?.code).toBe(-32001);
+    for (let index = 0; index < 10; index++)
+      expect((await create({ id: `cfg-${index}` })).error).toBeUndefined();
+    expect((await create({ id: 'cfg-10' })).error?.message).toMatch(/at most 10 push notification configs/);
+  } finally {
+    await strict.close();
+    await receiver.close();
+  }
+});
+
+test('push configs live in the conversation: a run that hands over to a fresh history mid-task is still pushed to the end', async () => {
+  const turns = 8;
+  nockModel(
+    [
+      ...Array.from({ length: turns }, (_, index) => ({
+        toolCalls: [{ id: `call_handover_${index}`, name: 'ticker', arguments: { ticks: 1, everyMs: 5 } }],
+      })),
+      { text: 'Done after the hand-over.' },
+    ],
+    { only: (request) => request.messages.some((message) => message.content === 'Work through a hand-over') },
+  );
+  const contextId = `a2a-push-handover-${randomUUID()}`;
+  await harness.agent.start(contextId, { maxHistoryEvents: 50 });
+  const firstExecution = (await harness.client.workflow.getHandle(contextId).describe()).runId;
+  const receiver = await pushReceiver();
+  try {
+    const client = await clientFor(TOKENS.caller);
+    const sent = await client.sendMessage({
+      ...request([textPart('Work through a hand-over')], { contextId }),
+      configuration: {
+        acceptedOutputModes: [],
+        returnImmediately: true,
+        taskPushNotificationConfig: pushConfig('', { id: 'kept', url: receiver.url, token: 'push-secret-3' }),
+      } as never,
+    });
+    const task = sent as unknown as { id: string };
+    await waitFor(
+      async () =>
+        receiver.got.some((each) => each.body.statusUpdate.status.state === 'TASK_STATE_COMPLETED')
+          ? true
+          : undefined,
+      'the completed notification',
+    );
+    const lastExecution = (await harness.client.workflow.getHandle(contextId).describe()).runId;
+    expect(lastExecution).not.toBe(firstExecution);
+    const notifications = deduped(receiver.got);
+    const completed = notifications.find(
+      (each) => each.body.statusUpdate.status.state === 'TASK_STATE_COMPLETED',
+    )!;
+    // Sent by the execution after the hand-over, from the config it was handed.
+    expect(completed.headers['durable-agent-delivery']).toContain(`/${lastExecution}/`);
+    expect(completed.headers['x-a2a-notification-token']).toBe('push-secret-3');
+    expect(notifications.map((each) => each.body.statusUpdate.status.state)).toEqual([
+      'TASK_STATE_WORKING',
+      'TASK_STATE_COMPLETED',
+    ]);
+    const listed = await client.listTaskPushNotificationConfig({
+      tenant: '',
+      taskId: task.id,
+      pageSize: 0,
+      pageToken: '',
+    });
+    expect(listed.configs.map((config) => config.id)).toEqual(['kept']);
+  } finally {
+    await receiver.close();
+  }
+});
+
+test('a context has at most 64 tasks with push configs while they run; one that has ended makes room', async () => {
+  nockModel(
+    [
+      { toolCalls: [{ id: 'call_push_many', name: 'ticker', arguments: { ticks: 1_200, everyMs: 50 } }] },
+      { text: 'All of them at once.' },
+    ],
+    { only: (request) => request.messages.some((message) => message.content === 'Keep the context busy') },
+  );
+  const receiver = await pushReceiver();
+  try {
+    const client = await clientFor(TOKENS.caller);
+    const busy = (await client.sendMessage({
+      ...request([textPart('Keep the context busy')]),
+      configuration: { acceptedOutputModes: [], returnImmediately: true } as never,
+    })) as unknown as { id: string; contextId: string };
+    const { contextId } = busy;
+    // Queued behind the busy run: submitted, each with a config.
+    const queued: string[] = [];
+    for (let index = 0; index < 65; index++) {
+      const sent = await client.sendMessage({
+        ...request([textPart(`queued ${index}`)], { contextId }),
+        configuration: { acceptedOutputModes: [], returnImmediately: true } as never,
+      });
+      queued.push((sent as unknown as { id: string }).id);
+    }
+    const setOn = (taskId: string) =>
+      client.createTaskPushNotificationConfig(pushConfig(taskId, { id: 'many', url: receiver.url }));
+    for (const taskId of queued.slice(0, 64)) await setOn(taskId);
+    await expect(setOn(queued[64]!)).rejects.toThrow(/at most 64 tasks/);
+
+    await client.cancelTask({ tenant: '', id: busy.id, metadata: undefined });
+    await waitFor(async () => {
+      const polled = await client.getTask({ tenant: '', id: queued[63]!, historyLength: 0 });
+      return polled.status?.state === TaskState.TASK_STATE_COMPLETED ? true : undefined;
+    }, 'the queued tasks to complete');
+    await setOn(queued[64]!);
+  } finally {
+    await receiver.close();
+  }
+}, 120_000);

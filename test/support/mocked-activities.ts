@@ -132,6 +132,7 @@ export function mockedActivities(options: MockedActivityOptions): MockedActiviti
     composeSystemPrompt: async (request) => `mocked system prompt for ${request.tools.length} tools`,
     summarizeTranscript: unexpected('summarizeTranscript'),
     deliverWebhook: unexpected('deliverWebhook'),
+    deliverA2APush: unexpected('deliverA2APush'),
     sendRapNotice: unexpected('sendRapNotice'),
   };
   return { activities, toolRuns };

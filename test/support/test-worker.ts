@@ -77,6 +77,8 @@ export async function startHarness(options: {
   approverKeys?: ApproverKeys;
   approvalPolicy?: ApprovalPolicy;
   webhooks?: WebhookConfig[];
+  /** A2A push notifications may reach loopback addresses (the tests' receivers). */
+  a2aPushAllowPrivate?: boolean;
   gatewayUrl?: string;
   circuitBreakers?: ToolCircuitBreakers;
   /** Conversations keep the search attributes up to date (the test server has them registered). */
@@ -129,6 +131,7 @@ export async function startHarness(options: {
       ...(options.approverKeys ? { approverKeys: options.approverKeys } : {}),
       ...(options.approvalPolicy ? { approvalPolicy: options.approvalPolicy } : {}),
       ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+      ...(options.a2aPushAllowPrivate ? { a2aPush: { allowPrivateNetwork: true } } : {}),
       ...(options.gatewayUrl ? { gatewayUrl: options.gatewayUrl } : {}),
       ...(options.circuitBreakers ? { circuitBreakers: options.circuitBreakers } : {}),
       ...(options.searchAttributes ? { searchAttributes: true } : {}),

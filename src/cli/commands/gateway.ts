@@ -12,6 +12,7 @@ import { schemaProblems } from '../../shared/schema-problems';
 import { type Cleanups, log } from '../cleanups';
 import { connectAgent } from '../connect-agent';
 import { UsageError } from '../usage-error';
+import { a2aPushAllowPrivateFromEnv } from '../../worker/webhook-settings';
 
 /**
  * `gateway`: the HTTP gateway for services, on 127.0.0.1 unless told otherwise. Tokens come from
@@ -86,6 +87,7 @@ export async function gatewayCommand(args: string[], cleanups: Cleanups): Promis
     ...(trustedProxies ? { trustedProxies } : {}),
     ...(tls ? { tls } : {}),
     ...(a2aCard ? { a2aCard } : {}),
+    ...(a2aPushAllowPrivateFromEnv(process.env) ? { a2aPushAllowPrivate: true } : {}),
     ...(webUiBase ? { webUi: { baseUrl: webUiBase, namespace: settings.namespace } } : {}),
   });
   const address = await app.listen({ port, host });

@@ -13,7 +13,7 @@ export const DEFAULT_A2A_CARD: A2ACardSettings = {
 
 /**
  * The agent card (A2A 1.0, ProtoJSON): the operator's name, description and skills; the JSON-RPC
- * interface at `origin`; the capabilities this gateway has (streaming, no push notifications, no
+ * interface at `origin`; the capabilities this gateway has (streaming, push notifications, no
  * extended card); and the gateway's bearer tokens as the one security scheme every call needs.
  */
 export function agentCard(settings: A2ACardSettings, origin: string): Record<string, unknown> {
@@ -29,7 +29,7 @@ export function agentCard(settings: A2ACardSettings, origin: string): Record<str
     ],
     ...(settings.provider ? { provider: settings.provider } : {}),
     ...(settings.documentationUrl ? { documentationUrl: settings.documentationUrl } : {}),
-    capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
+    capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: false },
     securitySchemes: {
       gatewayToken: {
         httpAuthSecurityScheme: {

@@ -1,6 +1,6 @@
 import type { AgentClient } from '../../client/agent-client';
 import { CURSOR_KEY, type StreamCursor, encodeCursor } from './a2a-cursor';
-import { type TaskRef, statusOf } from './a2a-task-parts';
+import { type TaskRef, statusOf } from '../../shared/a2a-task-parts';
 import { type TaskUpdate, TaskUpdates, needsPending } from './a2a-task-updates';
 
 /** Where following a task begins, and what ends it early. */

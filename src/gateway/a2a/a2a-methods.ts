@@ -15,8 +15,9 @@ import type { A2AContext } from './a2a-context';
 import { A2AError, invalidParams, taskNotFound } from './a2a-errors';
 import { followTask } from './a2a-follow';
 import { parseTaskId } from './a2a-ids';
-import { authorizeOnTask, takeMessage } from './a2a-send';
-import type { TaskRef } from './a2a-task-parts';
+import { takeWithPushConfig } from './a2a-push-configs';
+import { authorizeOnTask } from './a2a-send';
+import type { TaskRef } from '../../shared/a2a-task-parts';
 import { readTask } from './a2a-task-reader';
 import { taskView } from './a2a-task-view';
 
@@ -45,7 +46,7 @@ export async function sendMessage(
   token: GatewayToken,
   params: A2ASendParams,
 ): Promise<{ task: A2ATask }> {
-  const taken = await takeMessage(a2a, token, params.message);
+  const taken = await takeWithPushConfig(a2a, token, params);
   if (params.configuration?.returnImmediately) return { task: taken.snapshot };
   await waitForPause(a2a, taken);
   const historyLength = params.configuration?.historyLength;

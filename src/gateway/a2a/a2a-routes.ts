@@ -14,10 +14,20 @@ import { streamEvents } from '../event-stream';
 import { A2A_RPC_PATH, DEFAULT_A2A_CARD, agentCard } from './a2a-card';
 import type { A2AContext } from './a2a-context';
 import { CURSOR_KEY, decodeCursor, encodeCursor } from './a2a-cursor';
-import { A2AError, rpcErrorOf, unsupported } from './a2a-errors';
+import { A2AError, invalidParams, rpcErrorOf, unsupported } from './a2a-errors';
 import { followTask } from './a2a-follow';
 import { cancelTask, getTask, listTasks, paramsOf, refOf, sendMessage } from './a2a-methods';
-import { authorizeOnTask, takeMessage } from './a2a-send';
+import {
+  A2AListPushConfigsParamsSchema,
+  A2APushConfigIdParamsSchema,
+  A2APushConfigParamsSchema,
+  deletePushConfig,
+  getPushConfig,
+  listPushConfigs,
+  setPushConfig,
+  takeWithPushConfig,
+} from './a2a-push-configs';
+import { authorizeOnTask } from './a2a-send';
 import type { Taken } from './a2a-send';
 import { readTask } from './a2a-task-reader';
 
@@ -25,12 +35,6 @@ type RpcId = string | number | null;
 
 /** The methods that answer with a stream of server-sent events. */
 const STREAMING = new Set(['SendStreamingMessage', 'SubscribeToTask']);
-const PUSH_CONFIG_METHODS = new Set([
-  'CreateTaskPushNotificationConfig',
-  'GetTaskPushNotificationConfig',
-  'ListTaskPushNotificationConfigs',
-  'DeleteTaskPushNotificationConfig',
-]);
 
 /**
  * A2A 1.0 on the gateway: the agent card at `/.well-known/agent-card.json` (public, as the protocol
@@ -102,12 +106,22 @@ async function call(a2a: A2AContext, token: GatewayToken, method: string, params
       return listTasks(a2a, token, params);
     case 'CancelTask':
       return cancelTask(a2a, token, params);
+    case 'CreateTaskPushNotificationConfig': {
+      const config = paramsOf(A2APushConfigParamsSchema, params);
+      if (!config.taskId) throw invalidParams('invalid params: taskId names the task');
+      return setPushConfig(a2a, token, refOf(config.taskId), config);
+    }
+    case 'GetTaskPushNotificationConfig': {
+      const { taskId, id } = paramsOf(A2APushConfigIdParamsSchema, params);
+      return getPushConfig(a2a, token, refOf(taskId), id);
+    }
+    case 'ListTaskPushNotificationConfigs':
+      return listPushConfigs(a2a, token, refOf(paramsOf(A2AListPushConfigsParamsSchema, params).taskId));
+    case 'DeleteTaskPushNotificationConfig': {
+      const { taskId, id } = paramsOf(A2APushConfigIdParamsSchema, params);
+      return deletePushConfig(a2a, token, refOf(taskId), id);
+    }
     default:
-      if (PUSH_CONFIG_METHODS.has(method))
-        throw new A2AError(
-          A2A_ERROR_CODES.pushNotificationNotSupported,
-          'this agent sends no push notifications',
-        );
       throw new A2AError(A2A_ERROR_CODES.methodNotFound, `no method ${JSON.stringify(method.slice(0, 128))}`);
   }
 }
@@ -121,7 +135,7 @@ async function streamStart(
   params: unknown,
 ): Promise<Taken> {
   if (method === 'SendStreamingMessage')
-    return takeMessage(a2a, token, paramsOf(A2ASendParamsSchema, params).message);
+    return takeWithPushConfig(a2a, token, paramsOf(A2ASendParamsSchema, params));
   const ref = refOf(paramsOf(A2ATaskIdParamsSchema, params).id);
   await authorizeOnTask(a2a, token, 'events', ref);
   const header = request.headers['last-event-id'];

@@ -9,7 +9,7 @@ import type { StreamCursor } from './a2a-cursor';
 import { invalidParams, taskNotFound, unsupported } from './a2a-errors';
 import { conversationMessageId, newContextId, parseTaskId, taskIdOf } from './a2a-ids';
 import { contentOf } from './a2a-message-parts';
-import { type TaskRef, statusOf } from './a2a-task-parts';
+import { type TaskRef, statusOf } from '../../shared/a2a-task-parts';
 import { readTask } from './a2a-task-reader';
 
 /** A message taken: the task it is part of, the task as it stood, and where following it begins. */

@@ -2,7 +2,7 @@ import type { AgentClient } from '../../client/agent-client';
 import type { A2AMessageOut } from '../../shared/a2a';
 import { ConversationNotFoundError } from '../../shared/conversation-errors';
 import { taskNotFound } from './a2a-errors';
-import { type TaskRef, agentMessage } from './a2a-task-parts';
+import { type TaskRef, agentMessage } from '../../shared/a2a-task-parts';
 import { type TaskView, taskView } from './a2a-task-view';
 
 /** How far back in the transcript a task's own messages are looked for. */

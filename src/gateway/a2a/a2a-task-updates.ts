@@ -3,7 +3,13 @@ import type { PendingApproval } from '../../shared/approvals';
 import type { AgentEvent } from '../../shared/events';
 import { type RunSought, endsRun, learnRun } from '../../client/run-end';
 import { CURSOR_KEY, type StreamCursor, encodeCursor } from './a2a-cursor';
-import { type TaskRef, answerArtifact, approvalParts, finalStatusOf, statusOf } from './a2a-task-parts';
+import {
+  type TaskRef,
+  answerArtifact,
+  approvalParts,
+  finalStatusOf,
+  statusOf,
+} from '../../shared/a2a-task-parts';
 
 /** Where a text chunk's metadata says at which character of its model call's text it starts. */
 export const TEXT_OFFSET_KEY = 'durable-agent/offset';

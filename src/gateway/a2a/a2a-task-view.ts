@@ -2,7 +2,13 @@ import type { A2AMessageOut, A2ATask, A2ATaskState } from '../../shared/a2a';
 import type { PendingApproval } from '../../shared/approvals';
 import type { AgentEvent } from '../../shared/events';
 import { type RunSought, endsRun, learnRun } from '../../client/run-end';
-import { type TaskRef, answerArtifact, approvalParts, finalStatusOf, statusOf } from './a2a-task-parts';
+import {
+  type TaskRef,
+  answerArtifact,
+  approvalParts,
+  finalStatusOf,
+  statusOf,
+} from '../../shared/a2a-task-parts';
 
 type RunFinished = Extract<AgentEvent, { type: 'run_finished' }>;
 

@@ -1,7 +1,7 @@
-import type { A2AArtifact, A2AMessageOut, A2APart, A2ATaskState, A2ATaskStatus } from '../../shared/a2a';
-import type { PendingApproval } from '../../shared/approvals';
-import type { AgentEvent } from '../../shared/events';
-import { policyProgress } from '../../shared/pending-policy';
+import type { A2AArtifact, A2AMessageOut, A2APart, A2ATaskState, A2ATaskStatus } from './a2a';
+import type { PendingApproval } from './approvals';
+import type { AgentEvent } from './events';
+import { policyProgress } from './pending-policy';
 
 /** The task a stream or a view is about: its id, its context (conversation) and its message. */
 export interface TaskRef {
