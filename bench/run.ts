@@ -5,7 +5,7 @@
  * run starts in a temporary directory and stops at its end. Each bench prints a table and writes
  * bench/results/<bench>.json; the run ends with bench/results/summary.md, the tables of
  * docs/benchmarks/history.md (summed up in BENCHMARKS.md). Arguments: `--quick` (fewer turns, to
- * try it out), `--only a,b` (bench names: turn, fanout, throughput, control, history, replay, text, crash, uncached, peers, fairness, memory, console, prefix, mcp), `--no-cluster` (the
+ * try it out), `--only a,b` (bench names: turn, fanout, throughput, control, history, replay, text, crash, uncached, peers, fairness, memory, console, prefix, protocols), `--no-cluster` (the
  * embedded server only), `--server-config KEY=JSON` (a dynamic config value for every embedded
  * server the run starts, repeatable: for experiments; the cluster reads
  * deploy/dynamicconfig/durable-agent.yaml).
@@ -29,7 +29,7 @@ import { peers } from './peers';
 import { prefixStability } from './prefix-stability';
 import { firstText } from './first-text';
 import { historyGrowth } from './history-growth';
-import { mcpProgress } from './mcp-progress';
+import { protocolFirstText } from './protocol-first-text';
 import { replay } from './replay';
 import { type BenchContext, connectTo } from './support/context';
 import { AnswerHub } from './support/driven-conversation';
@@ -74,7 +74,7 @@ const BENCHES: Array<{
   { name: 'memory', title: '12. Memory per cached workflow', run: workflowMemory },
   { name: 'console', title: '13. Console at scale', run: consoleScale },
   { name: 'prefix', title: '14. Stable prompt prefixes', run: prefixStability },
-  { name: 'mcp', title: '15. MCP progress beside the event stream', run: mcpProgress },
+  { name: 'protocols', title: '15. MCP, A2A and AG-UI beside the event stream', run: protocolFirstText },
 ];
 
 interface Options {

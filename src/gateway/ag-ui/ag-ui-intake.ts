@@ -1,11 +1,7 @@
 import type { PendingApproval } from '../../shared/approvals';
 import type { ClientTool, PendingClientToolCall } from '../../shared/client-tools';
 import { MAX_CLIENT_TOOL_RESULT_CHARS } from '../../shared/client-tools';
-import {
-  ConversationExistsError,
-  ConversationNotFoundError,
-  UpdateRefusedError,
-} from '../../shared/conversation-errors';
+import { ConversationNotFoundError, UpdateRefusedError } from '../../shared/conversation-errors';
 import type { GatewayAction, GatewayToken } from '../gateway-api';
 import type { GatewayAccess } from '../gateway-access';
 import type { GatewayDeps } from '../gateway-deps';
@@ -72,8 +68,7 @@ export async function deliverRunInput(
     if (!(messages.length > 0 && access.mayStart(token, id) && error instanceof ConversationNotFoundError))
       throw error;
     authorizeToken(token, 'send', { conversationId: id });
-    await startConversation(deps, id);
-    before = 0;
+    return startWith(deps, token, input, messages, beforeDelivering);
   }
   beforeDelivering(before);
   const waitedBefore = await waitingFor(deps, id);
@@ -109,13 +104,22 @@ async function stillWaitingFor(deps: GatewayDeps, id: string, before: Waiting): 
   };
 }
 
-/** Started before its message is sent, so the page's stream listens before the model's first token. */
-async function startConversation(deps: GatewayDeps, id: string): Promise<void> {
-  try {
-    await deps.agent.start(id, {});
-  } catch (error) {
-    if (!(error instanceof ConversationExistsError)) throw error;
-  }
+/**
+ * A new conversation, started by its first message: nothing in it waits for the page, and it has
+ * taken nothing, so nothing is asked of it before (queries on a workflow that has just started
+ * wait for its first workflow task). The watch is opened as soon as it exists, before the model
+ * call that message causes can begin to stream.
+ */
+async function startWith(
+  deps: GatewayDeps,
+  token: GatewayToken,
+  input: RunAgentInput,
+  messages: AgUiMessage[],
+  beforeDelivering: (afterSeq: number) => void,
+): Promise<AgUiIntake> {
+  const nothingWaits: Waiting = { approvals: [], clientCalls: [] };
+  const sent = await sendMessages(deps, token, input, messages, () => beforeDelivering(0));
+  return { ...sent, before: 0, stillWaiting: nothingWaits };
 }
 
 /** The user messages after the page's last message of another role: what it asks now. */
@@ -125,11 +129,13 @@ function trailingUserMessages(messages: readonly AgUiMessage[]): AgUiMessage[] {
   return messages.slice(first).filter((message) => textOfContent(message.content).trim().length > 0);
 }
 
+/** Sends the page's messages in order; `started`, when given, has the first start the conversation and is called once it has. */
 async function sendMessages(
   deps: GatewayDeps,
   token: GatewayToken,
   input: RunAgentInput,
   messages: AgUiMessage[],
+  started?: () => void,
 ): Promise<Pick<AgUiIntake, 'afterSeq' | 'afterRun' | 'delivered'>> {
   let first: Pick<AgUiIntake, 'afterSeq' | 'afterRun' | 'delivered'> | undefined;
   for (const [index, message] of messages.entries()) {
@@ -138,9 +144,10 @@ async function sendMessages(
     const sent = await deps.agent.send(input.threadId, textOfContent(message.content), {
       sender: token.name,
       messageId: messageIdOf(input, message),
-      start: false,
+      start: started !== undefined && index === 0,
       ...(clientTools.length ? { clientTools } : {}),
     });
+    if (index === 0) started?.();
     first ??= { afterSeq: sent.afterSeq, afterRun: sent.afterRun, delivered: true };
   }
   return first!;
