@@ -1,4 +1,7 @@
+import { execFile, spawnSync } from 'node:child_process';
 import { createHash, generateKeyPairSync, randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import nock from 'nock';
 import type { FastifyInstance } from 'fastify';
 import { type Part, type StreamResponse, TaskState } from '@a2a-js/sdk';
@@ -13,6 +16,7 @@ import { createGateway } from '../../src/http/gateway-app';
 import { GatewayTokens } from '../../src/gateway/gateway-tokens';
 import { rawPublicKey } from '../../src/worker/floor-settings';
 import { freePort } from '../../src/platform/free-port';
+import { inCi } from '../support/in-ci';
 import { NOCK_MODEL_URL, nockModel } from '../support/nock-model';
 import { recordTool, recorded, tickerTool } from '../support/test-tools';
 import { type TestHarness, startHarness, waitFor } from '../support/test-worker';
@@ -20,7 +24,8 @@ import { type TestHarness, startHarness, waitFor } from '../support/test-worker'
 /**
  * Another team's agent, written with the A2A JavaScript SDK (its client, not ours), works with a
  * durable agent through the gateway: it reads the card, sends, streams, polls, answers a pending
- * approval, cancels, retries, and resubscribes after the gateway went away mid-task.
+ * approval, cancels, retries, and resubscribes after the gateway went away mid-task. A Python
+ * caller, written with PyPI's `a2a-sdk` (installed by the tests' global setup), does the same.
  */
 const gatewayKey = generateKeyPairSync('ed25519');
 const TOKENS = {
@@ -448,3 +453,128 @@ test('a caller reaches only what its token allows', async () => {
   expect(anonymous.status).toBe(401);
   expect(await anonymous.json()).toMatchObject({ jsonrpc: '2.0', id: 1, error: { code: -32099 } });
 });
+
+/** The Python of the venv the global setup installs the Python A2A SDK into, or undefined. */
+const ROOT = path.resolve(__dirname, '..', '..');
+const python =
+  spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'install-a2a-python-sdk.mjs'), '--find'], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  }).stdout.trim() || undefined;
+const withPython = python || inCi() ? test : test.skip;
+if (!python && !inCi())
+  console.warn(
+    'skipping the Python A2A caller: no Python A2A SDK (installed by the global setup from PyPI; needs python3 with venv)',
+  );
+
+interface PythonEvent {
+  kind: string;
+  taskId: string;
+  state?: string;
+  text?: string;
+  artifactId?: string;
+  data?: Array<Record<string, unknown>>;
+}
+interface PythonTask {
+  state: string;
+  answer: string;
+  history: string[][];
+}
+
+withPython(
+  'a Python caller (a2a-sdk) streams a task to completed, polls one, answers an approval and cancels one',
+  async () => {
+    if (!python)
+      throw new Error('the Python A2A caller needs the Python A2A SDK, installed by the global setup');
+    const mine = (text: string) => (request: { messages: Array<{ content?: unknown }> }) =>
+      request.messages.some((message) => message.content === text);
+    const answer = 'Python hears the desk is open from nine.';
+    nockModel([{ text: answer, textChunks: 4, chunkDelayMs: 30 }], {
+      only: mine('Python: when is the desk open?'),
+    });
+    nockModel([{ text: 'Polled from Python.' }], { only: mine('Python: answer when polled') });
+    nockModel(
+      [
+        { toolCalls: [{ id: 'call_py_record', name: 'record', arguments: { value: 'ticket-7' } }] },
+        { text: 'Recorded ticket-7.' },
+      ],
+      { only: mine('Python: record ticket 7') },
+    );
+    nockModel(
+      [{ toolCalls: [{ id: 'call_py_tick', name: 'ticker', arguments: { ticks: 600, everyMs: 50 } }] }],
+      { only: mine('Python: count for a while') },
+    );
+    const { stdout } = await promisify(execFile)(
+      python,
+      [path.join(ROOT, 'test', 'fixtures', 'a2a-python-peer.py'), baseUrl],
+      { env: { A2A_TOKEN: TOKENS.caller, PATH: process.env.PATH }, timeout: 90_000 },
+    );
+    const report = JSON.parse(stdout) as {
+      card: { name: string; streaming: boolean; interfaces: string[][]; skills: string[] };
+      streamed: { events: PythonEvent[]; polled: PythonTask };
+      polled: { sent: PythonEvent; polled: PythonTask };
+      approved: { asked: PythonEvent[]; answered: PythonEvent[] };
+      canceled: { state: string; text: string; cancelAgain: string | null };
+      problems: string[];
+    };
+    // Every answer, read strictly as A2A's messages: no field the protocol lacks, no value of another type.
+    expect(report.problems).toEqual([]);
+    expect(report.card).toEqual({
+      name: 'Ticket desk',
+      streaming: true,
+      interfaces: [['JSONRPC', '1.0']],
+      skills: ['tickets'],
+    });
+
+    const states = (events: PythonEvent[]) => events.flatMap((event) => (event.state ? [event.state] : []));
+    const { events } = report.streamed;
+    expect(events[0]).toMatchObject({ kind: 'task', contextId: expect.stringMatching(/^a2a-/) });
+    expect(states(events)).toEqual(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
+    const streamedText = events
+      .filter((event) => event.artifactId?.startsWith('text-'))
+      .map((event) => event.text)
+      .join('');
+    expect(streamedText).toBe(answer);
+    expect(report.streamed.polled).toEqual({
+      state: 'TASK_STATE_COMPLETED',
+      answer,
+      history: [
+        ['ROLE_USER', 'Python: when is the desk open?'],
+        ['ROLE_AGENT', answer],
+      ],
+    });
+
+    expect(report.polled.sent.kind).toBe('task');
+    expect(report.polled.polled).toMatchObject({
+      state: 'TASK_STATE_COMPLETED',
+      answer: 'Polled from Python.',
+    });
+
+    const waiting = report.approved.asked.at(-1)!;
+    expect(waiting.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(waiting.data).toEqual([
+      expect.objectContaining({
+        kind: 'approval_request',
+        toolCallId: 'call_py_record',
+        argumentsSha256: sha256('{"value":"ticket-7"}'),
+      }),
+    ]);
+    expect(states(report.approved.answered).at(-1)).toBe('TASK_STATE_COMPLETED');
+    expect(recorded.get('call_py_record')).toBe('ticket-7');
+    const contextId = report.approved.asked[0]!.taskId.split('/')[0]!;
+    expect(
+      (await harness.agent.events(contextId)).find((event) => event.type === 'approval_decided'),
+    ).toMatchObject({
+      by: 'a2a-caller',
+      decision: 'allow_once',
+      reason: 'checked by python',
+    });
+
+    expect(report.canceled).toEqual({
+      state: 'TASK_STATE_CANCELED',
+      text: expect.stringMatching(/canceled by a2a-caller/),
+      cancelAgain: 'TaskNotCancelableError',
+    });
+  },
+  120_000,
+);
