@@ -5,17 +5,23 @@ import { promisify } from 'node:util';
 import nock from 'nock';
 import type { FastifyInstance } from 'fastify';
 import { type Part, type StreamResponse, TaskState } from '@a2a-js/sdk';
-import {
-  type Client,
-  ClientFactory,
-  ClientFactoryOptions,
-  DefaultAgentCardResolver,
-  JsonRpcTransportFactory,
-} from '@a2a-js/sdk/client';
 import { createGateway } from '../../src/http/gateway-app';
 import { GatewayTokens } from '../../src/gateway/gateway-tokens';
 import { rawPublicKey } from '../../src/worker/floor-settings';
 import { freePort } from '../../src/platform/free-port';
+import {
+  A2A_CURSOR,
+  a2aClientFor,
+  a2aRequest,
+  chunksOf,
+  collect,
+  cursorOf,
+  dataPart,
+  stateOf,
+  textChunksOf,
+  textOf,
+  textPart,
+} from '../support/a2a-js-client';
 import { inCi } from '../support/in-ci';
 import { NOCK_MODEL_URL, nockModel } from '../support/nock-model';
 import { recordTool, recorded, tickerTool } from '../support/test-tools';
@@ -34,7 +40,6 @@ const TOKENS = {
   outsider: `tok-a2a-outsider-${randomUUID()}`,
 };
 
-const CURSOR = 'durable-agent/cursor';
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 let harness: TestHarness;
@@ -93,88 +98,8 @@ afterAll(async () => {
   nock.enableNetConnect();
 });
 
-/** The SDK's client, as another team builds it, presenting `token` on every request. */
-async function clientFor(token: string): Promise<Client> {
-  const fetchImpl: typeof fetch = (input, init) => {
-    const headers = new Headers(init?.headers);
-    headers.set('authorization', `Bearer ${token}`);
-    return fetch(input, { ...init, headers });
-  };
-  const factory = new ClientFactory(
-    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [new JsonRpcTransportFactory({ fetchImpl })],
-      cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
-    }),
-  );
-  return factory.createFromUrl(baseUrl);
-}
-
-const textPart = (text: string): Part => ({
-  content: { $case: 'text', value: text },
-  metadata: undefined,
-  filename: '',
-  mediaType: '',
-});
-
-const dataPart = (value: unknown): Part => ({
-  content: { $case: 'data', value },
-  metadata: undefined,
-  filename: '',
-  mediaType: '',
-});
-
-function request(parts: Part[], ids: { messageId?: string; taskId?: string; contextId?: string } = {}) {
-  return {
-    tenant: '',
-    message: {
-      messageId: ids.messageId ?? randomUUID(),
-      contextId: ids.contextId ?? '',
-      taskId: ids.taskId ?? '',
-      role: 1,
-      parts,
-      metadata: undefined,
-      extensions: [],
-      referenceTaskIds: [],
-    },
-    configuration: undefined,
-    metadata: undefined,
-  };
-}
-
-async function collect(stream: AsyncGenerator<StreamResponse>): Promise<StreamResponse[]> {
-  const events: StreamResponse[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
-
-const stateOf = (event: StreamResponse) =>
-  event.payload?.$case === 'statusUpdate'
-    ? event.payload.value.status?.state
-    : event.payload?.$case === 'task'
-      ? event.payload.value.status?.state
-      : undefined;
-const textOf = (parts: Part[] | undefined) =>
-  (parts ?? []).map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('');
-/** The streamed model text, chunk by chunk. */
-const chunksOf = (events: StreamResponse[]) =>
-  events.flatMap((event) =>
-    event.payload?.$case === 'artifactUpdate' && event.payload.value.artifact?.artifactId.startsWith('text-')
-      ? [textOf(event.payload.value.artifact.parts)]
-      : [],
-  );
-
-/** The streamed model text with where each chunk starts. */
-const textChunksOf = (events: StreamResponse[]) =>
-  events.flatMap((event) =>
-    event.payload?.$case === 'artifactUpdate' && event.payload.value.artifact?.artifactId.startsWith('text-')
-      ? [
-          {
-            text: textOf(event.payload.value.artifact.parts),
-            offset: Number(event.payload.value.artifact.metadata?.['durable-agent/offset']),
-          },
-        ]
-      : [],
-  );
+const clientFor = (token: string) => a2aClientFor(baseUrl, token);
+const request = a2aRequest;
 
 test('the card says what the agent is; a streamed task goes working, text in chunks, the answer, completed; GetTask polls the same', async () => {
   const answer = 'The ticket desk is open from nine to five.';
@@ -386,7 +311,7 @@ test('the gateway goes away mid-stream; the client resubscribes to another with 
     for await (const event of client.sendMessageStream(request([textPart('Say twenty-four words')]))) {
       before.push(event);
       const payload = event.payload?.value as { metadata?: Record<string, string> };
-      cursor = payload.metadata?.[CURSOR] ?? cursor;
+      cursor = payload.metadata?.[A2A_CURSOR] ?? cursor;
       if (chunksOf(before).length === 2) {
         // Abruptly: every connection cut, nothing said.
         gateway.server.closeAllConnections();
@@ -425,6 +350,34 @@ test('the gateway goes away mid-stream; the client resubscribes to another with 
     TaskState.TASK_STATE_SUBMITTED,
     TaskState.TASK_STATE_WORKING,
     TaskState.TASK_STATE_COMPLETED,
+  ]);
+});
+
+test('resubscribed after the answer, a stream sends the final status alone; after the end, the task alone, and ends', async () => {
+  nockModel([{ text: 'Done here.' }], {
+    only: (request) => request.messages.some((message) => message.content === 'Answer, then resubscribe'),
+  });
+  const client = await clientFor(TOKENS.caller);
+  const events = await collect(client.sendMessageStream(request([textPart('Answer, then resubscribe')])));
+  const task = (events[0]!.payload as { value: { id: string } }).value;
+  const answerAt = events.findIndex(
+    (event) =>
+      event.payload?.$case === 'artifactUpdate' && event.payload.value.artifact?.artifactId === 'answer',
+  );
+  const resubscribe = (cursor: string) =>
+    collect(
+      client.resubscribeTask({ tenant: '', id: task.id }, { serviceParameters: { 'Last-Event-ID': cursor } }),
+    );
+  // Cut after the answer, before the final status: the status comes, the answer not again.
+  const afterAnswer = await resubscribe(cursorOf(events[answerAt]!)!);
+  expect(afterAnswer.map((event) => [event.payload?.$case, stateOf(event)])).toEqual([
+    ['task', TaskState.TASK_STATE_COMPLETED],
+    ['statusUpdate', TaskState.TASK_STATE_COMPLETED],
+  ]);
+  // Cut after the final status: the task as it stands, and the stream ends.
+  const afterEnd = await resubscribe(cursorOf(events.at(-1)!)!);
+  expect(afterEnd.map((event) => [event.payload?.$case, stateOf(event)])).toEqual([
+    ['task', TaskState.TASK_STATE_COMPLETED],
   ]);
 });
 

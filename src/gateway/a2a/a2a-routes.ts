@@ -112,14 +112,18 @@ async function call(a2a: A2AContext, token: GatewayToken, method: string, params
   }
 }
 
-/** Where a stream begins: a new message taken, or a task subscribed to (after the client's `Last-Event-ID`). */
+/**
+ * Where a stream begins: a new message taken, or a task subscribed to (after the client's
+ * `Last-Event-ID`); `over` when the client has seen the task's end already, so the task as it stands
+ * is all there is to send.
+ */
 async function streamStart(
   a2a: A2AContext,
   request: FastifyRequest,
   token: GatewayToken,
   method: string,
   params: unknown,
-): Promise<Taken> {
+): Promise<Taken & { over?: boolean }> {
   if (method === 'SendStreamingMessage')
     return takeMessage(a2a, token, paramsOf(A2ASendParamsSchema, params).message);
   const ref = refOf(paramsOf(A2ATaskIdParamsSchema, params).id);
@@ -130,7 +134,8 @@ async function streamStart(
   if (!resume && A2A_TERMINAL_STATES.has(view.state))
     throw unsupported(`task ${ref.taskId} has ended (${view.state}): GetTask reads it`);
   const cursor = resume ?? { seq: view.lastSeq, ...(view.run !== undefined ? { run: view.run } : {}) };
-  return { ref, snapshot: view.task, afterRun: view.afterRun, cursor };
+  const over = view.finished !== undefined && cursor.seq >= view.finished.seq;
+  return { ref, snapshot: view.task, afterRun: view.afterRun, cursor, over };
 }
 
 async function stream(
@@ -161,6 +166,7 @@ async function stream(
             at,
           ),
         );
+        if (start.over) return;
         try {
           const updates = followTask(a2a.deps.agent, {
             ...start,
