@@ -4,6 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import nock from 'nock';
 import type { FastifyInstance } from 'fastify';
+import type { MetricMeter } from '@temporalio/common';
 import { type Part, type StreamResponse, TaskState } from '@a2a-js/sdk';
 import { createGateway } from '../../src/http/gateway-app';
 import { GatewayTokens } from '../../src/gateway/gateway-tokens';
@@ -42,6 +43,22 @@ const TOKENS = {
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
+/** What the gateway recorded through its meter: `name method=… outcome=…` to the counter's sum or the gauge's value. */
+const gatewayMetrics = new Map<string, number>();
+const seriesKey = (name: string, tags: Record<string, unknown> = {}) =>
+  [name, ...Object.entries(tags).map(([key, value]) => `${key}=${String(value)}`)].join(' ');
+const meter = {
+  createCounter: (name: string) => ({
+    add: (value: number, tags?: Record<string, unknown>) =>
+      gatewayMetrics.set(seriesKey(name, tags), (gatewayMetrics.get(seriesKey(name, tags)) ?? 0) + value),
+  }),
+  createGauge: (name: string) => ({
+    set: (value: number, tags?: Record<string, unknown>) => gatewayMetrics.set(seriesKey(name, tags), value),
+  }),
+  createHistogram: () => ({ record: () => undefined }),
+  withTags: () => meter,
+} as unknown as MetricMeter;
+
 let harness: TestHarness;
 let gateway: FastifyInstance;
 let port: number;
@@ -52,6 +69,7 @@ async function openGateway(): Promise<void> {
     agent: harness.agent,
     signingKey: gatewayKey.privateKey,
     eventPollMs: 50,
+    metricMeter: meter,
     a2aCard: {
       name: 'Ticket desk',
       description: 'Records tickets, after a person allows it.',
@@ -379,6 +397,39 @@ test('resubscribed after the answer, a stream sends the final status alone; afte
   expect(afterEnd.map((event) => [event.payload?.$case, stateOf(event)])).toEqual([
     ['task', TaskState.TASK_STATE_COMPLETED],
   ]);
+});
+
+test('the gateway counts A2A requests by method and outcome, the messages it takes, and its open streams', async () => {
+  nockModel([{ text: 'Counted.' }], {
+    only: (request) => request.messages.some((message) => message.content === 'Count this request'),
+  });
+  const before = new Map(gatewayMetrics);
+  const grew = (name: string, tags: Record<string, string>) =>
+    (gatewayMetrics.get(seriesKey(name, tags)) ?? 0) - (before.get(seriesKey(name, tags)) ?? 0);
+  const client = await clientFor(TOKENS.caller);
+  const openWhileStreaming: Array<number | undefined> = [];
+  for await (const _event of client.sendMessageStream(request([textPart('Count this request')])))
+    openWhileStreaming.push(gatewayMetrics.get('durable_agent_a2a_streams'));
+  expect(openWhileStreaming[0]).toBe(1);
+  await expect(client.getTask({ tenant: '', id: 'a2a-none/none', historyLength: 0 })).rejects.toThrow();
+  const rpc = (token: string, method: string) =>
+    fetch(`${baseUrl}/a2a`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: {} }),
+    });
+  await rpc('not-a-token', 'GetTask');
+  await rpc(TOKENS.caller, `NoSuchMethod-${randomUUID()}`);
+
+  const requests = 'durable_agent_a2a_requests';
+  expect(grew(requests, { method: 'SendStreamingMessage', outcome: 'ok' })).toBe(1);
+  expect(grew(requests, { method: 'GetTask', outcome: '-32001' })).toBe(1);
+  expect(grew(requests, { method: 'GetTask', outcome: '-32099' })).toBe(1);
+  // A method no A2A names is `unknown`, whatever the caller called it.
+  expect(grew(requests, { method: 'unknown', outcome: '-32601' })).toBe(1);
+  expect(grew('durable_agent_a2a_messages', { kind: 'task' })).toBe(1);
+  expect(gatewayMetrics.get('durable_agent_a2a_streams')).toBe(0);
+  expect(before.get('durable_agent_a2a_streams') ?? 0).toBe(0);
 });
 
 test('a caller reaches only what its token allows', async () => {

@@ -68,9 +68,10 @@ const countOf = (frames: AgUiFrame[], type: string) =>
   frames.filter((frame) => frame.event.type === type).length;
 
 /** A gateway process (`durable-agent gateway`) on a free port, for the tokens of `tokensFile`; its origin. */
-async function startGateway(taskQueue: string, tokensFile: string) {
+async function startGateway(taskQueue: string, tokensFile: string, env: NodeJS.ProcessEnv = {}) {
   const gateway = startCli(['gateway'], {
     ...process.env,
+    ...env,
     TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
     AGENT_TASK_QUEUE: taskQueue,
     DURABLE_AGENT_GATEWAY_TOKENS: tokensFile,
@@ -301,7 +302,9 @@ test('the gateway SIGKILLed while an A2A client streams a task: resubscribed to 
   const task = (before[0]!.payload as { value: { id: string; contextId: string } }).value;
   const cursor = cursorOf(before.at(-1)!)!;
 
-  const second = await startGateway(taskQueue, tokens);
+  // The second gateway serves its metrics too.
+  const metricsPort = await freePort();
+  const second = await startGateway(taskQueue, tokens, { DURABLE_AGENT_METRICS_PORT: String(metricsPort) });
   const client = await a2aClientFor(second.origin, TOKEN);
   const resubscribed = client.resubscribeTask(
     { tenant: '', id: task.id },
@@ -356,4 +359,15 @@ test('the gateway SIGKILLed while an A2A client streams a task: resubscribed to 
   }
   expect(await toolAttempts(markers)).toHaveLength(1);
   expect(model.script.requests).toHaveLength(2);
+
+  // What the second gateway served, on its Prometheus endpoint: one subscription, and no stream open now.
+  const series = (text: string, name: string, labels: string) =>
+    new RegExp(`^${name}\\{[^}]*${labels}[^}]*\\} (\\d+)$`, 'm').exec(text)?.[1];
+  const scraped = await waitFor(async () => {
+    const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    return series(text, 'durable_agent_a2a_requests_total', 'method="SubscribeToTask",outcome="ok"') === '1'
+      ? text
+      : undefined;
+  }, 'the gateway to count the subscription');
+  expect(scraped).toMatch(/^durable_agent_a2a_streams 0$/m);
 }, 120_000);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Server as TlsServer } from 'node:tls';
 import { parseArgs } from 'node:util';
+import type { MetricMeter } from '@temporalio/common';
 import {
   type CertificatePair,
   followCertificateFiles,
@@ -12,6 +13,7 @@ import { schemaProblems } from '../../shared/schema-problems';
 import { type Cleanups, log } from '../cleanups';
 import { connectAgent } from '../connect-agent';
 import { UsageError } from '../usage-error';
+import type { MetricsEndpoint } from '../../worker/metrics-endpoint';
 
 /**
  * `gateway`: the HTTP gateway for services, on 127.0.0.1 unless told otherwise. Tokens come from
@@ -24,6 +26,8 @@ import { UsageError } from '../usage-error';
  * plain HTTP, and says so when it listens beyond loopback with no TLS proxy named in front. A
  * certificate renewed in those files is served within a second, with no restart. `--a2a-card FILE` (or
  * DURABLE_AGENT_A2A_CARD) describes the agent on the A2A card: name, description, skills, agentId.
+ * `--metrics-port PORT` (or DURABLE_AGENT_METRICS_PORT) serves its A2A series on Prometheus' `/metrics`,
+ * as a worker serves its own.
  */
 export async function gatewayCommand(args: string[], cleanups: Cleanups): Promise<number> {
   const { values } = parseArgs({
@@ -37,6 +41,7 @@ export async function gatewayCommand(args: string[], cleanups: Cleanups): Promis
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
       'a2a-card': { type: 'string' },
+      'metrics-port': { type: 'string' },
     },
   });
   const tokensFile = values.tokens ?? process.env.DURABLE_AGENT_GATEWAY_TOKENS;
@@ -76,6 +81,7 @@ export async function gatewayCommand(args: string[], cleanups: Cleanups): Promis
   const a2aCard = cardFile === undefined ? undefined : readA2ACard(cardFile);
   const keyFile = process.env.DURABLE_AGENT_GATEWAY_SIGNING_KEY;
   const signingKey = keyFile ? readSigningKey(keyFile) : undefined;
+  const metricMeter = await gatewayMetricMeter(args);
   const { agent, settings } = await connectAgent(cleanups, { startServer: false });
   const webUiBase = process.env.DURABLE_AGENT_WEB_UI_URL?.replace(/\/+$/, '');
   const app = createGateway({
@@ -86,6 +92,7 @@ export async function gatewayCommand(args: string[], cleanups: Cleanups): Promis
     ...(trustedProxies ? { trustedProxies } : {}),
     ...(tls ? { tls } : {}),
     ...(a2aCard ? { a2aCard } : {}),
+    ...(metricMeter ? { metricMeter } : {}),
     ...(webUiBase ? { webUi: { baseUrl: webUiBase, namespace: settings.namespace } } : {}),
   });
   const address = await app.listen({ port, host });
@@ -109,6 +116,25 @@ export async function gatewayCommand(args: string[], cleanups: Cleanups): Promis
   log(`gateway listening on ${address}`);
   await new Promise<void>((resolve) => app.server.once('close', () => resolve()));
   return 0;
+}
+
+/**
+ * With a metrics port, the Temporal runtime's Prometheus endpoint (as a worker's) and its meter, which
+ * the gateway records its series through; none without.
+ */
+async function gatewayMetricMeter(args: string[]): Promise<MetricMeter | undefined> {
+  const { metricsEndpointFrom, prometheusTelemetry } = await import('../../worker/metrics-endpoint');
+  let metrics: MetricsEndpoint | undefined;
+  try {
+    metrics = metricsEndpointFrom(args, process.env);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (!metrics) return undefined;
+  const { Runtime } = await import('@temporalio/worker');
+  Runtime.install({ telemetryOptions: { metrics: prometheusTelemetry(metrics) } });
+  log(`metrics on http://${metrics.host}:${metrics.port}/metrics`);
+  return Runtime.instance().metricMeter;
 }
 
 /** The certificate and key files to serve HTTPS with, from the flags or the environment; none for plain HTTP. */

@@ -16,6 +16,7 @@ import type { A2AContext } from './a2a-context';
 import { CURSOR_KEY, decodeCursor, encodeCursor } from './a2a-cursor';
 import { A2AError, rpcErrorOf, unsupported } from './a2a-errors';
 import { followTask } from './a2a-follow';
+import { A2AMetrics } from './a2a-metrics';
 import { cancelTask, getTask, listTasks, paramsOf, refOf, sendMessage } from './a2a-methods';
 import { authorizeOnTask, takeMessage } from './a2a-send';
 import type { Taken } from './a2a-send';
@@ -44,7 +45,12 @@ export function registerA2ARoutes(
   access: GatewayAccess,
   openStream: (token: GatewayToken) => () => void,
 ): void {
-  const a2a: A2AContext = { deps, access, card: deps.a2aCard ?? DEFAULT_A2A_CARD };
+  const a2a: A2AContext = {
+    deps,
+    access,
+    card: deps.a2aCard ?? DEFAULT_A2A_CARD,
+    metrics: new A2AMetrics(deps.metricMeter),
+  };
 
   app.get('/.well-known/agent-card.json', async (request) =>
     agentCard(a2a.card, `${request.protocol}://${request.host}`),
@@ -59,22 +65,31 @@ export function registerA2ARoutes(
           (error as { statusCode?: number }).statusCode === 413
             ? A2A_ERROR_CODES.invalidRequest
             : A2A_ERROR_CODES.parseError;
+        a2a.metrics.request(undefined, code);
         void reply.status(200).send(rpcError(null, code, error.message));
       },
     },
     async (request, reply) => {
       const parsed = JsonRpcRequestSchema.safeParse(request.body);
-      if (!parsed.success)
+      if (!parsed.success) {
+        a2a.metrics.request(undefined, A2A_ERROR_CODES.invalidRequest);
         return reply.send(rpcError(null, A2A_ERROR_CODES.invalidRequest, 'not a JSON-RPC 2.0 request'));
+      }
       const { id = null, method, params } = parsed.data;
       try {
         assertVersion(request);
         const token = access.authenticate(request);
-        if (STREAMING.has(method))
-          return await stream(a2a, request, reply, token, id, method, params, openStream);
-        return reply.send({ jsonrpc: '2.0', id, result: await call(a2a, token, method, params) });
+        if (STREAMING.has(method)) {
+          await stream(a2a, request, reply, token, id, method, params, openStream);
+          a2a.metrics.request(method, undefined);
+          return;
+        }
+        const result = await call(a2a, token, method, params);
+        a2a.metrics.request(method, undefined);
+        return reply.send({ jsonrpc: '2.0', id, result });
       } catch (error) {
         const { httpStatus, code, message } = rpcErrorOf(error);
+        a2a.metrics.request(method, code);
         return reply.status(httpStatus).send(rpcError(id, code, message));
       }
     },
@@ -149,6 +164,7 @@ async function stream(
   openStream: (token: GatewayToken) => () => void,
 ): Promise<void> {
   const close = openStream(token);
+  const closeMetric = a2a.metrics.streamOpened();
   try {
     // Refused before the stream opens: answered as a JSON-RPC error, not as an event.
     const start = await streamStart(a2a, request, token, method, params);
@@ -182,6 +198,7 @@ async function stream(
       },
     });
   } finally {
+    closeMetric();
     close();
   }
 }
