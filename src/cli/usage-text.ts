@@ -44,7 +44,7 @@ Usage:
   durable-agent server [--port N] [--ui-port N] [--db FILE]
   durable-agent cluster start|stop|status [--dir DIR] [--port PORT] [--tls|--no-tls] [--json]
   durable-agent deploy list|describe NAME|set-current NAME BUILD|ramp NAME BUILD PERCENT|rollback NAME [--json]
-  durable-agent gateway [--tokens FILE] [--port N] [--host ADDRESS] [--max-streams N] [--trust-proxy ADDRESSES] [--tls-cert FILE --tls-key FILE] [--a2a-card FILE]
+  durable-agent gateway [--tokens FILE] [--port N] [--host ADDRESS] [--max-streams N] [--trust-proxy ADDRESSES] [--tls-cert FILE --tls-key FILE] [--a2a-card FILE] [--metrics-port PORT]
   durable-agent console-link --token-name NAME [--minutes N] [--tokens FILE] [--gateway-url URL]
   durable-agent acp [--no-worker] [--workspace DIR]
   durable-agent mcp [--user NAME] [--key FILE]

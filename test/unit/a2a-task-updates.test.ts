@@ -144,3 +144,23 @@ test('the run’s end is the answer artifact then completed; an end without an a
     },
   });
 });
+
+test('resumed after the answer artifact, the run’s end is its final status alone', () => {
+  const end: AgentEvent = {
+    type: 'run_finished',
+    seq: 9,
+    at,
+    run: 2,
+    messageIds: ['m1'],
+    outcome: 'answered',
+    answer: 'Hello',
+  };
+  const first = new TaskUpdates(ref, { afterRun: 1, cursor: { seq: 4 } });
+  first.updatesFor(started);
+  const [answer, completed] = first.updatesFor(end);
+  // Two updates of one event, each with a cursor of its own.
+  expect(answer!.cursor).not.toBe(completed!.cursor);
+  const resumed = new TaskUpdates(ref, { afterRun: 1, cursor: decodeCursor(answer!.cursor)! });
+  resumed.updatesFor(started);
+  expect(kinds(resumed.updatesFor(end))).toEqual(['TASK_STATE_COMPLETED']);
+});

@@ -30,7 +30,8 @@ function fake(
 }
 
 function fakes(journal: string[], options: Partial<Record<TestServer, Parameters<typeof fake>[3]>> = {}) {
-  const go = (name: TestServer) => name !== 'time-skipping-server' && name !== 'kubernetes-validate';
+  const go = (name: TestServer) =>
+    name !== 'time-skipping-server' && name !== 'kubernetes-validate' && name !== 'a2a-python-sdk';
   return Object.fromEntries(
     EVERY_TEST_SERVER.map((name) => [name, fake(name, go(name), journal, options[name])]),
   ) as Record<TestServer, Preparation>;
@@ -45,7 +46,10 @@ test('the Go builds run one after another, and the Maven fetch and the pip insta
   );
   expect(prepared).toEqual({ temporalCli: '/tools/temporal' });
   const goJournal = journal.filter(
-    (entry) => !entry.endsWith('time-skipping-server') && !entry.endsWith('kubernetes-validate'),
+    (entry) =>
+      !entry.endsWith('time-skipping-server') &&
+      !entry.endsWith('kubernetes-validate') &&
+      !entry.endsWith('a2a-python-sdk'),
   );
   expect(goJournal).toEqual(
     ['temporal-server', 'temporal-cli', 'temporal-ui-server', 'versitygw', 'helm'].flatMap((name) => [

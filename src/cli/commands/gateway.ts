@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Server as TlsServer } from 'node:tls';
 import { parseArgs } from 'node:util';
+import type { MetricMeter } from '@temporalio/common';
 import {
   type CertificatePair,
   followCertificateFiles,
@@ -13,6 +14,7 @@ import { type Cleanups, log } from '../cleanups';
 import { connectAgent } from '../connect-agent';
 import { UsageError } from '../usage-error';
 import { a2aPushAllowPrivateFromEnv } from '../../worker/webhook-settings';
+import type { MetricsEndpoint } from '../../worker/metrics-endpoint';
 
 /**
  * `gateway`: the HTTP gateway for services, on 127.0.0.1 unless told otherwise. Tokens come from
@@ -25,6 +27,8 @@ import { a2aPushAllowPrivateFromEnv } from '../../worker/webhook-settings';
  * plain HTTP, and says so when it listens beyond loopback with no TLS proxy named in front. A
  * certificate renewed in those files is served within a second, with no restart. `--a2a-card FILE` (or
  * DURABLE_AGENT_A2A_CARD) describes the agent on the A2A card: name, description, skills, agentId.
+ * `--metrics-port PORT` (or DURABLE_AGENT_METRICS_PORT) serves its A2A series on Prometheus' `/metrics`,
+ * as a worker serves its own.
  */
 export async function gatewayCommand(args: string[], cleanups: Cleanups): Promise<number> {
   const { values } = parseArgs({
@@ -38,6 +42,7 @@ export async function gatewayCommand(args: string[], cleanups: Cleanups): Promis
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
       'a2a-card': { type: 'string' },
+      'metrics-port': { type: 'string' },
     },
   });
   const tokensFile = values.tokens ?? process.env.DURABLE_AGENT_GATEWAY_TOKENS;
@@ -77,6 +82,7 @@ export async function gatewayCommand(args: string[], cleanups: Cleanups): Promis
   const a2aCard = cardFile === undefined ? undefined : readA2ACard(cardFile);
   const keyFile = process.env.DURABLE_AGENT_GATEWAY_SIGNING_KEY;
   const signingKey = keyFile ? readSigningKey(keyFile) : undefined;
+  const metricMeter = await gatewayMetricMeter(args);
   const { agent, settings } = await connectAgent(cleanups, { startServer: false });
   const webUiBase = process.env.DURABLE_AGENT_WEB_UI_URL?.replace(/\/+$/, '');
   const app = createGateway({
@@ -88,6 +94,7 @@ export async function gatewayCommand(args: string[], cleanups: Cleanups): Promis
     ...(tls ? { tls } : {}),
     ...(a2aCard ? { a2aCard } : {}),
     ...(a2aPushAllowPrivateFromEnv(process.env) ? { a2aPushAllowPrivate: true } : {}),
+    ...(metricMeter ? { metricMeter } : {}),
     ...(webUiBase ? { webUi: { baseUrl: webUiBase, namespace: settings.namespace } } : {}),
   });
   const address = await app.listen({ port, host });
@@ -111,6 +118,25 @@ export async function gatewayCommand(args: string[], cleanups: Cleanups): Promis
   log(`gateway listening on ${address}`);
   await new Promise<void>((resolve) => app.server.once('close', () => resolve()));
   return 0;
+}
+
+/**
+ * With a metrics port, the Temporal runtime's Prometheus endpoint (as a worker's) and its meter, which
+ * the gateway records its series through; none without.
+ */
+async function gatewayMetricMeter(args: string[]): Promise<MetricMeter | undefined> {
+  const { metricsEndpointFrom, prometheusTelemetry } = await import('../../worker/metrics-endpoint');
+  let metrics: MetricsEndpoint | undefined;
+  try {
+    metrics = metricsEndpointFrom(args, process.env);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (!metrics) return undefined;
+  const { Runtime } = await import('@temporalio/worker');
+  Runtime.install({ telemetryOptions: { metrics: prometheusTelemetry(metrics) } });
+  log(`metrics on http://${metrics.host}:${metrics.port}/metrics`);
+  return Runtime.instance().metricMeter;
 }
 
 /** The certificate and key files to serve HTTPS with, from the flags or the environment; none for plain HTTP. */

@@ -2,15 +2,17 @@ import { z } from 'zod';
 
 /**
  * Where a task's stream stands: after event `seq` (of run `run`, once known), and within the text of
- * model call `call`, after `textEnd` characters. Sent with every streamed update (as its SSE id and
- * in its metadata under CURSOR_KEY); a client that resubscribes with it (`Last-Event-ID`) gets every
- * update after it and none twice, from whichever gateway it reaches.
+ * model call `call`, after `textEnd` characters; `answered`: the answer artifact of the run's end (the
+ * event after `seq`) was sent, its final status not yet. Sent with every streamed update (as its SSE
+ * id and in its metadata under CURSOR_KEY); a client that resubscribes with it (`Last-Event-ID`) gets
+ * every update after it and none twice, from whichever gateway it reaches.
  */
 export interface StreamCursor {
   seq: number;
   run?: number;
   call?: string;
   textEnd?: number;
+  answered?: boolean;
 }
 
 /** Where updates carry their cursor in their metadata. */
@@ -21,6 +23,7 @@ const CursorSchema = z.strictObject({
   r: z.number().int().min(0).optional(),
   c: z.string().max(256).optional(),
   t: z.number().int().min(0).optional(),
+  a: z.literal(1).optional(),
 });
 
 export function encodeCursor(cursor: StreamCursor): string {
@@ -28,6 +31,7 @@ export function encodeCursor(cursor: StreamCursor): string {
     s: cursor.seq,
     ...(cursor.run !== undefined ? { r: cursor.run } : {}),
     ...(cursor.call !== undefined ? { c: cursor.call, t: cursor.textEnd ?? 0 } : {}),
+    ...(cursor.answered ? { a: 1 } : {}),
   };
   return Buffer.from(JSON.stringify(wire)).toString('base64url');
 }
@@ -43,10 +47,11 @@ export function decodeCursor(text: string | undefined): StreamCursor | undefined
   }
   const parsed = CursorSchema.safeParse(json);
   if (!parsed.success) return undefined;
-  const { s, r, c, t } = parsed.data;
+  const { s, r, c, t, a } = parsed.data;
   return {
     seq: s,
     ...(r !== undefined ? { run: r } : {}),
     ...(c !== undefined ? { call: c, textEnd: t ?? 0 } : {}),
+    ...(a !== undefined ? { answered: true } : {}),
   };
 }

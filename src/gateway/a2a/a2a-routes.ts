@@ -16,6 +16,7 @@ import type { A2AContext } from './a2a-context';
 import { CURSOR_KEY, decodeCursor, encodeCursor } from './a2a-cursor';
 import { A2AError, invalidParams, rpcErrorOf, unsupported } from './a2a-errors';
 import { followTask } from './a2a-follow';
+import { A2AMetrics } from './a2a-metrics';
 import { cancelTask, getTask, listTasks, paramsOf, refOf, sendMessage } from './a2a-methods';
 import {
   A2AListPushConfigsParamsSchema,
@@ -48,7 +49,12 @@ export function registerA2ARoutes(
   access: GatewayAccess,
   openStream: (token: GatewayToken) => () => void,
 ): void {
-  const a2a: A2AContext = { deps, access, card: deps.a2aCard ?? DEFAULT_A2A_CARD };
+  const a2a: A2AContext = {
+    deps,
+    access,
+    card: deps.a2aCard ?? DEFAULT_A2A_CARD,
+    metrics: new A2AMetrics(deps.metricMeter),
+  };
 
   app.get('/.well-known/agent-card.json', async (request) =>
     agentCard(a2a.card, `${request.protocol}://${request.host}`),
@@ -63,22 +69,31 @@ export function registerA2ARoutes(
           (error as { statusCode?: number }).statusCode === 413
             ? A2A_ERROR_CODES.invalidRequest
             : A2A_ERROR_CODES.parseError;
+        a2a.metrics.request(undefined, code);
         void reply.status(200).send(rpcError(null, code, error.message));
       },
     },
     async (request, reply) => {
       const parsed = JsonRpcRequestSchema.safeParse(request.body);
-      if (!parsed.success)
+      if (!parsed.success) {
+        a2a.metrics.request(undefined, A2A_ERROR_CODES.invalidRequest);
         return reply.send(rpcError(null, A2A_ERROR_CODES.invalidRequest, 'not a JSON-RPC 2.0 request'));
+      }
       const { id = null, method, params } = parsed.data;
       try {
         assertVersion(request);
         const token = access.authenticate(request);
-        if (STREAMING.has(method))
-          return await stream(a2a, request, reply, token, id, method, params, openStream);
-        return reply.send({ jsonrpc: '2.0', id, result: await call(a2a, token, method, params) });
+        if (STREAMING.has(method)) {
+          await stream(a2a, request, reply, token, id, method, params, openStream);
+          a2a.metrics.request(method, undefined);
+          return;
+        }
+        const result = await call(a2a, token, method, params);
+        a2a.metrics.request(method, undefined);
+        return reply.send({ jsonrpc: '2.0', id, result });
       } catch (error) {
         const { httpStatus, code, message } = rpcErrorOf(error);
+        a2a.metrics.request(method, code);
         return reply.status(httpStatus).send(rpcError(id, code, message));
       }
     },
@@ -126,14 +141,18 @@ async function call(a2a: A2AContext, token: GatewayToken, method: string, params
   }
 }
 
-/** Where a stream begins: a new message taken, or a task subscribed to (after the client's `Last-Event-ID`). */
+/**
+ * Where a stream begins: a new message taken, or a task subscribed to (after the client's
+ * `Last-Event-ID`); `over` when the client has seen the task's end already, so the task as it stands
+ * is all there is to send.
+ */
 async function streamStart(
   a2a: A2AContext,
   request: FastifyRequest,
   token: GatewayToken,
   method: string,
   params: unknown,
-): Promise<Taken> {
+): Promise<Taken & { over?: boolean }> {
   if (method === 'SendStreamingMessage')
     return takeWithPushConfig(a2a, token, paramsOf(A2ASendParamsSchema, params));
   const ref = refOf(paramsOf(A2ATaskIdParamsSchema, params).id);
@@ -144,7 +163,8 @@ async function streamStart(
   if (!resume && A2A_TERMINAL_STATES.has(view.state))
     throw unsupported(`task ${ref.taskId} has ended (${view.state}): GetTask reads it`);
   const cursor = resume ?? { seq: view.lastSeq, ...(view.run !== undefined ? { run: view.run } : {}) };
-  return { ref, snapshot: view.task, afterRun: view.afterRun, cursor };
+  const over = view.finished !== undefined && cursor.seq >= view.finished.seq;
+  return { ref, snapshot: view.task, afterRun: view.afterRun, cursor, over };
 }
 
 async function stream(
@@ -158,6 +178,7 @@ async function stream(
   openStream: (token: GatewayToken) => () => void,
 ): Promise<void> {
   const close = openStream(token);
+  const closeMetric = a2a.metrics.streamOpened();
   try {
     // Refused before the stream opens: answered as a JSON-RPC error, not as an event.
     const start = await streamStart(a2a, request, token, method, params);
@@ -175,6 +196,7 @@ async function stream(
             at,
           ),
         );
+        if (start.over) return;
         try {
           const updates = followTask(a2a.deps.agent, {
             ...start,
@@ -190,6 +212,7 @@ async function stream(
       },
     });
   } finally {
+    closeMetric();
     close();
   }
 }

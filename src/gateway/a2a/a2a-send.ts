@@ -57,6 +57,7 @@ async function newTask(a2a: A2AContext, token: GatewayToken, message: A2AMessage
     start,
     ...(a2a.card.agentId ? { options: { agentId: a2a.card.agentId } } : {}),
   });
+  a2a.metrics.messageTaken('task');
   const ref = { taskId: taskIdOf(contextId, messageId), contextId, messageId };
   const snapshot: A2ATask = {
     id: ref.taskId,
@@ -109,6 +110,7 @@ async function continueTask(
       const reason = body.reason ?? (text || undefined);
       await decideAs(a2a.deps, token, ref.contextId, toolCallId, { ...body, ...(reason ? { reason } : {}) });
     }
+    a2a.metrics.messageTaken('decision');
     return taken;
   }
   if (!text) throw invalidParams('the message has no text and no decision');
@@ -121,6 +123,7 @@ async function continueTask(
     messageId: conversationMessageId(token, message.messageId),
     sender: token.name,
   });
+  a2a.metrics.messageTaken('steer');
   return taken;
 }
 

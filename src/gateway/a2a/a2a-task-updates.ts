@@ -48,12 +48,15 @@ export class TaskUpdates {
   /** The model call whose text was streamed last, and how far: every cursor carries it. */
   private lastText?: { call: string; textEnd: number };
   private runEvents: AgentEvent[] = [];
+  /** The answer artifact of the run's end was sent before the stream resumed. */
+  private readonly answered: boolean;
 
   constructor(
     private readonly ref: TaskRef,
     from: { afterRun: number; cursor: StreamCursor },
   ) {
     this.seq = from.cursor.seq;
+    this.answered = from.cursor.answered === true;
     this.sought = {
       messageId: ref.messageId,
       afterRun: from.afterRun,
@@ -80,10 +83,19 @@ export class TaskUpdates {
     if (run === undefined || event.run !== run) return [];
     this.runEvents.push(event);
     if (endsRun(event, this.sought)) {
-      const answer = answerArtifact(event);
+      const answer = this.answered ? undefined : answerArtifact(event);
+      // The answer's cursor stands before the run's end, marked answered: resumed from it, a stream
+      // sends the final status and not the answer again.
+      const beforeEnd = { seq: event.seq - 1, answered: true };
       return [
         ...(answer
-          ? [this.update({ artifactUpdate: this.base({ artifact: answer, lastChunk: true }) })]
+          ? [
+              this.update(
+                { artifactUpdate: this.base({ artifact: answer, lastChunk: true }) },
+                false,
+                beforeEnd,
+              ),
+            ]
           : []),
         this.update(
           { statusUpdate: this.base({ status: finalStatusOf(this.ref, event, this.runEvents) }) },
@@ -159,9 +171,13 @@ export class TaskUpdates {
     return { taskId: this.ref.taskId, contextId: this.ref.contextId, ...fields };
   }
 
-  private update(response: A2AStreamResponse, closes = false): TaskUpdate {
+  private update(
+    response: A2AStreamResponse,
+    closes = false,
+    at: Pick<StreamCursor, 'seq' | 'answered'> = { seq: this.seq },
+  ): TaskUpdate {
     const cursor = encodeCursor({
-      seq: this.seq,
+      ...at,
       ...(this.sought.run !== undefined ? { run: this.sought.run } : {}),
       ...(this.lastText ?? {}),
     });
