@@ -3,20 +3,27 @@ import { z } from 'zod';
 import type { AgentTool, ToolResult, ToolUpdate } from '../tools/tool';
 import { ToolError } from '../tools/tool-error';
 import type { ToolDiscovery, ToolSource } from '../tools/tool-source';
-import { RemoteTaskTimeoutError, followRemoteTask } from './follow-remote-task';
+import { RemoteTaskTimeoutError } from './follow-remote-task';
+import { type RemoteCallProgress, callRemoteAgent } from './remote-call';
 import { RemoteAgentClient, RemoteRpcError, RemoteUnreachableError } from './remote-agent-client';
 import type { RemoteAgent } from './remote-agents-config';
 import { type RemoteCard, fetchRemoteCard } from './remote-card';
 import { remoteMessageId } from './remote-message-id';
-import type { RemoteTask } from './remote-task';
+import type { RemoteTask, RemoteTaskState } from './remote-task';
 import { answerOfTask, statusText, textOfParts } from './remote-task-text';
 
 /** What a call's heartbeats carry, so the attempt after a dead worker's follows the same remote task. */
-const RecordedTaskSchema = z.object({
+const RecordedProgressSchema = z.object({
   details: z.object({
-    a2a: z.object({ agent: z.string(), taskId: z.string().min(1).max(512), state: z.string() }),
+    a2a: z.object({
+      agent: z.string(),
+      taskId: z.string().min(1).max(512),
+      state: z.string(),
+      answered: z.string().max(64).optional(),
+    }),
   }),
 });
+const NO_TEXT = '(the remote agent answered with no text)';
 
 /** A call may outlive a few workers; each attempt follows the task the first one started. */
 const MAX_ATTEMPTS = 5;
@@ -98,28 +105,25 @@ export class RemoteA2AToolSource implements ToolSource {
       verbatimParameters: ['message'],
       execute: async (toolCallId, params, signal, onUpdate, context) => {
         const call = params as z.infer<typeof RemoteCallSchema>;
-        const deadline = Date.now() + agent.timeoutMs;
-        const report = (task: RemoteTask) => onUpdate(updateOf(agent.name, task));
+        const resume = recordedProgress(previous(), agent.name);
         try {
-          const recorded = recordedTaskId(previous(), agent.name);
-          let task: RemoteTask;
-          if (recorded !== undefined) {
-            task = await client.getTask(recorded, signal);
-          } else {
-            const sent = await client.send(
-              {
-                messageId: remoteMessageId(context.conversationId, toolCallId),
-                text: call.message,
-                ...(call.taskId !== undefined ? { taskId: call.taskId } : {}),
-              },
+          const outcome = await callRemoteAgent(
+            client,
+            {
+              messageId: remoteMessageId(context.conversationId, toolCallId),
+              text: call.message,
+              ...(call.taskId !== undefined ? { taskId: call.taskId } : {}),
+            },
+            {
+              ...(resume ? { resume } : {}),
+              deadline: Date.now() + agent.timeoutMs,
               signal,
-            );
-            if ('message' in sent)
-              return { content: [{ type: 'text', text: textOfParts(sent.message.parts) }] };
-            task = sent.task;
-          }
-          const settled = await followRemoteTask(client, task, { deadline, signal, onState: report });
-          return resultOf(agent.name, settled);
+              onProgress: (progress, task) => onUpdate(updateOf(agent.name, progress, task)),
+            },
+          );
+          if (outcome.kind === 'message')
+            return { content: [{ type: 'text', text: textOfParts(outcome.parts) || NO_TEXT }] };
+          return resultOf(agent.name, outcome.task);
         } catch (error) {
           throw signal.aborted ? error : failureOf(agent.name, error);
         }
@@ -128,21 +132,21 @@ export class RemoteA2AToolSource implements ToolSource {
   }
 }
 
-/** The remote task id an earlier attempt of this call heartbeated, if it got that far. */
-function recordedTaskId(details: unknown, agent: string): string | undefined {
-  const parsed = RecordedTaskSchema.safeParse(details);
-  return parsed.success && parsed.data.details.a2a.agent === agent
-    ? parsed.data.details.a2a.taskId
-    : undefined;
+/** Where an earlier attempt of this call stood, if it got as far as knowing its remote task. */
+function recordedProgress(details: unknown, agent: string): RemoteCallProgress | undefined {
+  const parsed = RecordedProgressSchema.safeParse(details);
+  if (!parsed.success || parsed.data.details.a2a.agent !== agent) return undefined;
+  const { taskId, state, answered } = parsed.data.details.a2a;
+  return { taskId, state: state as RemoteTaskState, ...(answered !== undefined ? { answered } : {}) };
 }
 
-function updateOf(agent: string, task: RemoteTask): ToolUpdate {
+function updateOf(agent: string, progress: RemoteCallProgress, task: RemoteTask): ToolUpdate {
   const said = statusText(task, 1_024);
   return {
     content: [
       { type: 'text', text: `remote task ${task.id}: ${task.status.state}${said ? `: ${said}` : ''}` },
     ],
-    details: { a2a: { agent, taskId: task.id, state: task.status.state } },
+    details: { a2a: { agent, ...progress } },
   };
 }
 
@@ -152,7 +156,7 @@ function resultOf(agent: string, task: RemoteTask): ToolResult {
   switch (task.status.state) {
     case 'completed':
       return {
-        content: [{ type: 'text', text: answerOfTask(task) || '(the remote agent answered with no text)' }],
+        content: [{ type: 'text', text: answerOfTask(task) || NO_TEXT }],
         details,
       };
     case 'input-required':

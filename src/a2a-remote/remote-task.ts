@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
 const MAX_ID_CHARS = 512;
@@ -19,7 +20,10 @@ const RemotePartSchema = z.object({
 });
 export type RemotePart = z.infer<typeof RemotePartSchema>;
 
-const RemoteMessageSchema = z.object({ parts: z.array(RemotePartSchema).max(1_000).default([]) });
+const RemoteMessageSchema = z.object({
+  messageId: z.string().max(MAX_ID_CHARS).optional(),
+  parts: z.array(RemotePartSchema).max(1_000).default([]),
+});
 
 /** The states a remote task has, as the wire spells them in A2A 1.0 (0.3's lower-case names read too). */
 export type RemoteTaskState =
@@ -50,6 +54,7 @@ export const RemoteTaskSchema = z.object({
   status: z.object({
     state: z.string().transform((state): RemoteTaskState => STATES[state] ?? stateOf03(state)),
     message: RemoteMessageSchema.optional(),
+    timestamp: z.string().max(64).optional(),
   }),
   artifacts: z
     .array(z.object({ name: z.string().optional(), parts: z.array(RemotePartSchema).max(1_000).default([]) }))
@@ -74,6 +79,18 @@ export const FINAL_STATES: ReadonlySet<RemoteTaskState> = new Set([
 ]);
 /** States in which the remote task waits for its caller. */
 export const WAITING_STATES: ReadonlySet<RemoteTaskState> = new Set(['input-required', 'auth-required']);
+
+/**
+ * What tells one status of a task from another: a task that asks again is told from the question
+ * this call answers by its state, time and message.
+ */
+export function statusMark(task: RemoteTask): string {
+  const { state, timestamp = '', message } = task.status;
+  return createHash('sha256')
+    .update(JSON.stringify([state, timestamp, message?.messageId ?? '', message?.parts ?? []]))
+    .digest('hex')
+    .slice(0, 32);
+}
 
 function stateOf03(state: string): RemoteTaskState {
   const known: readonly RemoteTaskState[] = [
