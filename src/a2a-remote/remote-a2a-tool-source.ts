@@ -42,6 +42,8 @@ const RemoteCallSchema = z.strictObject({
 
 export interface RemoteA2AToolSourceOptions {
   fetchImpl?: typeof fetch;
+  /** How long a card may take to arrive, ms; 10 s by default. */
+  cardTimeoutMs?: number;
   /** The details the previous attempt of this call heartbeated; the activity's own by default. */
   previousHeartbeat?: () => unknown;
 }
@@ -68,6 +70,7 @@ export class RemoteA2AToolSource implements ToolSource {
           const card = await fetchRemoteCard(agent.cardUrl, {
             ...(agent.token ? { token: agent.token } : {}),
             ...(this.options.fetchImpl ? { fetchImpl: this.options.fetchImpl } : {}),
+            ...(this.options.cardTimeoutMs ? { timeoutMs: this.options.cardTimeoutMs } : {}),
           });
           return { tool: this.toolOf(agent, card) };
         } catch (error) {

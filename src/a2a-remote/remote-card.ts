@@ -4,12 +4,13 @@ import { inertLine } from './inert-text';
 
 /** The most of a card read: cards are a few kilobytes. */
 export const MAX_CARD_BYTES = 256 * 1024;
-/** How long a card may take to arrive, whole. */
+/** How long a card may take to arrive, whole, unless told otherwise. */
 const CARD_TIMEOUT_MS = 10_000;
 /** The most of a card's description a tool's description carries. */
 const MAX_DESCRIPTION_CHARS = 1_000;
 
-const Text = z.string().max(100_000);
+// The whole card is bounded (MAX_CARD_BYTES); each text is cut to what it is shown as.
+const Text = z.string();
 /** What is read of a card (A2A 1.0, ProtoJSON); everything else in it is ignored. */
 const RemoteCardSchema = z.object({
   name: Text,
@@ -54,7 +55,7 @@ export class CardRefusedError extends Error {
  */
 export async function fetchRemoteCard(
   cardUrl: string,
-  options: { token?: string; fetchImpl?: typeof fetch; signal?: AbortSignal } = {},
+  options: { token?: string; fetchImpl?: typeof fetch; signal?: AbortSignal; timeoutMs?: number } = {},
 ): Promise<RemoteCard> {
   const response = await (options.fetchImpl ?? fetch)(cardUrl, {
     headers: {
@@ -64,7 +65,7 @@ export async function fetchRemoteCard(
     },
     redirect: 'error',
     signal: AbortSignal.any([
-      AbortSignal.timeout(CARD_TIMEOUT_MS),
+      AbortSignal.timeout(options.timeoutMs ?? CARD_TIMEOUT_MS),
       ...(options.signal ? [options.signal] : []),
     ]),
   });
