@@ -7,6 +7,7 @@ import { Client, Connection, defaultPayloadConverter } from '@temporalio/client'
 import { AgentClient } from '../../src/client/agent-client';
 import { remoteMessageId } from '../../src/a2a-remote/remote-message-id';
 import { followToEnd } from '../support/ask';
+import { assertCliBuilt, startCli } from '../support/cli-process';
 import { type RemoteA2AAgent, startRemoteA2AAgent } from '../support/remote-a2a-agent';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server';
 import { toolResultIn } from '../support/scripted-model';
@@ -144,3 +145,58 @@ function remoteTaskHeartbeat(
     return undefined;
   }, `attempt ${attempt} to heartbeat its remote task`);
 }
+
+describe('durable-agent a2a', () => {
+  const cli = (args: string[], env: NodeJS.ProcessEnv = process.env) => startCli(['a2a', ...args], env).done;
+
+  beforeAll(() => assertCliBuilt());
+
+  test('card prints the card, its origin given alone', async () => {
+    const printed = await cli(['card', remote.origin, '--json']);
+    expect(printed.code).toBe(0);
+    expect(JSON.parse(printed.stdout)).toEqual({
+      name: 'Colour desk',
+      description: 'Answers questions about colours.',
+      skills: [],
+      endpoint: `${remote.origin}/a2a`,
+      streaming: true,
+    });
+  });
+
+  test('send sends one message under the token and prints the answer; a question is answered with --task-id', async () => {
+    const before = remote.received.length;
+    const answered = await cli(['send', remote.cardUrl, 'hello there'], {
+      ...process.env,
+      DURABLE_AGENT_A2A_TOKEN: TOKEN,
+    });
+    expect(answered).toMatchObject({ code: 0, stdout: 'remote answer to: hello there\n' });
+    expect(remote.received).toHaveLength(before + 1);
+
+    const asked = await cli(['send', remote.cardUrl, 'ask: a colour', '--token', TOKEN, '--json']);
+    const question = JSON.parse(asked.stdout) as { taskId: string; state: string; text: string };
+    expect(question).toMatchObject({ state: 'input-required', text: 'Which colour?' });
+    const reply = await cli([
+      'send',
+      remote.cardUrl,
+      'green',
+      '--task-id',
+      question.taskId,
+      '--token',
+      TOKEN,
+    ]);
+    expect(reply).toMatchObject({ code: 0, stdout: 'the colour is green\n' });
+
+    const failed = await cli(['send', remote.cardUrl, 'fail: out of paint', '--token', TOKEN]);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain('ended failed');
+    expect(remote.received).toHaveLength(before + 4);
+  }, 60_000);
+
+  test('send without the token reaches nothing', async () => {
+    const before = remote.received.length;
+    const refused = await cli(['send', remote.cardUrl, 'hello']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/HTTP 401/);
+    expect(remote.received).toHaveLength(before);
+  });
+});
