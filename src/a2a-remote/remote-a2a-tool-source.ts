@@ -44,6 +44,8 @@ export interface RemoteA2AToolSourceOptions {
   fetchImpl?: typeof fetch;
   /** How long a card may take to arrive, ms; 10 s by default. */
   cardTimeoutMs?: number;
+  /** How long one JSON-RPC call may take, ms; 30 s by default. */
+  rpcTimeoutMs?: number;
   /** The details the previous attempt of this call heartbeated; the activity's own by default. */
   previousHeartbeat?: () => unknown;
 }
@@ -89,6 +91,7 @@ export class RemoteA2AToolSource implements ToolSource {
     const client = new RemoteAgentClient(card.endpoint, {
       ...(agent.token ? { token: agent.token } : {}),
       ...(this.options.fetchImpl ? { fetchImpl: this.options.fetchImpl } : {}),
+      ...(this.options.rpcTimeoutMs ? { timeoutMs: this.options.rpcTimeoutMs } : {}),
     });
     const skills = card.skills.length ? ` Its skills: ${card.skills.join(', ')}.` : '';
     const previous = this.options.previousHeartbeat ?? (() => Context.current().info.heartbeatDetails);

@@ -6,7 +6,7 @@ import { type RemoteTask, RemoteTaskSchema, type SendResult, SendResultSchema } 
 
 /** The most of one JSON-RPC answer read: a task with its artifacts. */
 export const MAX_RPC_RESPONSE_BYTES = 4 * 1024 * 1024;
-/** How long one JSON-RPC call may take, whole. */
+/** How long one JSON-RPC call may take, whole, unless told otherwise. */
 const RPC_TIMEOUT_MS = 30_000;
 
 /** A JSON-RPC error the remote answered with: the call reached it and it refused. */
@@ -48,7 +48,7 @@ export interface OutgoingMessage {
 export class RemoteAgentClient {
   constructor(
     private readonly endpoint: string,
-    private readonly options: { token?: string; fetchImpl?: typeof fetch } = {},
+    private readonly options: { token?: string; fetchImpl?: typeof fetch; timeoutMs?: number } = {},
   ) {}
 
   /** Sends the message and answers at once with the task it started (or the message that answers it). */
@@ -94,7 +94,10 @@ export class RemoteAgentClient {
         },
         body: JSON.stringify({ jsonrpc: '2.0', id: randomUUID(), method, params }),
         redirect: 'error',
-        signal: AbortSignal.any([AbortSignal.timeout(RPC_TIMEOUT_MS), ...(signal ? [signal] : [])]),
+        signal: AbortSignal.any([
+          AbortSignal.timeout(this.options.timeoutMs ?? RPC_TIMEOUT_MS),
+          ...(signal ? [signal] : []),
+        ]),
       });
     } catch (error) {
       if (signal?.aborted) throw error;

@@ -244,6 +244,50 @@ describe('a hostile task', () => {
   });
 });
 
+describe('a hostile endpoint', () => {
+  test('that redirects a call elsewhere is not followed: the token goes nowhere else', async () => {
+    let tokenSeenElsewhere = false;
+    const elsewhere = await hostileRemote((request) => {
+      tokenSeenElsewhere ||= request.headers.authorization !== undefined;
+      return {
+        json: {
+          jsonrpc: '2.0',
+          id: '1',
+          result: { task: { id: 't', status: { state: 'TASK_STATE_COMPLETED' } } },
+        },
+      };
+    });
+    const remote = await hostileRemote((request, _body, origin) =>
+      request.method === 'GET'
+        ? { json: cardOf(origin) }
+        : { status: 307, headers: { location: `${elsewhere.origin}/a2a` }, raw: '' },
+    );
+    const tool = await onlyTool(
+      new RemoteA2AToolSource([agentAt(remote.origin, { token: 'secret' })], {
+        previousHeartbeat: () => undefined,
+      }),
+    );
+    await expect(run(tool, { message: 'hello' })).rejects.toThrow(/could not be reached/);
+    expect(elsewhere.hits()).toBe(0);
+    expect(tokenSeenElsewhere).toBe(false);
+  });
+
+  test('that never answers is given up on', async () => {
+    const remote = await hostileRemote((request, _body, origin) =>
+      request.method === 'GET' ? { json: cardOf(origin) } : 'hang',
+    );
+    const tool = await onlyTool(
+      new RemoteA2AToolSource([agentAt(remote.origin)], {
+        previousHeartbeat: () => undefined,
+        rpcTimeoutMs: 300,
+      }),
+    );
+    await expect(run(tool, { message: 'hello' })).rejects.toThrow(
+      /could not be reached: SendMessage did not reach/,
+    );
+  });
+});
+
 describe('against an agent written with the A2A SDK', () => {
   let remote: RemoteA2AAgent;
   let tool: AgentTool;
