@@ -23,6 +23,8 @@ const RecordedProgressSchema = z.object({
     }),
   }),
 });
+/** How long the remote gets to take a cancel, best effort, once the conversation stopped the call. */
+const CANCEL_TIMEOUT_MS = 5_000;
 const NO_TEXT = '(the remote agent answered with no text)';
 
 /** A call may outlive a few workers; each attempt follows the task the first one started. */
@@ -112,6 +114,7 @@ export class RemoteA2AToolSource implements ToolSource {
       execute: async (toolCallId, params, signal, onUpdate, context) => {
         const call = params as z.infer<typeof RemoteCallSchema>;
         const resume = recordedProgress(previous(), agent.name);
+        let followed = resume?.taskId;
         try {
           const outcome = await callRemoteAgent(
             client,
@@ -124,14 +127,21 @@ export class RemoteA2AToolSource implements ToolSource {
               ...(resume ? { resume } : {}),
               deadline: Date.now() + agent.timeoutMs,
               signal,
-              onProgress: (progress, task) => onUpdate(updateOf(agent.name, progress, task)),
+              onProgress: (progress, task) => {
+                followed = progress.taskId;
+                onUpdate(updateOf(agent.name, progress, task));
+              },
             },
           );
           if (outcome.kind === 'message')
             return { content: [{ type: 'text', text: textOfParts(outcome.parts) || NO_TEXT }] };
           return resultOf(agent.name, outcome.task);
         } catch (error) {
-          throw signal.aborted ? error : failureOf(agent.name, error);
+          if (!signal.aborted) throw failureOf(agent.name, error);
+          // A steer or an abort ends the remote work too; a timeout or a shutdown leaves it to the next attempt.
+          if (followed !== undefined && context.stopRequested?.())
+            await client.cancelTask(followed, AbortSignal.timeout(CANCEL_TIMEOUT_MS)).catch(() => undefined);
+          throw error;
         }
       },
     };

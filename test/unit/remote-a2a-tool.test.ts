@@ -312,6 +312,37 @@ describe('against an agent written with the A2A SDK', () => {
     await expect(run(tool, { message })).rejects.toThrow(said);
   });
 
+  test.each([
+    ['a steer or an abort cancels the remote task', true, 'canceled'],
+    ['a timeout or a shutdown leaves it to the next attempt', false, 'working'],
+  ])('%s', async (_title, stopRequested, state) => {
+    remote.hold();
+    const updates: Array<{ a2a?: { taskId: string } } | undefined> = [];
+    const stop = new AbortController();
+    const call = tool.execute(
+      `call_stop_${state}`,
+      { message: 'long work' },
+      stop.signal,
+      (update) => updates.push(update.details as (typeof updates)[number]),
+      { ...context, stopRequested: () => stopRequested },
+    );
+    while (updates.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    stop.abort(new Error('stopped'));
+    await expect(call).rejects.toThrow();
+    const taskId = updates[0]!.a2a!.taskId;
+    const after = await fetch(`${remote.origin}/a2a`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'a2a-version': '1.0',
+        authorization: 'Bearer unit-token',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: taskId } }),
+    }).then((response) => response.json() as Promise<{ result: { status: { state: string } } }>);
+    expect(after.result.status.state).toBe(`TASK_STATE_${state.toUpperCase()}`);
+    remote.release();
+  });
+
   test('an attempt after a dead worker follows the task the first one started, sending nothing', async () => {
     remote.hold();
     const updates: unknown[] = [];
