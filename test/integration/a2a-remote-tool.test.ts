@@ -44,6 +44,8 @@ beforeAll(async () => {
     // The call during which the worker is killed.
     { toolCalls: [{ id: 'call_slow', name: 'colours', arguments: { message: 'take your time' } }] },
     { text: 'The remote agent answered.' },
+    // The call whose run is aborted.
+    { toolCalls: [{ id: 'call_abort', name: 'colours', arguments: { message: 'never mind' } }] },
   ]);
   connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
   client = new Client({ connection });
@@ -125,6 +127,29 @@ test('a worker killed while the remote agent works: the next worker follows the 
   });
   expect(remote.received).toHaveLength(before + 1);
 }, 90_000);
+
+test('an abort of the run cancels the remote task', async () => {
+  remote.hold();
+  const id = `conv-${randomUUID()}`;
+  await agent.send(id, 'Ask, then change your mind.', { options: { approval: { mode: 'auto' } } });
+  const { taskId } = await remoteTaskHeartbeat(client.workflow.getHandle(id), 1);
+  await agent.abort(id, { reason: 'changed my mind' });
+  await waitFor(
+    async () => ((await remoteTaskState(taskId)) === 'TASK_STATE_CANCELED' ? true : undefined),
+    'the remote task to be canceled',
+  );
+  remote.release();
+}, 60_000);
+
+/** The remote task's state, asked of the remote directly. */
+async function remoteTaskState(taskId: string): Promise<string> {
+  const response = await fetch(`${remote.origin}/a2a`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0', authorization: `Bearer ${TOKEN}` },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: taskId } }),
+  });
+  return ((await response.json()) as { result: { status: { state: string } } }).result.status.state;
+}
 
 /** The remote task id the tool call's attempt `attempt` (or a later one) has heartbeated. */
 function remoteTaskHeartbeat(
