@@ -1,4 +1,5 @@
-import type { RemoteAgentClient } from './remote-agent-client';
+import { setTimeout as delay } from 'node:timers/promises';
+import { type RemoteAgentClient, RemoteUnreachableError } from './remote-agent-client';
 import { followRemoteTask } from './follow-remote-task';
 import { type RemotePart, type RemoteTask, type RemoteTaskState, statusMark } from './remote-task';
 
@@ -41,7 +42,7 @@ export async function callRemoteAgent(
   let answered = options.resume?.answered;
   let task: RemoteTask | undefined;
   if (options.resume) {
-    task = await client.getTask(options.resume.taskId, signal);
+    task = await reachedOnce(() => client.getTask(options.resume!.taskId, signal), options);
     if (answered !== undefined && statusMark(task) === answered) task = undefined;
   } else if (request.taskId !== undefined) {
     const waiting = await client.getTask(request.taskId, signal);
@@ -64,4 +65,26 @@ export async function callRemoteAgent(
       ),
   });
   return { kind: 'task', task: settled };
+}
+
+/** How long a resumed call waits between tries while the remote cannot be reached. */
+const UNREACHABLE_RETRY_MS = 1_000;
+
+/**
+ * `read`, tried again while the remote cannot be reached, until the deadline: the worker that died
+ * may have lost its network, not the remote its task.
+ */
+async function reachedOnce<T>(
+  read: () => Promise<T>,
+  options: { deadline: number; signal: AbortSignal },
+): Promise<T> {
+  for (;;) {
+    try {
+      return await read();
+    } catch (error) {
+      if (!(error instanceof RemoteUnreachableError) || Date.now() + UNREACHABLE_RETRY_MS > options.deadline)
+        throw error;
+    }
+    await delay(UNREACHABLE_RETRY_MS, undefined, { signal: options.signal });
+  }
 }

@@ -220,6 +220,36 @@ describe('a hostile task', () => {
     expect((error as ToolError).message.length).toBeLessThan(10_000);
   });
 
+  test('unreachable for a while when a call resumes is asked again', async () => {
+    let gets = 0;
+    const remote = await hostileRemote((request, body, origin) => {
+      if (request.method === 'GET') return { json: cardOf(origin) };
+      const { id } = JSON.parse(body) as { id: string };
+      if (++gets === 1) return { status: 503, raw: 'busy' };
+      return {
+        json: {
+          jsonrpc: '2.0',
+          id,
+          result: {
+            id: 'task-9',
+            status: { state: 'TASK_STATE_COMPLETED', message: { parts: [{ text: 'done' }] } },
+          },
+        },
+      };
+    });
+    const previous = {
+      kind: 'tool',
+      details: { a2a: { agent: 'desk', taskId: 'task-9', state: 'working' } },
+    };
+    const tool = await onlyTool(
+      new RemoteA2AToolSource([agentAt(remote.origin)], { previousHeartbeat: () => previous }),
+    );
+    expect(await run(tool, { message: 'hello' })).toMatchObject({
+      content: [{ type: 'text', text: 'done' }],
+    });
+    expect(gets).toBe(2);
+  });
+
   test('whose id is not a printable id is refused', async () => {
     const tool = await remoteWithTask(() => ({
       id: 'task\x1b[2J 1',
