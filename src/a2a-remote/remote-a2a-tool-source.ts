@@ -115,6 +115,8 @@ export class RemoteA2AToolSource implements ToolSource {
         const call = params as z.infer<typeof RemoteCallSchema>;
         const resume = recordedProgress(previous(), agent.name);
         let followed = resume?.taskId;
+        // Carried on at once, before anything can stall: this attempt's heartbeats replace the last one's.
+        if (resume) onUpdate({ details: { a2a: { agent: agent.name, ...resume } } });
         try {
           const outcome = await callRemoteAgent(
             client,
