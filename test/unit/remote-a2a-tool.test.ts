@@ -220,12 +220,17 @@ describe('a hostile task', () => {
     expect((error as ToolError).message.length).toBeLessThan(10_000);
   });
 
-  test('unreachable for a while when a call resumes is asked again', async () => {
+  test('unreachable for a while when a call resumes is asked again, the task id heartbeated meanwhile', async () => {
     let gets = 0;
+    const updates: unknown[] = [];
+    let heartbeatedWhileUnreachable: unknown;
     const remote = await hostileRemote((request, body, origin) => {
       if (request.method === 'GET') return { json: cardOf(origin) };
       const { id } = JSON.parse(body) as { id: string };
-      if (++gets === 1) return { status: 503, raw: 'busy' };
+      if (++gets === 1) {
+        heartbeatedWhileUnreachable = updates[0];
+        return { status: 503, raw: 'busy' };
+      }
       return {
         json: {
           jsonrpc: '2.0',
@@ -244,10 +249,14 @@ describe('a hostile task', () => {
     const tool = await onlyTool(
       new RemoteA2AToolSource([agentAt(remote.origin)], { previousHeartbeat: () => previous }),
     );
-    expect(await run(tool, { message: 'hello' })).toMatchObject({
+    expect(await run(tool, { message: 'hello' }, 'call_1', updates)).toMatchObject({
       content: [{ type: 'text', text: 'done' }],
     });
     expect(gets).toBe(2);
+    // Had this attempt died too, the next one would still know the task.
+    expect(heartbeatedWhileUnreachable).toEqual({
+      a2a: { agent: 'desk', taskId: 'task-9', state: 'working' },
+    });
   });
 
   test('whose id is not a printable id is refused', async () => {
