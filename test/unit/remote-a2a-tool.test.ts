@@ -6,6 +6,8 @@ import { MAX_CARD_BYTES } from '../../src/a2a-remote/remote-card';
 import { remoteMessageId } from '../../src/a2a-remote/remote-message-id';
 import type { AgentTool, ToolContext, ToolResult } from '../../src/tools/tool';
 import { ToolError } from '../../src/tools/tool-error';
+import { ConnectionSettingsSchema } from '../../src/shared/connection-settings';
+import { externalToolsFromEnv } from '../../src/worker/external-tools';
 import { type RemoteA2AAgent, startRemoteA2AAgent } from '../support/remote-a2a-agent';
 
 /**
@@ -102,6 +104,16 @@ describe('configuration', () => {
       }),
     ).toEqual([{ name: 'tickets', cardUrl: card, token: 'secret', timeoutMs: 5_000 }]);
     expect(remoteAgentsFromEnv({})).toEqual([]);
+  });
+
+  test('a worker started from the environment offers them, and refuses a bad list at its start', async () => {
+    const start = (env: NodeJS.ProcessEnv) =>
+      externalToolsFromEnv(env, ConnectionSettingsSchema.parse({}), '127.0.0.1:7233', () => undefined);
+    const external = await start({ DURABLE_AGENT_A2A_AGENTS: JSON.stringify({ tickets: { card } }) });
+    expect(external.sources.map((source) => source.name)).toEqual(['a2a']);
+    await expect(start({ DURABLE_AGENT_A2A_AGENTS: '{"tickets":{}}' })).rejects.toThrow(
+      /DURABLE_AGENT_A2A_AGENTS is not a valid A2A agent list: tickets.card/,
+    );
   });
 
   test.each([
