@@ -12,7 +12,7 @@ const LAYERS = [
   ['client'],
   ['tools'],
   ['temporal-server'],
-  ['mcp', 'rap'],
+  ['mcp', 'rap', 'a2a-remote'],
   ['activities'],
   ['worker'],
   ['gateway', 'acp'],

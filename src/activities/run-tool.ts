@@ -338,9 +338,10 @@ function immediateError(
   return { kind: 'immediate', outcome: errorOutcome(toolName, kind, cleanErrorMessage(message)) };
 }
 
-function toolContextOf({ input, workspace }: PreparedCall): ToolContext {
+function toolContextOf({ input, workspace, stop }: PreparedCall): ToolContext {
   return {
     workspace,
+    stopRequested: () => stop.cancelRequested,
     conversationId: input.conversationId,
     agentId: input.agentId ?? DEFAULT_AGENT_ID,
     ...(input.execSecurity ? { execSecurity: input.execSecurity } : {}),

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { a2aCommand } from './commands/a2a';
 import { abortCommand } from './commands/abort';
 import { acpCommand } from './commands/acp';
 import { codecServerCommand } from './commands/codec-server';
@@ -66,6 +67,7 @@ const COMMANDS: Record<string, CommandRunner> = {
   'console-link': consoleLinkCommand,
   acp: acpCommand,
   mcp: mcpCommand,
+  a2a: a2aCommand,
   'codec-server': codecServerCommand,
 };
 

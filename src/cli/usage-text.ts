@@ -48,6 +48,8 @@ Usage:
   durable-agent console-link --token-name NAME [--minutes N] [--tokens FILE] [--gateway-url URL]
   durable-agent acp [--no-worker] [--workspace DIR]
   durable-agent mcp [--user NAME] [--key FILE]
+  durable-agent a2a card URL [--token TOKEN] [--json]
+  durable-agent a2a send URL "<text>" [--task-id ID] [--timeout SECONDS] [--token TOKEN] [--json]
   durable-agent codec-server [--port N] [--host ADDRESS] [--ui-origin URL]... [--exit-with PID]
 
 Every command takes --profile NAME and --config-file PATH: the profile of Temporal's client configuration
@@ -86,6 +88,7 @@ export const COMMAND_SUMMARIES: Readonly<Record<string, string>> = {
   'console-link': "a one-time sign-in link to the gateway's console for a token of its tokens file",
   acp: 'serve an editor over the Agent Client Protocol on stdio',
   mcp: 'serve an MCP client (a desktop assistant) on stdio: it starts tasks for agents and follows them',
+  a2a: 'try a remote A2A agent: print its card, or send it a message and print its answer',
   'codec-server': 'decode compressed and offloaded payloads for the Temporal Web UI',
 };
 

@@ -32,6 +32,12 @@ export interface ToolContext {
   ancestors?: string[];
   /** Who sent the message the run answers, when named. */
   userId?: string;
+  /**
+   * Once `signal` has fired: whether the conversation asked the call to stop (a steer or an abort),
+   * rather than a timeout or the worker shutting down, after which the call is tried again. A tool
+   * that started work elsewhere cancels it only then. Absent where nobody knows.
+   */
+  stopRequested?: () => boolean;
 }
 
 /**

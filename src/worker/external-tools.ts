@@ -12,8 +12,8 @@ export interface ExternalTools {
 }
 
 /**
- * The MCP servers and RAP toolsets the environment configures. Their modules load only when
- * configured, so a worker without them starts as fast as before.
+ * The MCP servers, remote A2A agents and RAP toolsets the environment configures. Their modules
+ * load only when configured, so a worker without them starts as fast as before.
  */
 export async function externalToolsFromEnv(
   env: NodeJS.ProcessEnv,
@@ -30,6 +30,14 @@ export async function externalToolsFromEnv(
     ]);
     const servers = mcpServersFromEnv(env);
     if (Object.keys(servers).length) sources.push(new McpToolSource(servers));
+  }
+  if (env.DURABLE_AGENT_A2A_AGENTS || env.DURABLE_AGENT_A2A_AGENTS_FILE) {
+    const [{ RemoteA2AToolSource }, { remoteAgentsFromEnv }] = await Promise.all([
+      import('../a2a-remote/remote-a2a-tool-source'),
+      import('../a2a-remote/remote-agents-config'),
+    ]);
+    const agents = remoteAgentsFromEnv(env);
+    if (agents.length) sources.push(new RemoteA2AToolSource(agents));
   }
   const { rapSettingsFromEnv } = await import('../rap/rap-settings');
   const rap = rapSettingsFromEnv(env);

@@ -54,6 +54,8 @@ export type * from '../tools/tool-hooks';
 export { type ToolResultFinisher, createToolResultFinisher } from '../tools/finish-tool-result';
 export { McpToolSource } from '../mcp/mcp-tool-source';
 export { RapToolSource } from '../rap/rap-tool-source';
+export { RemoteA2AToolSource } from '../a2a-remote/remote-a2a-tool-source';
+export { remoteAgentsFromEnv } from '../a2a-remote/remote-agents-config';
 export { startRapCallbackServer } from '../rap/callback-server';
 export type { ToolPolicy } from '../shared/tool-policy';
 export type { WorkerFloors } from '../shared/worker-floors';

@@ -4,7 +4,8 @@
  * AGENT_DEPLOYMENT_NAME with AGENT_BUILD_ID for a versioned worker, AGENT_STICKY_QUEUE_TIMEOUT_MS,
  * WORKER_IDENTITY (a worker that says it runs on another machine: `<pid>@<host>` of another host), and
  * the fleet model limits (AGENT_MODEL_MAX_CONCURRENT, …), approver keys and the approval policy
- * (DURABLE_AGENT_APPROVER_KEYS, AGENT_APPROVAL_POLICY) as a worker reads them.
+ * (DURABLE_AGENT_APPROVER_KEYS, AGENT_APPROVAL_POLICY) and remote A2A agents (DURABLE_AGENT_A2A_AGENTS)
+ * as a worker reads them.
  */
 import { access, appendFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -22,6 +23,8 @@ import { approvalPolicyFromEnv } from '../../src/worker/approval-policy-settings
 import { approverKeysFromEnv } from '../../src/worker/floor-settings';
 import { fleetModelLimiter } from '../../src/activities/model-lease';
 import { modelLimiterFromEnv } from '../../src/worker/model-limit-settings';
+import { RemoteA2AToolSource } from '../../src/a2a-remote/remote-a2a-tool-source';
+import { remoteAgentsFromEnv } from '../../src/a2a-remote/remote-agents-config';
 
 const env = (name: string) => {
   const value = process.env[name];
@@ -72,6 +75,7 @@ async function main() {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const modelLimiter = modelLimiterFromEnv(process.env);
   const approverKeys = approverKeysFromEnv(process.env);
+  const remoteAgents = remoteAgentsFromEnv(process.env);
   const approvalPolicy = approvalPolicyFromEnv(process.env, approverKeys);
   const connection = await NativeConnection.connect({ address: env('TEST_TEMPORAL_ADDRESS') });
   const deployment = deploymentVersionFromEnv(process.env);
@@ -84,11 +88,10 @@ async function main() {
     activities: {
       openai: new OpenAI({ baseURL: env('OPENAI_BASE_URL'), apiKey: 'test', maxRetries: 0 }),
       defaultModel: 'scripted-model',
-      tools: new ToolRegistry([
-        ...builtinTools(),
-        countTool('slow_count', false),
-        countTool('local_count', true),
-      ]),
+      tools: new ToolRegistry(
+        [...builtinTools(), countTool('slow_count', false), countTool('local_count', true)],
+        remoteAgents.length ? [new RemoteA2AToolSource(remoteAgents)] : [],
+      ),
       defaultWorkspace: env('WORKSPACE'),
       hooks: [holdWrites],
       webhooks: webhooksFromEnv(process.env),

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parseA2AArgs } from '../../src/cli/commands/a2a';
 import { parseAbortArgs } from '../../src/cli/commands/abort';
 import { parseApproveArgs } from '../../src/cli/commands/approve';
 import { parseEndArgs } from '../../src/cli/commands/end';
@@ -373,6 +374,47 @@ describe('help, version and end', () => {
       json: false,
     });
     expect(usageError(() => parseEndArgs([]))).toContain('end needs ID');
+  });
+});
+
+describe('a2a', () => {
+  test('card takes a card URL or an origin alone, the token from --token or the environment', () => {
+    expect(
+      parseA2AArgs(['card', 'https://agents.example'], { DURABLE_AGENT_A2A_TOKEN: 'env-token' }),
+    ).toEqual({
+      action: 'card',
+      cardUrl: 'https://agents.example/.well-known/agent-card.json',
+      token: 'env-token',
+      json: false,
+    });
+    expect(
+      parseA2AArgs(['card', 'http://127.0.0.1:9/cards/desk.json', '--token', 'flag', '--json'], {
+        DURABLE_AGENT_A2A_TOKEN: 'env-token',
+      }),
+    ).toEqual({ action: 'card', cardUrl: 'http://127.0.0.1:9/cards/desk.json', token: 'flag', json: true });
+  });
+
+  test('send takes the text, a task to answer and a timeout', () => {
+    expect(
+      parseA2AArgs(['send', 'https://agents.example', 'green', '--task-id', 't-1', '--timeout', '30'], {}),
+    ).toEqual({
+      action: 'send',
+      cardUrl: 'https://agents.example/.well-known/agent-card.json',
+      text: 'green',
+      taskId: 't-1',
+      timeoutMs: 30_000,
+      json: false,
+    });
+    expect(usageError(() => parseA2AArgs(['send', 'https://agents.example'], {}))).toContain(
+      'a2a send needs TEXT',
+    );
+    expect(usageError(() => parseA2AArgs(['send', 'file:///etc/passwd', 'hi'], {}))).toContain(
+      'not an http or https URL',
+    );
+    expect(usageError(() => parseA2AArgs(['card', 'x', '--task-id', 't'], {}))).toContain('are for send');
+    expect(usageError(() => parseA2AArgs(['ping', 'https://agents.example'], {}))).toContain(
+      'a2a takes card or send',
+    );
   });
 });
 
