@@ -42,7 +42,9 @@ const RemoteCallSchema = z.strictObject({
     .describe('To answer a remote task that asked for input: its taskId, from the result that asked.'),
 });
 
+/** What a `RemoteA2AToolSource` may be given instead of its defaults (tests give fakes). */
 export interface RemoteA2AToolSourceOptions {
+  /** How cards are read and calls made; the global `fetch` by default. */
   fetchImpl?: typeof fetch;
   /** How long a card may take to arrive, ms; 10 s by default. */
   cardTimeoutMs?: number;

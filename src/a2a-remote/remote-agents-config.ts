@@ -35,9 +35,13 @@ export const RemoteAgentsConfigSchema = z.record(AgentNameSchema, RemoteAgentCon
 
 /** A configured remote agent, its token read from the environment. */
 export interface RemoteAgent {
+  /** The tool's name. */
   name: string;
+  /** Where its agent card is read from. */
   cardUrl: string;
+  /** The bearer token every call carries, from the variable its `tokenEnv` names. */
   token?: string;
+  /** How long one call may wait for the remote task, ms. */
   timeoutMs: number;
 }
 

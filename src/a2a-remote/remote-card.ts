@@ -37,6 +37,7 @@ export interface RemoteCard {
   skills: string[];
   /** The JSON-RPC endpoint, on the card's own origin. */
   endpoint: string;
+  /** Whether the card says the agent streams. */
   streaming: boolean;
 }
 
