@@ -51,6 +51,10 @@ export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, unknown>> = {
   // With fleet model limits every model call waiting for its turn is an update in flight on the
   // endpoint's limiter workflow; Temporal's default admits 10 at once.
   'history.maxInFlightUpdates': 1_000,
+  // A query that comes while the conversation's workflow task runs waits for its end in a buffer
+  // that holds one by default; the others are refused and the client asks again after a backoff:
+  // three queries at once (a page's state) took 1.5 to 2 s instead of 50 ms.
+  'history.MaxBufferedQueryCount': 64,
 };
 
 /** The dynamic config file: the defaults above with `overrides` on top (JSON values are YAML). */

@@ -5,13 +5,15 @@ import type { AgUiLookups } from './ag-ui-translator';
 /** Messages read back to find the assistant message a `model_response` event stands for. */
 const TAIL_MESSAGES = 64;
 
-/** What the AG-UI translation reads of one conversation, through the client library (queries only). */
+/**
+ * What the AG-UI translation reads of one conversation, through the client library (queries only),
+ * one query after the other: a server buffers one query while the workflow's task runs (Temporal's
+ * default) and refuses the others, which are asked again after a backoff of a second or more.
+ */
 export function agUiLookups(agent: AgentClient, conversationId: string): AgUiLookups {
   const waiting = async () => {
-    const [approvals, clientCalls] = await Promise.all([
-      agent.pendingApprovals(conversationId),
-      agent.pendingClientToolCalls(conversationId),
-    ]);
+    const approvals = await agent.pendingApprovals(conversationId);
+    const clientCalls = await agent.pendingClientToolCalls(conversationId);
     return { approvals, clientCalls };
   };
   return {
@@ -33,10 +35,8 @@ export function agUiLookups(agent: AgentClient, conversationId: string): AgUiLoo
       return undefined;
     },
     async snapshot() {
-      const [status, { approvals, clientCalls }] = await Promise.all([
-        agent.status(conversationId),
-        waiting(),
-      ]);
+      const status = await agent.status(conversationId);
+      const { approvals, clientCalls } = await waiting();
       return {
         conversationId,
         status: status.status,
