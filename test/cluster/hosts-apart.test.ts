@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -147,6 +146,8 @@ afterAll(async () => {
   for (const child of children) child.kill('SIGKILL');
   network?.remove();
   if (dir) await rm(dir, { recursive: true, force: true });
+  const left = network?.namespaces.filter(namespaceExists) ?? [];
+  if (left.length > 0) throw new Error(`network namespaces left behind: ${left.join(', ')}`);
 });
 
 whenAvailable(
@@ -356,6 +357,21 @@ whenAvailable(
       WAIT_MS,
     );
     expect(ofType('run_finished')).toEqual([]);
+    // And the gateway reads it from the push endpoint of the worker making the call (over the link,
+    // as the capture shows while it is written) before the call may end.
+    await waitFor(
+      async () =>
+        tcpFlows(await readFile(capture)).some(
+          (flow) =>
+            flow.from === `${at(survivor)}:${LIVE_PORT}` &&
+            flow.to.startsWith(`${at('gateway')}:`) &&
+            flow.payload.length > 0,
+        )
+          ? true
+          : undefined,
+      "the gateway to connect to the worker's push endpoint",
+      WAIT_MS,
+    );
     await rm(answerHold);
 
     const clientExit = await Promise.race([client.exited, stillRunningAfter(WAIT_MS)]);
@@ -445,10 +461,6 @@ whenAvailable(
           .map((flow) => `${flow.from} > ${flow.to}`),
       }).toEqual({ secret, inFlows: [] });
     }
-    void workers;
-    void gateway;
-    void namespaceExists;
-    void existsSync;
   },
   180_000,
 );

@@ -16,6 +16,8 @@ export interface HostsNetwork {
   /** The namespace a host runs in; `ip netns exec` it. */
   namespaceOf(host: string): string;
   addressOf(host: string): string;
+  /** Every namespace made, the bridge's included. */
+  namespaces: string[];
   /** The bridge's namespace and device, where a capture sees every hop. */
   bridge: { namespace: string; device: string };
   /** `argv` as a command run inside `host`'s namespace. */
@@ -116,6 +118,7 @@ export function makeHostsNetwork(hosts: readonly string[]): HostsNetwork {
     throw error;
   }
   return {
+    namespaces: [bridgeNamespace, ...namespaces.values()],
     namespaceOf,
     addressOf: (host) => {
       namespaceOf(host);
