@@ -182,9 +182,9 @@ whenAvailable(
     await writeFile(file('server.pem'), certificates.cert);
     await writeFile(file('server.key'), certificates.key, { mode: 0o600 });
 
-    // The cluster, mTLS only. Its frontend listens on its host's 127.0.0.1; a relay there passes
-    // the link address's connections to it unchanged (the TLS is end to end).
+    // The cluster, mTLS only, its services on its host's link address (PostgreSQL on its loopback).
     const clusterDir = file('cluster');
+    const frontend = `${at('temporal')}:${FRONTEND_PORT}`;
     const cluster = startIn(
       'temporal',
       [
@@ -193,6 +193,8 @@ whenAvailable(
         'cluster',
         'start',
         '--tls',
+        '--host',
+        at('temporal'),
         '--port',
         String(FRONTEND_PORT),
         '--dir',
@@ -200,22 +202,14 @@ whenAvailable(
       ],
       hostEnv({}),
     );
-    await cluster.matching(new RegExp(`^127\\.0\\.0\\.1:${FRONTEND_PORT}$`, 'm'));
-    expect(await cluster.exited).toBe(0);
-    const frontend = `${at('temporal')}:${FRONTEND_PORT}`;
-    const relay = startIn(
-      'temporal',
-      [process.execPath, path.join(SUPPORT, 'tcp-relay.mjs'), frontend, `127.0.0.1:${FRONTEND_PORT}`],
-      hostEnv({}),
-    );
-    await relay.matching(/listening/);
-    // The profile the cluster wrote, as a platform team hands it to other machines: its address theirs.
-    const written = await readFile(path.join(clusterDir, 'tls', 'temporal.toml'), 'utf8');
-    expect(written).toContain(`"127.0.0.1:${FRONTEND_PORT}"`);
-    const profile = file('temporal.toml');
-    await writeFile(profile, written.replace(`"127.0.0.1:${FRONTEND_PORT}"`, `"${frontend}"`), {
-      mode: 0o600,
+    await cluster.matching(/^\S+$/m);
+    expect({ exit: await cluster.exited, stdout: cluster.output.stdout }).toEqual({
+      exit: 0,
+      stdout: `${frontend}\n`,
     });
+    // The profile the cluster wrote is all the other hosts are given to reach it.
+    const profile = path.join(clusterDir, 'tls', 'temporal.toml');
+    expect(await readFile(profile, 'utf8')).toContain(`"${frontend}"`);
     const temporalProfile = { TEMPORAL_CONFIG_FILE: profile, TEMPORAL_PROFILE: 'cluster' };
 
     const answerHold = file('answer-hold');
