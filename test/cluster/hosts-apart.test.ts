@@ -207,6 +207,17 @@ whenAvailable(
       exit: 0,
       stdout: `${frontend}\n`,
     });
+    // A start again keeps the address; moving it waits for the services to stop.
+    const again = (...more: string[]) =>
+      spawnSync(
+        'ip',
+        ['netns', 'exec', net.namespaceOf('temporal'), process.execPath, CLI, 'cluster', 'start', ...more],
+        { encoding: 'utf8', timeout: WAIT_MS, env: hostEnv({}) },
+      );
+    expect(again('--dir', clusterDir)).toMatchObject({ status: 0, stdout: `${frontend}\n` });
+    const moved = again('--host', '127.0.0.1', '--dir', clusterDir);
+    expect(moved).toMatchObject({ status: 1, stdout: '' });
+    expect(moved.stderr).toContain(`this cluster's services run on ${at('temporal')}`);
     // The profile the cluster wrote is all the other hosts are given to reach it.
     const profile = path.join(clusterDir, 'tls', 'temporal.toml');
     expect(await readFile(profile, 'utf8')).toContain(`"${frontend}"`);
