@@ -203,7 +203,10 @@ whenAvailable(
       hostEnv({}),
     );
     await cluster.matching(/^\S+$/m);
-    expect({ exit: await cluster.exited, stdout: cluster.output.stdout }).toEqual({
+    expect({
+      exit: await Promise.race([cluster.exited, stillRunningAfter(WAIT_MS)]),
+      stdout: cluster.output.stdout,
+    }).toEqual({
       exit: 0,
       stdout: `${frontend}\n`,
     });
