@@ -8,7 +8,7 @@ const ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
 export interface TestCertificates {
   /** The CA's certificate, PEM: what a client that trusts the server is given. */
   ca: string;
-  /** The server's certificate for 127.0.0.1 and localhost, signed by the CA, and its key (PEM). */
+  /** The server's certificate for its addresses and localhost, signed by the CA, and its key (PEM). */
   cert: string;
   key: string;
 }
@@ -17,8 +17,13 @@ async function keyPair(): Promise<Keys> {
   return (await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])) as unknown as Keys;
 }
 
-/** A CA made for one test and a server certificate it signed, as an operator's PKI would give them. */
-export async function testCertificates(): Promise<TestCertificates> {
+/**
+ * A CA made for one test and a server certificate it signed, as an operator's PKI would give them:
+ * for localhost and `ipAddresses` (default 127.0.0.1).
+ */
+export async function testCertificates(
+  ipAddresses: readonly string[] = ['127.0.0.1'],
+): Promise<TestCertificates> {
   x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
   const caKeys = await keyPair();
   const ca = await x509.X509CertificateGenerator.createSelfSigned({
@@ -39,7 +44,7 @@ export async function testCertificates(): Promise<TestCertificates> {
     signingAlgorithm: ALGORITHM,
     extensions: [
       new x509.SubjectAlternativeNameExtension([
-        { type: 'ip', value: '127.0.0.1' },
+        ...ipAddresses.map((value) => ({ type: 'ip' as const, value })),
         { type: 'dns', value: 'localhost' },
       ]),
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),

@@ -466,9 +466,21 @@ describe('cluster', () => {
     expect(parseClusterArgs(['start'], '/d')).toEqual({ action: 'start', dir: '/d' });
   });
 
+  test('start takes --host, an IPv4 address for the services to listen on', () => {
+    expect(parseClusterArgs(['start', '--host', '10.0.0.5', '--port', '7300'], '/d')).toEqual({
+      action: 'start',
+      dir: '/d',
+      host: '10.0.0.5',
+      port: 7300,
+    });
+  });
+
   test.each([
     [['status', '--tls'], 'cluster: --tls is for start'],
     [['start', '--tls', '--no-tls'], 'cluster: --tls or --no-tls, not both'],
+    [['stop', '--host', '10.0.0.5'], 'cluster: --host is for start'],
+    [['start', '--host', 'db.example'], '--host takes an IPv4 address of this machine, got "db.example"'],
+    [['start', '--host', '0.0.0.0'], '--host takes an IPv4 address of this machine, got "0.0.0.0"'],
   ])('%j is a usage error', (args, message) => {
     expect(usageError(() => parseClusterArgs(args, '/d'))).toContain(message);
   });

@@ -1,3 +1,4 @@
+import { isIPv4 } from 'node:net';
 import path from 'node:path';
 import type { ClusterStatus } from '../../temporal-server/cluster/cluster';
 import { type Cleanups, log } from '../cleanups';
@@ -5,7 +6,7 @@ import { namedPositionals, parseCommandArgs, positiveInteger } from '../parse-co
 import { UsageError } from '../usage-error';
 
 export type ClusterArgs =
-  | { action: 'start'; dir: string; port?: number; tls?: boolean }
+  | { action: 'start'; dir: string; port?: number; host?: string; tls?: boolean }
   | { action: 'stop'; dir: string }
   | { action: 'status'; dir: string; json: boolean };
 
@@ -16,6 +17,7 @@ export function parseClusterArgs(args: string[], defaultDir: string): ClusterArg
     options: {
       dir: { type: 'string' },
       port: { type: 'string' },
+      host: { type: 'string' },
       json: { type: 'boolean', default: false },
       tls: { type: 'boolean', default: false },
       'no-tls': { type: 'boolean', default: false },
@@ -24,6 +26,7 @@ export function parseClusterArgs(args: string[], defaultDir: string): ClusterArg
   const { ACTION: action } = namedPositionals('cluster', positionals, ['ACTION'] as const);
   const dir = path.resolve(values.dir ?? defaultDir);
   if (action !== 'start' && values.port !== undefined) throw new UsageError('cluster: --port is for start');
+  if (action !== 'start' && values.host !== undefined) throw new UsageError('cluster: --host is for start');
   if (action !== 'status' && values.json) throw new UsageError('cluster: --json is for status');
   if (action !== 'start' && (values.tls || values['no-tls']))
     throw new UsageError('cluster: --tls is for start');
@@ -32,7 +35,17 @@ export function parseClusterArgs(args: string[], defaultDir: string): ClusterArg
   if (action === 'start') {
     const port = positiveInteger(values.port, '--port');
     if (port !== undefined && port > 65_535) throw new UsageError(`--port takes a port number, got ${port}`);
-    return { action, dir, ...(port !== undefined ? { port } : {}), ...(tls !== undefined ? { tls } : {}) };
+    const host = values.host;
+    // Temporal's services bind this address and tell each other it: one address of this machine.
+    if (host !== undefined && (!isIPv4(host) || host === '0.0.0.0'))
+      throw new UsageError(`--host takes an IPv4 address of this machine, got ${JSON.stringify(host)}`);
+    return {
+      action,
+      dir,
+      ...(port !== undefined ? { port } : {}),
+      ...(host !== undefined ? { host } : {}),
+      ...(tls !== undefined ? { tls } : {}),
+    };
   }
   if (action === 'stop') return { action, dir };
   if (action === 'status') return { action, dir, json: values.json };
@@ -51,7 +64,12 @@ export async function clusterCommand(args: string[], _cleanups: Cleanups): Promi
   const options = { dir: parsed.dir, env: process.env, log };
   switch (parsed.action) {
     case 'start': {
-      const address = await cluster.startCluster({ ...options, port: parsed.port, tls: parsed.tls });
+      const address = await cluster.startCluster({
+        ...options,
+        port: parsed.port,
+        host: parsed.host,
+        tls: parsed.tls,
+      });
       process.stdout.write(`${address}\n`);
       return 0;
     }
@@ -76,7 +94,8 @@ export function formatClusterStatus(status: ClusterStatus): string {
     process.name,
     process.pid !== undefined ? `pid ${process.pid}` : 'no pid',
     process.running ? 'running' : 'down',
-    `127.0.0.1:${process.port}` + (process.membershipPort ? ` (membership ${process.membershipPort})` : ''),
+    `${process.host}:${process.port}` +
+      (process.membershipPort ? ` (membership ${process.membershipPort})` : ''),
     process.log,
   ]);
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PACKAGE_ROOT } from '../../platform/paths';
-import type { ClusterState } from './cluster-state';
+import { type ClusterState, serviceHost } from './cluster-state';
 import { DATABASE_ROLE } from './postgres-cluster';
 
 /**
@@ -46,13 +46,14 @@ export function databaseEnvironment(postgresPort: number, password: string): Rec
 
 /**
  * The environment of every service process: the shared settings, the database, each service's
- * ports (all on 127.0.0.1; the cluster record in PostgreSQL names the frontend's), the dynamic config.
+ * ports (all on its host, 127.0.0.1 unless started with another; the cluster record in PostgreSQL
+ * names the frontend's), the dynamic config. PostgreSQL stays on 127.0.0.1.
  */
 export function serviceEnvironment(state: ClusterState, password: string): Record<string, string> {
   const { frontend, history, matching, worker } = state.services;
   return {
     ...databaseEnvironment(state.postgresPort, password),
-    BIND_ON_IP: '127.0.0.1',
+    BIND_ON_IP: serviceHost(state),
     FRONTEND_GRPC_PORT: String(frontend.grpcPort),
     FRONTEND_MEMBERSHIP_PORT: String(frontend.membershipPort),
     FRONTEND_HTTP_PORT: String(state.frontendHttpPort),

@@ -19,6 +19,8 @@ export const ClusterStateSchema = z.strictObject({
   postgresPort: PortSchema,
   /** The frontend's HTTP API (Temporal's 7243): kept, as the cluster record in PostgreSQL names it. */
   frontendHttpPort: PortSchema,
+  /** The address Temporal's services listen on (`cluster start --host`); 127.0.0.1 when absent. */
+  host: z.ipv4().optional(),
   /** Whether the services serve mTLS with the certificates in DIR/tls (`cluster start --tls`). */
   tls: z.boolean().optional(),
   /** The Temporal server version whose schema the databases were brought up to. */
@@ -31,6 +33,11 @@ export const ClusterStateSchema = z.strictObject({
   }),
 });
 export type ClusterState = z.infer<typeof ClusterStateSchema>;
+
+/** Where the services of a cluster listen: the address it was started with, else 127.0.0.1. */
+export function serviceHost(state: ClusterState): string {
+  return state.host ?? '127.0.0.1';
+}
 
 /** The state recorded in `file`, or undefined when there is none yet. */
 export async function readClusterState(file: string): Promise<ClusterState | undefined> {

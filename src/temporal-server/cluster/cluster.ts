@@ -10,7 +10,7 @@ import type { TemporalConnectionOptions } from '../../client/temporal-connection
 import { lockCluster } from './cluster-lock';
 import { FIRST_PORT, MAX_MEMBERSHIP_PORT, canBind, choosePort } from './cluster-ports';
 import { logTail } from './cluster-processes';
-import { type ClusterState, readClusterState, writeClusterState } from './cluster-state';
+import { type ClusterState, readClusterState, serviceHost, writeClusterState } from './cluster-state';
 import {
   clusterConnectionOptions,
   clusterProfileUsage,
@@ -53,10 +53,12 @@ export interface ClusterOptions {
  * Starts what is not running of the cluster in `dir` (all of it the first time: PostgreSQL, its
  * databases and schema, then Temporal's four services), waits until the frontend serves, makes
  * sure of the namespace and search attributes, and returns the frontend's address. With `tls` the
- * services serve mTLS (cluster-tls.ts); without it, a start serves as the last one did.
+ * services serve mTLS (cluster-tls.ts); without it, a start serves as the last one did. With `host`
+ * the services listen on that address of this machine instead of 127.0.0.1 (PostgreSQL stays there),
+ * so workers and clients on other machines reach the frontend; without it, as the last start did.
  */
 export async function startCluster(
-  options: ClusterOptions & { port?: number; tls?: boolean },
+  options: ClusterOptions & { port?: number; host?: string; tls?: boolean },
 ): Promise<string> {
   const { env, log } = options;
   const postgresBin = findPostgresBin(env);
@@ -83,7 +85,7 @@ export async function startCluster(
 
     const recorded = await readClusterState(files.state);
     const tls = tlsOfStart(files, recorded, options.tls);
-    const state = await planPorts(files, recorded, options.port, log);
+    const state = await planPorts(files, recorded, options.port, options.host, log);
     if (tls) state.tls = true;
     else delete state.tls;
     await writeClusterState(files.state, state);
@@ -100,7 +102,7 @@ export async function startCluster(
       await writeClusterState(files.state, state);
     }
 
-    const address = `127.0.0.1:${state.services.frontend.grpcPort}`;
+    const address = `${serviceHost(state)}:${state.services.frontend.grpcPort}`;
     const tlsFiles = clusterTlsFiles(files.dir);
     const secure = tls ? await prepareClusterTls(tlsFiles, address, NAMESPACE, log) : undefined;
     const environment = { ...serviceEnvironment(state, postgres.password()), ...secure?.environment };
@@ -169,12 +171,14 @@ function tlsOfStart(
  * The ports of the coming start: those of running processes as they are; a stopped one's recorded
  * ports again when they are free, else others (the frontend's excepted: clients know it, so its
  * port is kept or refused). The first time: the frontend on `port` (DEFAULT_FRONTEND_PORT), the
- * rest counted up from Temporal's usual ports.
+ * rest counted up from Temporal's usual ports. All of them on `host` (as recorded when absent),
+ * which moves only while no service runs.
  */
 async function planPorts(
   files: ClusterFiles,
   recorded: ClusterState | undefined,
   port: number | undefined,
+  host: string | undefined,
   log: (line: string) => void,
 ): Promise<ClusterState> {
   const state: ClusterState = recorded ?? {
@@ -190,18 +194,32 @@ async function planPorts(
   };
   const frontend = state.services.frontend;
   const frontendRunning = serviceRunning(files, 'frontend', frontend.pid);
+  const runningAt = `${serviceHost(state)}:${frontend.grpcPort}`;
   if (port !== undefined && port !== frontend.grpcPort) {
     if (frontendRunning) {
       throw new Error(
-        `this cluster's frontend runs on 127.0.0.1:${frontend.grpcPort}: \`durable-agent cluster stop --dir ${files.dir}\` first to move it to ${port}`,
+        `this cluster's frontend runs on ${runningAt}: \`durable-agent cluster stop --dir ${files.dir}\` first to move it to ${port}`,
       );
     }
     frontend.grpcPort = port;
   }
-  if (!frontendRunning && !(await canBind(frontend.grpcPort))) {
+  if (host !== undefined && host !== serviceHost(state)) {
+    const anyRunning = TEMPORAL_SERVICES.some((service) =>
+      serviceRunning(files, service, state.services[service].pid),
+    );
+    if (anyRunning) {
+      throw new Error(
+        `this cluster's services run on ${serviceHost(state)}: \`durable-agent cluster stop --dir ${files.dir}\` first to move them to ${host}`,
+      );
+    }
+    if (host === '127.0.0.1') delete state.host;
+    else state.host = host;
+  }
+  const serviceAddress = serviceHost(state);
+  if (!frontendRunning && !(await canBind(frontend.grpcPort, serviceAddress))) {
     throw new Error(
-      `127.0.0.1:${frontend.grpcPort} is in use by another process (another Temporal server, \`durable-agent server\`?): ` +
-        'choose the frontend port with --port',
+      `${serviceAddress}:${frontend.grpcPort} is in use by another process (another Temporal server, \`durable-agent server\`?), ` +
+        'or not an address of this machine: choose the frontend port with --port, the address with --host',
     );
   }
 
@@ -218,14 +236,20 @@ async function planPorts(
     state.postgresPort = postgres.port;
     taken.add(postgres.port);
   }
-  /** The recorded port when it is still free, else the next free one from `first`. */
-  const keepOrChoose = async (what: string, recordedPort: number, first: number, last?: number) => {
+  /** The recorded port when it is still free on `bindHost`, else the next free one from `first`. */
+  const keepOrChoose = async (
+    what: string,
+    recordedPort: number,
+    first: number,
+    last?: number,
+    bindHost = serviceAddress,
+  ) => {
     const free =
       recordedPort > 0 &&
       !taken.has(recordedPort) &&
       recordedPort <= (last ?? 65_535) &&
-      (await canBind(recordedPort));
-    const chosen = free ? recordedPort : await choosePort(first, taken, last);
+      (await canBind(recordedPort, bindHost));
+    const chosen = free ? recordedPort : await choosePort(first, taken, last, bindHost);
     if (recordedPort > 0 && chosen !== recordedPort)
       log(`${what}: port ${recordedPort} is taken, using ${chosen}.`);
     taken.add(chosen);
@@ -233,7 +257,13 @@ async function planPorts(
   };
 
   if (!postgres) {
-    state.postgresPort = await keepOrChoose('PostgreSQL', state.postgresPort, FIRST_PORT.postgres);
+    state.postgresPort = await keepOrChoose(
+      'PostgreSQL',
+      state.postgresPort,
+      FIRST_PORT.postgres,
+      undefined,
+      '127.0.0.1',
+    );
   }
   if (running.has('frontend')) taken.add(state.frontendHttpPort);
   else state.frontendHttpPort = await keepOrChoose('frontend HTTP', state.frontendHttpPort, FIRST_PORT.http);
@@ -277,7 +307,7 @@ async function waitUntilReady(
     const health = await frontendHealth(address, 2_000, connection);
     const silent: string[] = [];
     for (const service of TEMPORAL_SERVICES.filter((name) => name !== 'frontend')) {
-      if (!(await isListening('127.0.0.1', state.services[service].grpcPort))) silent.push(service);
+      if (!(await isListening(serviceHost(state), state.services[service].grpcPort))) silent.push(service);
     }
     if (health.serving && silent.length === 0) return;
     if (Date.now() >= deadline) {
@@ -326,6 +356,8 @@ export async function stopCluster(options: ClusterOptions): Promise<void> {
 
 export interface ProcessStatus {
   name: 'postgres' | TemporalService;
+  /** The address it listens on. */
+  host: string;
   /** The recorded process, whether or not it still runs. */
   pid?: number;
   running: boolean;
@@ -355,6 +387,7 @@ export async function clusterStatus(dir: string): Promise<ClusterStatus | undefi
     {
       name: 'postgres',
       ...(postgres ? { pid: postgres.pid } : {}),
+      host: '127.0.0.1',
       running: postgres !== undefined,
       port: postgres?.port ?? state.postgresPort,
       log: files.logOf('postgres'),
@@ -364,6 +397,7 @@ export async function clusterStatus(dir: string): Promise<ClusterStatus | undefi
       return {
         name: service,
         ...(pid !== undefined ? { pid } : {}),
+        host: serviceHost(state),
         running: serviceRunning(files, service, pid),
         port: grpcPort,
         membershipPort,
@@ -371,7 +405,7 @@ export async function clusterStatus(dir: string): Promise<ClusterStatus | undefi
       };
     }),
   ];
-  const address = `127.0.0.1:${state.services.frontend.grpcPort}`;
+  const address = `${serviceHost(state)}:${state.services.frontend.grpcPort}`;
   const tlsFiles = clusterTlsFiles(files.dir);
   const frontend = processes.find((process) => process.name === 'frontend')!.running
     ? await frontendHealthOf(address, state.tls ? tlsFiles : undefined)
