@@ -36,11 +36,8 @@ const slowCount = defineTool({
   idempotent: true,
   // Medium risk: the conversation asks before it runs.
   risk: 'medium',
-  heartbeatTimeoutMs: 2_000,
-  // A host cut off keeps its long polls open at the server until its connection is found dead
-  // (gRPC keepalive, a minute or more): the server hands retries to those polls, into the void, and
-  // each costs a heartbeat timeout. Attempts enough to outlast them; the other worker gets one then.
-  retry: { initialIntervalMs: 200, maximumIntervalMs: 1_000, maximumAttempts: 30 },
+  // The heartbeat timeout and retries of every read-only tool: the other worker gets an attempt once
+  // the frontend has dropped the cut-off host's connection (its long polls with it).
   async execute(toolCallId, params, signal, onUpdate) {
     await appendFile(path.join(env('MARKER_DIR'), 'attempts'), `${env('WORKER_NAME')} ${toolCallId}\n`);
     for (let step = 1; step <= params.n || ((await held()) && step < MAX_STEPS); step++) {
