@@ -106,6 +106,35 @@ export type A2AListTasksParams = z.infer<typeof A2AListTasksParamsSchema>;
 
 export const A2ATaskIdParamsSchema = z.object({ id: Id });
 
+/**
+ * A TaskPushNotificationConfig as a caller sends it (A2A 1.0); its values are checked, strictly,
+ * when it is kept (`A2APushConfigSchema`).
+ */
+export const A2APushConfigParamsSchema = z.object({
+  tenant: z.string().max(256).optional(),
+  id: z.string().max(128).optional(),
+  taskId: z.string().max(1_024).optional(),
+  url: z.string(),
+  token: z.string().optional(),
+  authentication: z.object({ scheme: z.string(), credentials: z.string() }).optional(),
+});
+export type A2APushConfigParams = z.infer<typeof A2APushConfigParamsSchema>;
+
+/** Get or delete one push notification config of a task. */
+export const A2APushConfigIdParamsSchema = z.object({
+  tenant: z.string().max(256).optional(),
+  taskId: z.string().min(1).max(1_024),
+  id: z.string().min(1).max(128),
+});
+
+/** List a task's push notification configs. */
+export const A2AListPushConfigsParamsSchema = z.object({
+  tenant: z.string().max(256).optional(),
+  taskId: z.string().min(1).max(1_024),
+  pageSize: z.number().int().min(0).optional(),
+  pageToken: z.string().max(64).optional(),
+});
+
 /** A JSON-RPC 2.0 request; `params` is read by the method's own schema. */
 export const JsonRpcRequestSchema = z.object({
   jsonrpc: z.literal('2.0'),

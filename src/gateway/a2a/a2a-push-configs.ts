@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { z } from 'zod';
 import { type A2APushConfig, A2APushConfigSchema, type A2APushConfigChange } from '../../shared/a2a-push';
 import type { TaskRef } from '../../shared/a2a-task-parts';
 import { UpdateRefusedError } from '../../shared/conversation-errors';
@@ -10,35 +9,14 @@ import { isPublicAddress } from '../../tools/builtin/network-guard';
 import type { GatewayToken } from '../gateway-api';
 import type { A2AContext } from './a2a-context';
 import { A2AError, invalidParams } from './a2a-errors';
-import { A2A_ERROR_CODES, type A2ASendParams } from '../../shared/a2a';
+import {
+  A2A_ERROR_CODES,
+  type A2APushConfigParams,
+  A2APushConfigParamsSchema,
+  type A2ASendParams,
+} from '../../shared/a2a';
 import { authorize } from '../gateway-tokens';
 import { type Taken, authorizeOnTask, takeMessage } from './a2a-send';
-
-const Id = z.string().max(1_024);
-
-/** A TaskPushNotificationConfig as a caller sends it (A2A 1.0); its values are checked when it is kept. */
-export const A2APushConfigParamsSchema = z.object({
-  tenant: z.string().max(256).optional(),
-  id: z.string().max(128).optional(),
-  taskId: Id.optional(),
-  url: z.string(),
-  token: z.string().optional(),
-  authentication: z.object({ scheme: z.string(), credentials: z.string() }).optional(),
-});
-export type A2APushConfigParams = z.infer<typeof A2APushConfigParamsSchema>;
-
-export const A2APushConfigIdParamsSchema = z.object({
-  tenant: z.string().max(256).optional(),
-  taskId: Id.min(1),
-  id: z.string().min(1).max(128),
-});
-
-export const A2AListPushConfigsParamsSchema = z.object({
-  tenant: z.string().max(256).optional(),
-  taskId: Id.min(1),
-  pageSize: z.number().int().min(0).optional(),
-  pageToken: z.string().max(64).optional(),
-});
 
 /**
  * Keeps a push notification configuration on the task, for the token that sets it: the task's

@@ -2,6 +2,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   A2A_ERROR_CODES,
   A2A_TERMINAL_STATES,
+  A2AListPushConfigsParamsSchema,
+  A2APushConfigIdParamsSchema,
+  A2APushConfigParamsSchema,
   A2ASendParamsSchema,
   A2ATaskIdParamsSchema,
   type A2AStreamResponse,
@@ -19,9 +22,6 @@ import { followTask } from './a2a-follow';
 import { A2AMetrics } from './a2a-metrics';
 import { cancelTask, getTask, listTasks, paramsOf, refOf, sendMessage } from './a2a-methods';
 import {
-  A2AListPushConfigsParamsSchema,
-  A2APushConfigIdParamsSchema,
-  A2APushConfigParamsSchema,
   deletePushConfig,
   getPushConfig,
   listPushConfigs,
